@@ -1,0 +1,47 @@
+# Thin recipes over CMake presets (dev = Debug, asan = Debug+ASan+UBSan, release). `./x RECIPE`
+# installs what is missing, builds the release tree, then runs the recipe here.
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+sources := "git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cc'"
+
+# Run every test: the plain build, the ASan+UBSan build, and the format check.
+test: test-dev asan fmt-check
+
+# Configure a preset once, then build it.
+build preset="dev":
+    @[ -f build/{{preset}}/build.ninja ] || cmake --preset {{preset}} >/dev/null
+    cmake --build --preset {{preset}}
+
+# The test suite on the Debug build (TAP output, ends with "N passed, N failed, N skipped").
+test-dev: (build "dev")
+    build/dev/tests/pk_tests
+
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (timeouts scaled x4).
+asan: (build "asan")
+    PK_TEST_TIMEOUT_MULTIPLIER=4 \
+    ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    build/asan/tests/pk_tests
+
+# Run selected tests by name on the Debug build, e.g. `just one exit_codes signaled`.
+one +names: (build "dev")
+    build/dev/tests/pk_tests {{names}}
+
+# The main job: the spawn-floor microbenchmark (release build). Extra arguments go to pk_floor.
+bench *args: (build "release")
+    build/release/phases/pk_floor {{args}}
+
+# The spawn floor, pinned to one CPU.
+bench-pinned: (build "release")
+    build/release/phases/pk_floor --pin
+
+# Reformat every C source in place.
+fmt:
+    {{sources}} | xargs clang-format -i
+
+# Fail when any C source is not formatted.
+fmt-check:
+    {{sources}} | xargs clang-format --dry-run -Werror
+
+clean:
+    rm -rf build

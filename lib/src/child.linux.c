@@ -1,0 +1,143 @@
+/*
+ * The child side of a spawn: what runs between clone and execve.
+ *
+ * The child shares the parent's memory (CLONE_VM) while the parent is suspended (CLONE_VFORK),
+ * so it may only make system calls: no malloc, no stdio, no locks, nothing an interposed or
+ * instrumented libc function could do behind our back. Every step therefore goes through
+ * syscall(2) directly, and the function is excluded from sanitizer instrumentation because it
+ * runs on a stack the sanitizer runtime does not know about.
+ *
+ * Order of steps, each one a stage reported to the parent on failure:
+ *   1. signal handlers: reset the parent's installed handlers to SIG_DFL, but only when the
+ *      kernel lacks CLONE_CLEAR_SIGHAND (then we read each disposition and write only the
+ *      handled ones, never a blind reset of all 64);
+ *   2. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
+ *   3. close_fds: close_range(3, ~0) — every descriptor the host leaked without O_CLOEXEC;
+ *   4. chdir;
+ *   5. restore the parent's signal mask (the parent blocked everything around the clone);
+ *   6. execve.
+ * A failure stores {stage, errno} in the shared plan and exits 127; the parent turns that into a
+ * typed spawn failure, never a bare exit code.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+/* The kernel's sigaction layout for rt_sigaction on x86_64 and the generic ABI. */
+struct pk__ksigaction {
+    uintptr_t handler;
+    unsigned long flags;
+    void *restorer;
+    unsigned long mask;
+};
+
+#define PK__NO_SANITIZE __attribute__((no_sanitize("address", "undefined"), noinline))
+
+PK__NO_SANITIZE static _Noreturn void fail(struct pk__child_plan *plan, pk_stage stage, int err)
+{
+    plan->err_errno = err;
+    plan->err_stage = (int)stage;
+    for (;;)
+        syscall(SYS_exit, 127);
+}
+
+PK__NO_SANITIZE static void reset_handlers(void)
+{
+    /* One read per signal; a write only where the parent installed a handler. SIG_IGN stays
+     * ignored across exec, as POSIX requires. SIGKILL and SIGSTOP cannot have handlers. */
+    for (int sig = 1; sig < 65; sig++) {
+        if (sig == SIGKILL || sig == SIGSTOP)
+            continue;
+        struct pk__ksigaction old;
+        if (syscall(SYS_rt_sigaction, sig, NULL, &old, 8) != 0)
+            continue;
+        if (old.handler == (uintptr_t)SIG_DFL || old.handler == (uintptr_t)SIG_IGN)
+            continue;
+        struct pk__ksigaction dfl = {.handler = (uintptr_t)SIG_DFL};
+        syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
+    }
+}
+
+PK__NO_SANITIZE static int setup_stdio(struct pk__child_plan *plan)
+{
+    /* A source descriptor numbered 0..2 (possible when the host closed its standard streams)
+     * could be overwritten by an earlier dup2; move such sources above 2 first. */
+    for (int t = 0; t < 3; t++) {
+        struct pk__io_plan *io = &plan->io[t];
+        if (io->action == PK__IO_DUP && io->fd < 3 && io->fd != t) {
+            long nfd = syscall(SYS_fcntl, io->fd, F_DUPFD_CLOEXEC, 3);
+            if (nfd < 0)
+                return errno;
+            io->fd = (int)nfd;
+        }
+    }
+    for (int t = 0; t < 3; t++) {
+        struct pk__io_plan *io = &plan->io[t];
+        switch (io->action) {
+        case PK__IO_KEEP:
+            break;
+        case PK__IO_DUP:
+            if (io->fd == t) {
+                /* Our descriptors are O_CLOEXEC; keep this one across exec. */
+                if (syscall(SYS_fcntl, t, F_SETFD, 0) != 0)
+                    return errno;
+            } else if (syscall(SYS_dup2, io->fd, t) < 0) {
+                return errno;
+            }
+            break;
+        case PK__IO_OPEN: {
+            long fd = syscall(SYS_openat, AT_FDCWD, io->path, io->flags, 0666);
+            if (fd < 0)
+                return errno;
+            if (fd != t) {
+                if (syscall(SYS_dup2, fd, t) < 0)
+                    return errno;
+                syscall(SYS_close, fd);
+            }
+            break;
+        }
+        case PK__IO_SAME_AS_1:
+            if (syscall(SYS_dup2, 1, 2) < 0)
+                return errno;
+            break;
+        }
+    }
+    return 0;
+}
+
+PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
+{
+    if (plan->reset_handlers)
+        reset_handlers();
+
+    int err = setup_stdio(plan);
+    if (err != 0)
+        fail(plan, PK_STAGE_STDIO, err);
+
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+        /* Kernels before 5.9: close descriptor by descriptor up to the limit. */
+        if (errno != ENOSYS)
+            fail(plan, PK_STAGE_CLOSE_FDS, errno);
+        struct rlimit rl;
+        if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0)
+            rl.rlim_cur = 1024;
+        for (rlim_t fd = 3; fd < rl.rlim_cur; fd++)
+            syscall(SYS_close, (long)fd);
+    }
+
+    if (plan->cwd != NULL && syscall(SYS_chdir, plan->cwd) != 0)
+        fail(plan, PK_STAGE_CHDIR, errno);
+
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &plan->mask, NULL, 8);
+    syscall(SYS_execve, plan->path, plan->argv, plan->envp);
+    fail(plan, PK_STAGE_EXEC, errno);
+}

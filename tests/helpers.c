@@ -1,0 +1,284 @@
+/*
+ * Helper programs: the test binary re-executed as `pk_tests --helper NAME ARGS...` becomes a
+ * small child with one behaviour, so tests need no shell scripts and no extra binaries. Each
+ * helper writes with write(2) directly (no stdio buffering), so ordering between stdout and
+ * stderr is exactly the order of the calls.
+ */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            _exit(3);
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+static void say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int fd, const char *fmt, ...)
+{
+    char buf[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof buf - 1)
+        n = (int)sizeof buf - 1;
+    write_all(fd, buf, (size_t)n);
+}
+
+static long arg(int argc, char **argv, int i, long dflt)
+{
+    return i < argc ? strtol(argv[i], NULL, 0) : dflt;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* exit CODE */
+static int h_exit(int argc, char **argv)
+{
+    return (int)arg(argc, argv, 1, 0);
+}
+
+/* signal SIGNO: die of that signal */
+static int h_signal(int argc, char **argv)
+{
+    int sig = (int)arg(argc, argv, 1, SIGTERM);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return 99;
+}
+
+/* emit-lines N [LEN] [STREAM]: N lines of LEN bytes ('a'..'z' pattern) plus '\n' */
+static int h_emit_lines(int argc, char **argv)
+{
+    long n = arg(argc, argv, 1, 10), len = arg(argc, argv, 2, 16);
+    int fd = (int)arg(argc, argv, 3, 1);
+    char *line = malloc((size_t)len + 1);
+    char *chunk = malloc(65536 + (size_t)len + 1);
+    size_t used = 0;
+    for (long i = 0; i < n; i++) {
+        for (long k = 0; k < len; k++)
+            line[k] = (char)('a' + (i + k) % 26);
+        line[len] = '\n';
+        memcpy(chunk + used, line, (size_t)len + 1);
+        used += (size_t)len + 1;
+        if (used >= 65536) {
+            write_all(fd, chunk, used);
+            used = 0;
+        }
+    }
+    write_all(fd, chunk, used);
+    free(line);
+    free(chunk);
+    return 0;
+}
+
+/* echo-stdin: copy stdin to stdout until EOF */
+static int h_echo_stdin(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    static char buf[65536];
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? 2 : 0;
+        write_all(1, buf, (size_t)n);
+    }
+}
+
+/* stdin-status: prints "eof" when stdin reads as end-of-file at once, else what it got */
+static int h_stdin_status(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    char c;
+    ssize_t n = read(0, &c, 1);
+    if (n == 0)
+        say(1, "eof\n");
+    else if (n < 0)
+        say(1, "error %s\n", strerrorname_np(errno));
+    else
+        say(1, "data\n");
+    return 0;
+}
+
+/* sleep MS */
+static int h_sleep(int argc, char **argv)
+{
+    sleep_ms(arg(argc, argv, 1, 1000));
+    return 0;
+}
+
+/* interleave N: "out i" on stdout and "err i" on stderr, alternating */
+static int h_interleave(int argc, char **argv)
+{
+    long n = arg(argc, argv, 1, 10);
+    for (long i = 0; i < n; i++) {
+        say(1, "out %ld\n", i);
+        say(2, "err %ld\n", i);
+    }
+    return 0;
+}
+
+/* list-fds: the descriptors open in this process, one per line */
+static int h_list_fds(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL)
+        return 2;
+    int fds[1024], n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < 1024)
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atoi(e->d_name) != dirfd(d))
+            fds[n++] = atoi(e->d_name);
+    closedir(d);
+    for (int i = 1; i < n; i++) /* insertion sort: readdir order is not numeric */
+        for (int k = i; k > 0 && fds[k - 1] > fds[k]; k--) {
+            int t = fds[k];
+            fds[k] = fds[k - 1];
+            fds[k - 1] = t;
+        }
+    for (int i = 0; i < n; i++)
+        say(1, "%d\n", fds[i]);
+    return 0;
+}
+
+/* print-exe: readlink(/proc/self/exe) */
+static int h_print_exe(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return 2;
+    buf[n] = '\0';
+    say(1, "%s", buf);
+    return 0;
+}
+
+/* print-env: the whole environment, one entry per line */
+static int h_print_env(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    for (char **e = environ; *e != NULL; e++)
+        say(1, "%s\n", *e);
+    return 0;
+}
+
+/* cwd: the working directory */
+static int h_cwd(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    char buf[4096];
+    if (getcwd(buf, sizeof buf) == NULL)
+        return 2;
+    say(1, "%s", buf);
+    return 0;
+}
+
+/* invalid-utf8: a line with invalid UTF-8 bytes, a CRLF line, and a final unterminated line */
+static int h_invalid_utf8(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    static const char bytes[] = "ok \xff\xfe bad\r\ncrlf\r\nlast";
+    write_all(1, bytes, sizeof bytes - 1);
+    return 0;
+}
+
+/* ignore-term MS: ignore SIGTERM, say "ready", then sleep MS */
+static int h_ignore_term(int argc, char **argv)
+{
+    signal(SIGTERM, SIG_IGN);
+    say(1, "ready\n");
+    sleep_ms(arg(argc, argv, 1, 10000));
+    return 0;
+}
+
+/* grandchildren N MS: fork N children that each sleep MS, print their pids, exit at once */
+static int h_grandchildren(int argc, char **argv)
+{
+    long n = arg(argc, argv, 1, 1), ms = arg(argc, argv, 2, 10000);
+    for (long i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            sleep_ms(ms);
+            _exit(0);
+        }
+        say(1, "%d\n", (int)pid);
+    }
+    return 0;
+}
+
+/* args: print each argument on its own line */
+static int h_args(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        say(1, "%s\n", argv[i]);
+    return 0;
+}
+
+struct helper {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+};
+
+static const struct helper helpers[] = {
+    {"exit", h_exit},
+    {"signal", h_signal},
+    {"emit-lines", h_emit_lines},
+    {"echo-stdin", h_echo_stdin},
+    {"stdin-status", h_stdin_status},
+    {"sleep", h_sleep},
+    {"interleave", h_interleave},
+    {"list-fds", h_list_fds},
+    {"print-exe", h_print_exe},
+    {"print-env", h_print_env},
+    {"cwd", h_cwd},
+    {"invalid-utf8", h_invalid_utf8},
+    {"ignore-term", h_ignore_term},
+    {"grandchildren", h_grandchildren},
+    {"args", h_args},
+};
+
+int pk_test_run_helper(int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof helpers / sizeof helpers[0]; i++)
+        if (strcmp(argv[0], helpers[i].name) == 0)
+            return helpers[i].fn(argc, argv);
+    fprintf(stderr, "pk_tests: no helper named '%s'\n", argv[0]);
+    return 2;
+}

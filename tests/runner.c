@@ -1,0 +1,426 @@
+/*
+ * The test runner, in the libuv style: a process library's tests must own their signal mask,
+ * SIGCHLD disposition and children, so every test runs in a fresh process (this binary re-executed
+ * with `--run NAME`) under a timeout, and the same binary doubles as the helper programs the tests
+ * spawn (`--helper NAME ...`).
+ *
+ *   pk_tests                 run every test, print TAP, end with "N passed, N failed, N skipped"
+ *   pk_tests NAME...         run the named tests the same way (one ctest entry per name)
+ *   pk_tests --list          print the test names
+ *   pk_tests --run NAME      run one test in this process (what the runner executes)
+ *   pk_tests --helper NAME   be a helper program
+ *
+ * After a test function returns, `--run` fails the test when it leaked a file descriptor (any
+ * descriptor open now that was not open before) or left a child (running, or a zombie). The outer
+ * runner deliberately does not use processkit: it starts each test with posix_spawn in a process
+ * group of its own, and on timeout kills the whole group.
+ *
+ * The timeout of a test comes from tests/list.h, multiplied by PK_TEST_TIMEOUT_MULTIPLIER (set
+ * for sanitizer runs). Exit status: 0 when nothing failed, 1 otherwise, 2 for bad usage.
+ */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define X(name, seconds) void pk_test_##name(void);
+#include "list.h"
+PK_TEST_LIST(X)
+#undef X
+
+struct test_entry {
+    const char *name;
+    void (*fn)(void);
+    int seconds;
+};
+
+static const struct test_entry tests[] = {
+#define X(name, seconds) {#name, pk_test_##name, seconds},
+    PK_TEST_LIST(X)
+#undef X
+};
+static const size_t ntests = sizeof tests / sizeof tests[0];
+
+/* Fixtures: deliberately broken tests, never run by default. The runner's own tests run them to
+ * prove that the hygiene checks and the timeout really fail a test. */
+static void fixture_leak_fd(void)
+{
+    (void)dup(1);
+}
+
+static void fixture_leave_child(void)
+{
+    if (fork() == 0) {
+        pause();
+        _exit(0);
+    }
+}
+
+static void fixture_leave_zombie(void)
+{
+    if (fork() == 0)
+        _exit(0);
+    usleep(100 * 1000);
+}
+
+static void fixture_hang(void)
+{
+    for (;;)
+        pause();
+}
+
+static const struct test_entry fixtures[] = {
+    {"fixture_leak_fd", fixture_leak_fd, 5},
+    {"fixture_leave_child", fixture_leave_child, 5},
+    {"fixture_leave_zombie", fixture_leave_zombie, 5},
+    {"fixture_hang", fixture_hang, 1},
+};
+
+/* ---- inside a test process ----------------------------------------------------------------- */
+
+static char self_path[4096];
+static char tmpdir[256];
+
+const char *pk_test_self(void)
+{
+    return self_path;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tmpdir(void)
+{
+    if (tmpdir[0] != '\0')
+        nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *pk_test_tmpdir(void)
+{
+    if (tmpdir[0] == '\0') {
+        snprintf(tmpdir, sizeof tmpdir, "/tmp/pk_test.XXXXXX");
+        if (mkdtemp(tmpdir) == NULL)
+            pk_test_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
+        atexit(remove_tmpdir);
+    }
+    return tmpdir;
+}
+
+void pk_test_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    exit(1);
+}
+
+void pk_test_skip(const char *fmt, ...)
+{
+    va_list ap;
+    printf("SKIP: ");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+    exit(PK_TEST_SKIP_STATUS);
+}
+
+#define MAX_FDS 4096
+
+/* Marks every open descriptor except the one used for the listing itself. */
+static void open_fds(unsigned char *set)
+{
+    memset(set, 0, MAX_FDS);
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd != dirfd(d) && fd < MAX_FDS)
+            set[fd] = 1;
+    }
+    closedir(d);
+}
+
+static int run_inside(const struct test_entry *t)
+{
+    static unsigned char before[MAX_FDS], after[MAX_FDS];
+    open_fds(before);
+    t->fn();
+
+    int failed = 0;
+    open_fds(after);
+    for (int fd = 0; fd < MAX_FDS; fd++) {
+        if (after[fd] && !before[fd]) {
+            char link[64], target[256] = "?";
+            snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+            ssize_t n = readlink(link, target, sizeof target - 1);
+            target[n > 0 ? n : 1] = '\0';
+            fprintf(stderr, "hygiene: test leaked file descriptor %d -> %s\n", fd, target);
+            failed = 1;
+        }
+    }
+    siginfo_t si = {0};
+    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
+        if (si.si_pid != 0)
+            fprintf(stderr, "hygiene: test left an unreaped child (zombie pid %d)\n", si.si_pid);
+        else
+            fprintf(stderr, "hygiene: test left a running child\n");
+        failed = 1;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    return failed;
+}
+
+/* ---- the outer runner ---------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double multiplier(void)
+{
+    const char *m = getenv("PK_TEST_TIMEOUT_MULTIPLIER");
+    double v = m != NULL ? atof(m) : 1.0;
+    return v > 0 ? v : 1.0;
+}
+
+enum verdict { PASS, FAIL, SKIP };
+
+/* Runs one test in a child process; its combined output is returned in *out (malloc'd). */
+static enum verdict run_outside(const struct test_entry *t, char **out, double *secs)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        *out = strdup("runner: pipe2 failed");
+        return FAIL;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    char *argv[] = {self_path, "--run", (char *)t->name, NULL};
+    pid_t pid;
+    double start = now_s();
+    int rc = posix_spawn(&pid, self_path, &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(p[1]);
+    if (rc != 0) {
+        close(p[0]);
+        *out = strdup("runner: posix_spawn failed");
+        return FAIL;
+    }
+
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    double deadline = start + t->seconds * multiplier();
+    bool timed_out = false, exited = false, eof = false;
+    int status = 0;
+    /* Read until the test process exits (a child it left behind may hold the pipe open, so EOF
+     * alone is not the end), then take what is still buffered. */
+    while (!exited) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd pfd = {p[0], POLLIN, 0};
+        int n = eof ? 0 : poll(&pfd, 1, left < 0.05 ? (int)(left * 1000) + 1 : 50);
+        if (n > 0) {
+            if (cap - len < 4096)
+                buf = realloc(buf, cap *= 2);
+            ssize_t r = read(p[0], buf + len, cap - len - 1);
+            if (r > 0)
+                len += (size_t)r;
+            else
+                eof = true;
+        } else if (eof) {
+            usleep(5000);
+        }
+        exited = waitpid(pid, &status, WNOHANG) == pid;
+    }
+    if (exited && !eof) {
+        (void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+        for (;;) {
+            if (cap - len < 4096)
+                buf = realloc(buf, cap *= 2);
+            ssize_t r = read(p[0], buf + len, cap - len - 1);
+            if (r <= 0)
+                break;
+            len += (size_t)r;
+        }
+    }
+    close(p[0]);
+    /* Whatever the test left running in its group goes now. */
+    kill(-pid, SIGKILL);
+    if (!exited)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    *secs = now_s() - start;
+    buf[len] = '\0';
+    *out = buf;
+    if (timed_out) {
+        char *msg;
+        if (asprintf(&msg, "%stimeout: killed after %.1f s\n", buf, *secs) >= 0) {
+            free(buf);
+            *out = msg;
+        }
+        return FAIL;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return PASS;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == PK_TEST_SKIP_STATUS)
+        return SKIP;
+    if (WIFSIGNALED(status)) {
+        char *msg;
+        if (asprintf(&msg, "%sdied of signal %d (%s)\n", buf, WTERMSIG(status),
+                     strsignal(WTERMSIG(status))) >= 0) {
+            free(buf);
+            *out = msg;
+        }
+    }
+    return FAIL;
+}
+
+static void print_diagnostics(const char *text)
+{
+    const char *p = text;
+    while (*p != '\0') {
+        const char *nl = strchrnul(p, '\n');
+        printf("#   %.*s\n", (int)(nl - p), p);
+        p = *nl ? nl + 1 : nl;
+    }
+}
+
+static const struct test_entry *find(const char *name)
+{
+    for (size_t i = 0; i < ntests; i++)
+        if (strcmp(tests[i].name, name) == 0)
+            return &tests[i];
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)
+        if (strcmp(fixtures[i].name, name) == 0)
+            return &fixtures[i];
+    return NULL;
+}
+
+static int run_all(const struct test_entry **sel, size_t n)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    printf("1..%zu\n", n);
+    fflush(stdout);
+    for (size_t i = 0; i < n; i++) {
+        char *out = NULL;
+        double secs = 0;
+        enum verdict v = run_outside(sel[i], &out, &secs);
+        if (v == PASS) {
+            printf("ok %zu - %s (%.2f s)\n", i + 1, sel[i]->name, secs);
+            passed++;
+        } else if (v == SKIP) {
+            const char *reason = strstr(out, "SKIP: ");
+            reason = reason ? reason + 6 : "no reason given";
+            printf("ok %zu - %s # SKIP %.*s\n", i + 1, sel[i]->name, (int)strcspn(reason, "\n"),
+                   reason);
+            skipped++;
+        } else {
+            printf("not ok %zu - %s (%.2f s)\n", i + 1, sel[i]->name, secs);
+            print_diagnostics(out);
+            failed++;
+        }
+        fflush(stdout);
+        free(out);
+    }
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed == 0 ? 0 : 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: pk_tests [NAME...] | --list | --run NAME | --helper NAME [ARGS...]\n"
+               "Runs processkit's tests, each in its own process with a timeout (scaled by\n"
+               "PK_TEST_TIMEOUT_MULTIPLIER). Exit: 0 all passed, 1 a test failed, 2 bad usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (n <= 0) {
+        fprintf(stderr, "pk_tests: cannot read /proc/self/exe\n");
+        return 2;
+    }
+    self_path[n] = '\0';
+
+    if (argc >= 3 && strcmp(argv[1], "--helper") == 0)
+        return pk_test_run_helper(argc - 2, argv + 2);
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < ntests; i++)
+            printf("%s\n", tests[i].name);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "--run") == 0) {
+        const struct test_entry *t = find(argv[2]);
+        if (t == NULL) {
+            fprintf(stderr, "pk_tests: no test named '%s'\n", argv[2]);
+            return 2;
+        }
+        return run_inside(t);
+    }
+
+    const struct test_entry **sel = calloc(ntests + (size_t)argc, sizeof *sel);
+    size_t nsel = 0;
+    if (argc == 1) {
+        for (size_t i = 0; i < ntests; i++)
+            sel[nsel++] = &tests[i];
+    }
+    for (int i = 1; i < argc; i++) {
+        const struct test_entry *t = find(argv[i]);
+        if (t == NULL) {
+            fprintf(stderr, "pk_tests: no test named '%s' (see --list)\n", argv[i]);
+            usage(stderr);
+            free(sel);
+            return 2;
+        }
+        sel[nsel++] = t;
+    }
+    int rc = run_all(sel, nsel);
+    free(sel);
+    return rc;
+}

@@ -1,0 +1,87 @@
+/*
+ * The test framework's public face: TEST_IMPL, assertions that print both operands, skips that
+ * say why, and the helper-program conventions. See runner.c for how tests are isolated.
+ */
+#ifndef PK_TEST_H
+#define PK_TEST_H
+
+#include "processkit.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TEST_IMPL(name)                                                                            \
+    void pk_test_##name(void);                                                                     \
+    void pk_test_##name(void)
+
+/* Exit status of a test process that skipped (automake's convention). */
+#define PK_TEST_SKIP_STATUS 77
+
+_Noreturn void pk_test_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Ends the test as skipped; the reason is printed and shown by the runner. */
+_Noreturn void pk_test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Absolute path of this test binary, which doubles as every helper program. */
+const char *pk_test_self(void);
+/* A fresh temporary directory for this test (removed by the runner's process group teardown is
+ * not guaranteed; tests remove what they create). */
+const char *pk_test_tmpdir(void);
+
+/* argv for a helper: HELPER("emit-lines", "100") -> { self, "--helper", "emit-lines", "100" } */
+#define HELPER(...) ((const char *const[]){pk_test_self(), "--helper", __VA_ARGS__, NULL})
+
+#define ASSERT(cond)                                                                               \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            pk_test_fail(__FILE__, __LINE__, "assertion failed: %s", #cond);                       \
+    } while (0)
+
+#define PK__ASSERT_CMP(a, op, b)                                                                   \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        if (!(a_ op b_))                                                                           \
+            pk_test_fail(__FILE__, __LINE__, "%s %s %s: %lld vs %lld", #a, #op, #b, a_, b_);       \
+    } while (0)
+
+#define ASSERT_EQ(a, b) PK__ASSERT_CMP(a, ==, b)
+#define ASSERT_NE(a, b) PK__ASSERT_CMP(a, !=, b)
+#define ASSERT_LT(a, b) PK__ASSERT_CMP(a, <, b)
+#define ASSERT_LE(a, b) PK__ASSERT_CMP(a, <=, b)
+#define ASSERT_GT(a, b) PK__ASSERT_CMP(a, >, b)
+#define ASSERT_GE(a, b) PK__ASSERT_CMP(a, >=, b)
+
+/* An expression returning 0 or a negative error; on error, prints its name. */
+#define ASSERT_OK(expr)                                                                            \
+    do {                                                                                           \
+        int rc_ = (expr);                                                                          \
+        if (rc_ != 0)                                                                              \
+            pk_test_fail(__FILE__, __LINE__, "%s returned %d (%s: %s)", #expr, rc_,                \
+                         pk_errname(rc_), pk_strerror(rc_));                                       \
+    } while (0)
+
+#define ASSERT_STR_EQ(a, b)                                                                        \
+    do {                                                                                           \
+        const char *a_ = (a), *b_ = (b);                                                           \
+        if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0)                                       \
+            pk_test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" vs \"%s\"", #a, #b,                 \
+                         a_ ? a_ : "(null)", b_ ? b_ : "(null)");                                  \
+    } while (0)
+
+/* Asserts a finished run exited with `code`, printing its outcome and stderr otherwise. */
+#define ASSERT_EXITED(res, code_)                                                                  \
+    do {                                                                                           \
+        const pk_result *r_ = &(res);                                                              \
+        if (r_->outcome.kind != PK_OUTCOME_EXITED || r_->outcome.code != (code_))                  \
+            pk_test_fail(__FILE__, __LINE__,                                                       \
+                         "expected exit %d, got %s code=%d signo=%d "                              \
+                         "stage=%s error=%s stderr=%.200s",                                        \
+                         (code_), pk_outcome_kind_name(r_->outcome.kind), r_->outcome.code,        \
+                         r_->outcome.signo, pk_stage_name(r_->outcome.stage),                      \
+                         pk_errname(r_->outcome.error), r_->err.data ? r_->err.data : "");         \
+    } while (0)
+
+/* Helper programs: `pk_tests --helper NAME ARGS...` runs one of these instead of a test. */
+int pk_test_run_helper(int argc, char **argv);
+
+#endif /* PK_TEST_H */

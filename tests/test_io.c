@@ -1,0 +1,240 @@
+/*
+ * Standard streams: closed stdin by default, exact bytes in, full-duplex capture that cannot
+ * deadlock, merged stderr in order, files, caller descriptors, and a child that sees nothing but
+ * 0, 1 and 2.
+ */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rbe");
+    if (f == NULL)
+        return NULL;
+    char *buf = malloc(1 << 20);
+    *len = fread(buf, 1, (1 << 20) - 1, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+TEST_IMPL(stdin_closed_by_default)
+{
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("stdin-status")}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "eof\n");
+    pk_result_release(&r);
+    /* `cat` with the default stdin exits at once with nothing to say. */
+    ASSERT_OK(pk_run(&(pk_command){.program = "cat"}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_EQ(r.out.len, 0);
+    ASSERT(r.out.data == NULL);
+    pk_result_release(&r);
+}
+
+TEST_IMPL(stdin_bytes_exact)
+{
+    /* Binary bytes, NULs included, both below and above the one-write fast path. */
+    size_t sizes[] = {1, 32, 4096, 4097, 300000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        unsigned char *in = malloc(n);
+        for (size_t i = 0; i < n; i++)
+            in[i] = (unsigned char)(i * 7 + 3);
+        pk_result r;
+        ASSERT_OK(pk_run(
+            &(pk_command){.program = "cat", .in = {.kind = PK_STDIO_BYTES, .data = in, .len = n}},
+            &r));
+        ASSERT_EXITED(r, 0);
+        ASSERT_EQ(r.out.len, n);
+        ASSERT_EQ(r.out.total_bytes, n);
+        ASSERT(memcmp(r.out.data, in, n) == 0);
+        pk_result_release(&r);
+        free(in);
+    }
+}
+
+TEST_IMPL(duplex_64mib_through_cat)
+{
+    size_t n = 64u << 20;
+    unsigned char *in = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (unsigned char)(i ^ (i >> 9));
+    pk_result r;
+    ASSERT_OK(pk_run(
+        &(pk_command){.program = "cat", .in = {.kind = PK_STDIO_BYTES, .data = in, .len = n}}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_EQ(r.out.len, n);
+    ASSERT(memcmp(r.out.data, in, n) == 0);
+    pk_result_release(&r);
+    free(in);
+}
+
+TEST_IMPL(stdin_reader_gone_early)
+{
+    /* The child exits without reading 1 MiB of stdin: the write hits EPIPE, the library takes
+     * the SIGPIPE back, and this process (default SIGPIPE disposition) survives. */
+    size_t n = 1u << 20;
+    char *in = calloc(1, n);
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("exit", "3"),
+                                   .in = {.kind = PK_STDIO_BYTES, .data = in, .len = n}},
+                     &r));
+    ASSERT_EXITED(r, 3);
+    pk_result_release(&r);
+    free(in);
+}
+
+TEST_IMPL(stderr_merged_in_order)
+{
+    pk_result r;
+    ASSERT_OK(
+        pk_run(&(pk_command){.argv = HELPER("interleave", "200"), .err.kind = PK_STDIO_MERGE}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT(r.err.data == NULL);
+    char *expect = malloc(8192);
+    size_t len = 0;
+    for (int i = 0; i < 200; i++)
+        len += (size_t)sprintf(expect + len, "out %d\nerr %d\n", i, i);
+    ASSERT_STR_EQ(r.out.data, expect);
+    free(expect);
+    pk_result_release(&r);
+}
+
+TEST_IMPL(stdout_and_stderr_separate)
+{
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("interleave", "3")}, &r));
+    ASSERT_STR_EQ(r.out.data, "out 0\nout 1\nout 2\n");
+    ASSERT_STR_EQ(r.err.data, "err 0\nerr 1\nerr 2\n");
+    pk_result_release(&r);
+    ASSERT_OK(
+        pk_run(&(pk_command){.argv = HELPER("interleave", "3"), .out.kind = PK_STDIO_NULL}, &r));
+    ASSERT(r.out.data == NULL);
+    ASSERT_STR_EQ(r.err.data, "err 0\nerr 1\nerr 2\n");
+    pk_result_release(&r);
+}
+
+TEST_IMPL(files_in_out_append)
+{
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s/in.txt", pk_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out.txt", pk_test_tmpdir());
+    FILE *f = fopen(in, "we");
+    fputs("from a file\n", f);
+    fclose(f);
+    pk_result r;
+    for (int i = 0; i < 2; i++) {
+        ASSERT_OK(pk_run(&(pk_command){.program = "cat",
+                                       .in = {.kind = PK_STDIO_FILE, .path = in},
+                                       .out = {.kind = PK_STDIO_FILE, .path = out, .append = i}},
+                         &r));
+        ASSERT_EXITED(r, 0);
+        pk_result_release(&r);
+    }
+    size_t len;
+    char *got = read_file(out, &len);
+    ASSERT_STR_EQ(got, "from a file\nfrom a file\n");
+    free(got);
+    /* Without append the file is truncated. */
+    ASSERT_OK(pk_run(&(pk_command){.program = "cat",
+                                   .in = {.kind = PK_STDIO_FILE, .path = in},
+                                   .out = {.kind = PK_STDIO_FILE, .path = out}},
+                     &r));
+    pk_result_release(&r);
+    got = read_file(out, &len);
+    ASSERT_STR_EQ(got, "from a file\n");
+    free(got);
+    /* A missing input file fails at stage stdio with ENOENT. */
+    ASSERT_EQ(pk_run(&(pk_command){.program = "cat",
+                                   .in = {.kind = PK_STDIO_FILE, .path = "/nonexistent/in"}},
+                     &r),
+              -ENOENT);
+    ASSERT_EQ(r.outcome.stage, PK_STAGE_STDIO);
+    pk_result_release(&r);
+}
+
+TEST_IMPL(caller_fd_and_inherit)
+{
+    int p[2];
+    ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+    pk_result r;
+    ASSERT_OK(pk_run(
+        &(pk_command){.argv = HELPER("args", "via-fd"), .out = {.kind = PK_STDIO_FD, .fd = p[1]}},
+        &r));
+    ASSERT_EXITED(r, 0);
+    pk_result_release(&r);
+    close(p[1]);
+    char buf[64] = {0};
+    ASSERT_EQ(read(p[0], buf, sizeof buf - 1), 7);
+    ASSERT_STR_EQ(buf, "via-fd\n");
+    close(p[0]);
+    /* Inherit: the child writes to our own stdout (the runner's pipe); nothing is captured. */
+    ASSERT_OK(pk_run(
+        &(pk_command){.argv = HELPER("args", "inherited"), .out.kind = PK_STDIO_INHERIT}, &r));
+    ASSERT(r.out.data == NULL);
+    pk_result_release(&r);
+}
+
+TEST_IMPL(child_sees_only_fds_0_1_2)
+{
+    /* A descriptor this process leaks without O_CLOEXEC must not reach the child. */
+    int leaked = open("/dev/null", O_RDONLY);
+    ASSERT_GE(leaked, 3);
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("list-fds")}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "0\n1\n2\n");
+    pk_result_release(&r);
+    close(leaked);
+}
+
+TEST_IMPL(standard_fds_closed_in_parent)
+{
+    /* With the parent's 0-2 closed, pipe ends land on 0-2; the child still gets them right. */
+    int saved[3];
+    for (int i = 0; i < 3; i++)
+        saved[i] = fcntl(i, F_DUPFD_CLOEXEC, 10);
+    close(0);
+    close(1);
+    close(2);
+    pk_result r;
+    int rc = pk_run(&(pk_command){.argv = HELPER("interleave", "2"),
+                                  .in = {.kind = PK_STDIO_BYTES, .data = "x", .len = 1}},
+                    &r);
+    for (int i = 0; i < 3; i++) {
+        dup2(saved[i], i);
+        close(saved[i]);
+    }
+    ASSERT_OK(rc);
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "out 0\nout 1\n");
+    ASSERT_STR_EQ(r.err.data, "err 0\nerr 1\n");
+    pk_result_release(&r);
+}
+
+TEST_IMPL(process_fd_read_by_caller)
+{
+    pk_process *p;
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = HELPER("args", "hello")}, &p, NULL));
+    int fd = pk_process_fd(p, 1);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(pk_process_fd(p, 0), -1);
+    char buf[3];
+    ASSERT_EQ(read(fd, buf, 3), 3);
+    pk_result r;
+    ASSERT_OK(pk_process_wait(p, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "lo\n"); /* wait drains what the caller left */
+    pk_result_release(&r);
+    ASSERT_EQ(pk_process_wait(p, &r), -ECHILD);
+    pk_process_free(p);
+}
