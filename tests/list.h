@@ -40,4 +40,5 @@
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \
+    X(runner_asan_catches_leak, 20)                                                                \
     X(runner_reports_unknown_test, 10)

@@ -78,6 +78,14 @@ static void fixture_leave_zombie(void)
     usleep(100 * 1000);
 }
 
+static void *volatile fixture_sink;
+
+static void fixture_leak_memory(void)
+{
+    fixture_sink = malloc(4096);
+    fixture_sink = NULL;
+}
+
 static void fixture_hang(void)
 {
     for (;;)
@@ -89,6 +97,7 @@ static const struct test_entry fixtures[] = {
     {"fixture_leave_child", fixture_leave_child, 5},
     {"fixture_leave_zombie", fixture_leave_zombie, 5},
     {"fixture_hang", fixture_hang, 1},
+    {"fixture_leak_memory", fixture_leak_memory, 5},
 };
 
 /* ---- inside a test process ----------------------------------------------------------------- */

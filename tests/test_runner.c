@@ -36,6 +36,21 @@ TEST_IMPL(runner_enforces_timeout)
     expect_failure("fixture_hang", "timeout: killed after");
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+static const bool under_asan = true;
+#else
+static const bool under_asan = false;
+#endif
+
+TEST_IMPL(runner_asan_catches_leak)
+{
+    /* The ASan run is what proves that error paths free what they took; make sure its leak
+     * checker is really on. */
+    if (!under_asan)
+        pk_test_skip("not an AddressSanitizer build (the asan preset runs this)");
+    expect_failure("fixture_leak_memory", "LeakSanitizer");
+}
+
 TEST_IMPL(runner_reports_unknown_test)
 {
     const char *const argv[] = {pk_test_self(), "no_such_test", NULL};
