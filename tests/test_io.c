@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,8 @@ TEST_IMPL(process_fd_read_by_caller)
     ASSERT_GE(fd, 0);
     ASSERT_EQ(pk_process_fd(p, 0), -1);
     char buf[3];
+    struct pollfd pfd = {fd, POLLIN, 0};
+    ASSERT_EQ(poll(&pfd, 1, 5000), 1); /* the parent's ends are non-blocking */
     ASSERT_EQ(read(fd, buf, 3), 3);
     pk_result r;
     ASSERT_OK(pk_process_wait(p, &r));

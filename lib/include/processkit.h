@@ -35,7 +35,11 @@ extern "C" {
  * either -errno or one of these. XX(name, value, message). */
 #define PK_ERROR_MAP(XX)                                                                           \
     XX(ENOTFOUND, -3001, "program not found in any PATH directory")                                \
-    XX(EBADENV, -3002, "environment entry is not of the form NAME=VALUE")
+    XX(EBADENV, -3002, "environment entry is not of the form NAME=VALUE")                          \
+    XX(ETOOLARGE, -3003, "output exceeded the capture limit (fail-loud policy)")                   \
+    XX(ENOCONTAIN, -3004, "the requested containment mechanism is not available on this host")     \
+    XX(ECANCELLED, -3005, "cancelled before the start")                                            \
+    XX(EOF, -3006, "no more lines: every captured stream reached end-of-file")
 
 enum pk_error {
 #define PK__ERROR_ENUM(name, value, msg) PK_##name = (value),
@@ -69,14 +73,61 @@ typedef enum pk_stdio_kind {
     PK_STDIO_MERGE,   /* stderr only: the same destination as stdout (2>&1) */
 } pk_stdio_kind;
 
+/* What a captured stream keeps in memory. Whatever the policy, the pipe is always drained (the
+ * child never blocks on a full pipe) and pk_output's totals count every byte and line. */
+typedef enum pk_keep {
+    PK_KEEP_ALL = 0, /* everything (no cap) */
+    PK_KEEP_NONE,    /* nothing: count only (streamed lines are still delivered) */
+    PK_KEEP_TAIL,    /* the most recent whole lines within max_bytes / max_lines (a ring) */
+    PK_KEEP_HEAD,    /* an exact prefix: whole lines until the first one that does not fit, then
+                        sealed (nothing after it is kept, even lines that would fit) */
+    PK_KEEP_FAIL,    /* like HEAD, and the run returns PK_ETOOLARGE with the totals */
+} pk_keep;
+
+typedef struct pk_capture {
+    pk_keep keep;
+    size_t max_bytes; /* 0: no byte cap */
+    size_t max_lines; /* 0: no line cap */
+} pk_capture;
+
 typedef struct pk_stdio {
     pk_stdio_kind kind;
-    const void *data; /* PK_STDIO_BYTES: copied into the pipe, not retained past the run */
+    const void *data; /* PK_STDIO_BYTES: copied into the pipe, not retained past the run (but see
+                         pk_spawn) */
     size_t len;
     const char *path; /* PK_STDIO_FILE */
     bool append;      /* PK_STDIO_FILE on stdout/stderr */
     int fd;           /* PK_STDIO_FD */
+    /* PK_STDIO_CAPTURE only: */
+    pk_capture capture;
+    bool raw;        /* lines are the child's bytes, lossless; default: UTF-8 validated, invalid
+                        bytes replaced by U+FFFD, the CR of a CRLF dropped */
+    size_t max_line; /* longest line assembled, in bytes; a longer line is counted in
+                        pk_output.dropped_lines and discarded without being assembled, so memory
+                        stays within this plus one read chunk. 0: max_bytes when a byte cap is
+                        set, else 16 MiB. */
 } pk_stdio;
+
+/* How a tree of processes is contained. */
+typedef enum pk_containment {
+    PK_CONTAIN_AUTO = 0, /* cgroup v2 when this host delegates one to us, else a process group */
+    PK_CONTAIN_CGROUP,   /* a cgroup v2 leaf: the whole tree, setsid descendants included;
+                            PK_ENOCONTAIN when the host has none for us */
+    PK_CONTAIN_PGROUP,   /* a POSIX process group: a descendant that calls setsid() escapes */
+    PK_CONTAIN_NONE,     /* only the direct child is tracked */
+} pk_containment;
+
+typedef struct pk_group pk_group;
+typedef struct pk_cancel pk_cancel;
+
+/* One line of a captured stream. */
+typedef struct pk_line {
+    int stream;       /* 1 stdout, 2 stderr */
+    const char *data; /* NUL-terminated, without the newline (nor the CR of a CRLF in text
+                         mode); valid until the next line is taken or the run ends */
+    size_t len;
+    uint64_t number; /* 1-based, per stream */
+} pk_line;
 
 typedef struct pk_env {
     bool clear;               /* start from an empty environment instead of the parent's */
@@ -93,6 +144,26 @@ typedef struct pk_command {
     pk_env env;
     const char *cwd; /* NULL: the parent's working directory */
     pk_stdio in, out, err;
+
+    /* Containment. With group == NULL the run gets a private group of its own (kill-on-close,
+     * torn down when the child exits or the handle is freed); `containment` picks its mechanism.
+     * With a group, the child joins it and lives as long as the group allows. */
+    struct pk_group *group;
+    pk_containment containment;
+    int pdeathsig; /* signal the direct child gets when this thread's process dies; 0: none */
+
+    /* Time limits in milliseconds, 0 for none. When one passes, the tree gets SIGTERM, then
+     * SIGKILL after grace_ms (at once when grace_ms is 0); a child that exits on SIGTERM ends the
+     * grace early. The outcome says which limit fired; output read so far is kept. */
+    int64_t timeout_ms;      /* from the start */
+    int64_t idle_timeout_ms; /* without any output on stdout or stderr */
+    int64_t grace_ms;
+    struct pk_cancel *cancel; /* see pk_cancel_new; also honours grace_ms */
+
+    /* Called for every line of every captured stream as it arrives, in order within each stream,
+     * on the thread that drives the run. The line is valid during the call only. */
+    int (*on_line)(void *user, const struct pk_line *line);
+    void *line_user;
 } pk_command;
 
 /* ---------------------------------------------------------------------------------------------
@@ -105,7 +176,10 @@ typedef struct pk_command {
     XX(VALIDATE, "validate")                                                                       \
     XX(RESOLVE, "resolve")                                                                         \
     XX(PREPARE, "prepare")                                                                         \
+    XX(CONTAIN, "contain")                                                                         \
     XX(CLONE, "clone")                                                                             \
+    XX(SETPGID, "setpgid")                                                                         \
+    XX(PDEATHSIG, "pdeathsig")                                                                     \
     XX(STDIO, "stdio")                                                                             \
     XX(CLOSE_FDS, "close_fds")                                                                     \
     XX(CHDIR, "chdir")                                                                             \
@@ -122,19 +196,23 @@ const char *pk_stage_name(pk_stage stage);
 
 typedef enum pk_outcome_kind {
     PK_OUTCOME_NONE = 0,
-    PK_OUTCOME_EXITED,       /* .code */
-    PK_OUTCOME_SIGNALED,     /* .signo, .core_dumped */
-    PK_OUTCOME_TIMED_OUT,    /* the run's deadline passed and the library ended the child */
-    PK_OUTCOME_SPAWN_FAILED, /* .stage, .error; no child is left behind */
+    PK_OUTCOME_EXITED,         /* .code */
+    PK_OUTCOME_SIGNALED,       /* .signo, .core_dumped */
+    PK_OUTCOME_TIMED_OUT,      /* timeout_ms passed; the library ended the tree */
+    PK_OUTCOME_IDLE_TIMED_OUT, /* idle_timeout_ms passed without output; the library ended it */
+    PK_OUTCOME_CANCELLED,      /* the cancel handle fired; the library ended the tree */
+    PK_OUTCOME_SPAWN_FAILED,   /* .stage, .error; no child is left behind */
 } pk_outcome_kind;
 
-/* "exited", "signaled", ... Never NULL. */
+/* "exited", "signaled", "timed_out", "idle_timed_out", "cancelled", "spawn_failed". */
 const char *pk_outcome_kind_name(pk_outcome_kind kind);
 
 typedef struct pk_outcome {
     pk_outcome_kind kind;
-    int code;         /* PK_OUTCOME_EXITED: the exit status, 0..255 */
-    int signo;        /* PK_OUTCOME_SIGNALED: the signal that ended the child */
+    /* EXITED: the exit status, 0..255. TIMED_OUT / IDLE_TIMED_OUT / CANCELLED: how the child
+     * ended after the library acted — its exit status, or signo when a signal ended it. */
+    int code;
+    int signo;        /* SIGNALED (and the kinds above): the signal that ended the child */
     bool core_dumped; /* PK_OUTCOME_SIGNALED */
     pk_stage stage;   /* PK_OUTCOME_SPAWN_FAILED: which step failed */
     int error;        /* PK_OUTCOME_SPAWN_FAILED: negative errno or PK_* */
@@ -149,10 +227,14 @@ typedef struct pk_outcome {
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct pk_output {
-    char *data; /* captured bytes, NUL-terminated for convenience; NULL when nothing was captured.
-                   Owned by the pk_result; freed by pk_result_release. */
+    char *data; /* kept bytes (the child's raw bytes, whatever the line decoding), NUL-terminated
+                   for convenience; NULL when nothing was kept. Owned by the pk_result; freed by
+                   pk_result_release. */
     size_t len;
-    uint64_t total_bytes; /* bytes the child wrote to the stream */
+    uint64_t total_bytes;   /* bytes the child wrote to the stream */
+    uint64_t total_lines;   /* lines it wrote (a final line without newline counts) */
+    uint64_t dropped_lines; /* lines longer than max_line, counted and discarded */
+    bool truncated;         /* the capture policy did not keep everything */
 } pk_output;
 
 typedef struct pk_result {
@@ -162,6 +244,9 @@ typedef struct pk_result {
     /* On PK_ENOTFOUND: the ':'-separated directories that were searched. Freed by
      * pk_result_release. */
     char *searched;
+    /* The containment the run actually had (a downgrade from cgroup to process group is
+     * reported here, never silent). */
+    pk_containment containment;
 } pk_result;
 
 /* Runs `cmd` to completion: spawns it, writes stdin bytes, drains stdout and stderr, all full
@@ -201,14 +286,144 @@ int pk_process_signal(pk_process *proc, int signo);
 
 /* The child's pid; its pidfd (-1 when the mechanism gave none); the parent's end of a piped
  * stream (0, 1, 2 for stdin/stdout/stderr), -1 when that stream is not a pipe. The descriptors
- * stay owned by the handle. */
+ * stay owned by the handle. Captured streams' descriptors are non-blocking: poll before reading.
+ */
 int pk_process_pid(const pk_process *proc);
 int pk_process_pidfd(const pk_process *proc);
 int pk_process_fd(const pk_process *proc, int stream);
 
 /* Releases the handle. A child that was not waited for is killed (SIGKILL) and reaped, so no
- * zombie is left. Accepts NULL. */
+ * zombie is left; a private group is torn down with its whole tree. Accepts NULL. */
 void pk_process_free(pk_process *proc);
+
+/* The pull API: the next line of any captured stream (line->stream says which), in order within
+ * each stream, reading the pipes as needed; timeouts and cancellation apply while it blocks.
+ * Lines taken here are also kept by the capture policy. Returns 0 with a line, PK_EOF when every
+ * captured stream has ended (call pk_process_wait next), or a negative error. When a time limit
+ * or the cancel handle ends the run, the remaining lines are still returned, then PK_EOF, and
+ * pk_process_wait reports the outcome. */
+int pk_process_read_line(pk_process *proc, pk_line *line);
+
+/* Sends `signo` to the whole tree: every member of the process's group (cgroup or process
+ * group), or the direct child alone under PK_CONTAIN_NONE. Returns 0 or a negative errno. */
+int pk_process_signal_tree(pk_process *proc, int signo);
+
+/* The containment this process got (after any fallback). */
+pk_containment pk_process_containment(const pk_process *proc);
+
+/* Waits until one of `n` processes has exited (without reaping it; call pk_process_wait next),
+ * up to timeout_ms (-1: forever). Returns 0 with *index set, -ETIMEDOUT, or a negative errno.
+ * Processes already waited for are skipped; -ECHILD when none is left. */
+int pk_wait_any(pk_process *const *procs, size_t n, int timeout_ms, size_t *index);
+
+/* ---------------------------------------------------------------------------------------------
+ * Groups: kill-on-close containers for process trees
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct pk_group_options {
+    pk_containment containment; /* AUTO, CGROUP (or PK_ENOCONTAIN) or PGROUP; NONE is invalid */
+} pk_group_options;
+
+/* Creates a group. On Linux with cgroup v2 delegated to us it is a leaf cgroup under this
+ * process's own cgroup (found from the `0::` line of /proc/self/cgroup, on /sys/fs/cgroup or the
+ * hybrid layout's /sys/fs/cgroup/unified); children are born inside it (CLONE_INTO_CGROUP), so
+ * setsid and double-fork descendants stay contained. Otherwise (AUTO) a process group. `opts` may
+ * be NULL. Errors: PK_ENOCONTAIN, -EINVAL, -ENOMEM, -EMFILE. */
+int pk_group_new(const pk_group_options *opts, pk_group **group);
+
+/* Kills the whole tree, waits until it is gone, removes the cgroup directory and frees the
+ * handle. Accepts NULL. */
+void pk_group_free(pk_group *group);
+
+pk_containment pk_group_mechanism(const pk_group *group);
+
+/* Sends a signal to every member. SIGKILL in cgroup mode is cgroup.kill (atomic for the tree).
+ * Returns 0 (also when the group is empty) or a negative errno. */
+int pk_group_signal(pk_group *group, int signo);
+
+/* SIGKILL to the tree, then waits until no member is left. Repeatable; the group stays usable.
+ * Returns 0, -ETIMEDOUT when members remain after 5 s, or a negative errno. */
+int pk_group_kill(pk_group *group);
+
+/* SIGTERM to the tree, waits up to grace_ms for it to empty; then SIGKILL when `escalate`.
+ * Returns 0 when the group is empty afterwards, -ETIMEDOUT when members remain (escalate off).
+ * The group stays kill-on-close either way. */
+int pk_group_shutdown(pk_group *group, int64_t grace_ms, bool escalate);
+
+/* Freezes / thaws the whole tree (cgroup.freeze; SIGSTOP / SIGCONT to a process group). Suspend
+ * returns once the kernel reports the tree frozen. */
+int pk_group_suspend(pk_group *group);
+int pk_group_resume(pk_group *group);
+
+/* The pids in the group, up to `cap` of them, into `pids`; *count receives how many there are
+ * (possibly more than cap). */
+int pk_group_members(pk_group *group, int *pids, size_t cap, size_t *count);
+
+typedef struct pk_group_stats {
+    size_t processes;
+    int64_t cpu_user_us; /* CPU of the tree, including exited members (cgroup cpu.stat); in
+                            process-group mode only of the members alive now */
+    int64_t cpu_sys_us;
+    int64_t memory_bytes; /* memory.current when the memory controller is on, else the sum of the
+                             members' resident sets */
+} pk_group_stats;
+
+int pk_group_stats_get(pk_group *group, pk_group_stats *stats);
+
+/* The mechanism a group would get here, predicted without creating anything or spawning. */
+pk_containment pk_host_containment(void);
+
+/* "auto", "cgroup", "pgroup", "none". */
+const char *pk_containment_name(pk_containment c);
+
+/* ---------------------------------------------------------------------------------------------
+ * Cancellation
+ * ------------------------------------------------------------------------------------------- */
+
+/* A cancel handle: trigger it from any thread (or a signal handler: pk_cancel_trigger is
+ * async-signal-safe) and every run using it ends its tree (SIGTERM, grace, SIGKILL) with outcome
+ * CANCELLED. A run started with an already triggered handle spawns nothing and returns
+ * PK_ECANCELLED. One handle may serve many runs. */
+int pk_cancel_new(pk_cancel **cancel);
+void pk_cancel_trigger(pk_cancel *cancel);
+/* Like pk_cancel_trigger, but the first signal sent to the tree is `signo` instead of SIGTERM
+ * (pkrun forwards the SIGINT it received this way). */
+void pk_cancel_trigger_signal(pk_cancel *cancel, int signo);
+bool pk_cancel_triggered(const pk_cancel *cancel);
+void pk_cancel_free(pk_cancel *cancel);
+
+/* ---------------------------------------------------------------------------------------------
+ * The event loop: one thread driving many runs
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct pk_loop pk_loop;
+
+/* Called once per run when it is over. The callback owns *res and must pk_result_release it.
+ * `rc` is what pk_run would have returned. */
+typedef void (*pk_done_fn)(void *user, int rc, pk_result *res);
+
+int pk_loop_new(pk_loop **loop);
+
+/* Kills and reaps every run still in the loop (their callbacks are not called) and frees it. */
+void pk_loop_free(pk_loop *loop);
+
+/* Starts `cmd` in the loop. A start that fails calls nothing and returns the error, with
+ * *failure (when not NULL) describing it as pk_run would. */
+int pk_loop_start(
+    pk_loop *loop, const pk_command *cmd, pk_done_fn done, void *user, pk_result *failure);
+
+/* A descriptor that becomes readable when pk_loop_step has work: embed it in a host loop. */
+int pk_loop_fd(const pk_loop *loop);
+
+/* Handles what is ready, waiting up to timeout_ms (-1 forever, 0 not at all). Returns the number
+ * of runs that finished, or a negative errno. */
+int pk_loop_step(pk_loop *loop, int timeout_ms);
+
+/* Steps until no run is left. Returns 0 or a negative errno. */
+int pk_loop_run(pk_loop *loop);
+
+/* Runs in the loop now. */
+size_t pk_loop_active(const pk_loop *loop);
 
 /* ---------------------------------------------------------------------------------------------
  * Program resolution

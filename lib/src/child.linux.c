@@ -11,11 +11,16 @@
  *   1. signal handlers: reset the parent's installed handlers to SIG_DFL, but only when the
  *      kernel lacks CLONE_CLEAR_SIGHAND (then we read each disposition and write only the
  *      handled ones, never a blind reset of all 64);
- *   2. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
- *   3. close_fds: close_range(3, ~0) — every descriptor the host leaked without O_CLOEXEC;
- *   4. chdir;
- *   5. restore the parent's signal mask (the parent blocked everything around the clone);
- *   6. execve.
+ *   2. setpgid: lead or join the group's process group (process-group containment);
+ *   3. contain: write "0" to the leaf's cgroup.procs — only when the mechanism could not clone
+ *      straight into the cgroup (CLONE_INTO_CGROUP needs clone3);
+ *   4. pdeathsig: PR_SET_PDEATHSIG, then getppid() against the spawner's pid, because the parent
+ *      may have died before the call (then the child exits at once);
+ *   5. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
+ *   6. close_fds: close_range(3, ~0) — every descriptor the host leaked without O_CLOEXEC;
+ *   7. chdir;
+ *   8. restore the parent's signal mask (the parent blocked everything around the clone);
+ *   9. execve.
  * A failure stores {stage, errno} in the shared plan and exits 127; the parent turns that into a
  * typed spawn failure, never a bare exit code.
  */
@@ -24,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -118,6 +124,20 @@ PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
 {
     if (plan->reset_handlers)
         reset_handlers();
+
+    if (plan->pgid >= 0 && syscall(SYS_setpgid, 0, plan->pgid) != 0)
+        fail(plan, PK_STAGE_SETPGID, errno);
+
+    if (plan->cgroup_procs_fd >= 0 && syscall(SYS_write, plan->cgroup_procs_fd, "0", 1) != 1)
+        fail(plan, PK_STAGE_CONTAIN, errno);
+
+    if (plan->pdeathsig > 0) {
+        if (syscall(SYS_prctl, PR_SET_PDEATHSIG, plan->pdeathsig, 0, 0, 0) != 0)
+            fail(plan, PK_STAGE_PDEATHSIG, errno);
+        if (syscall(SYS_getppid) != plan->parent_pid)
+            for (;;) /* the spawner is already gone: nobody is left to want this child */
+                syscall(SYS_exit, 0);
+    }
 
     int err = setup_stdio(plan);
     if (err != 0)

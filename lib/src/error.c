@@ -78,6 +78,10 @@ const char *pk_outcome_kind_name(pk_outcome_kind kind)
         return "signaled";
     case PK_OUTCOME_TIMED_OUT:
         return "timed_out";
+    case PK_OUTCOME_IDLE_TIMED_OUT:
+        return "idle_timed_out";
+    case PK_OUTCOME_CANCELLED:
+        return "cancelled";
     case PK_OUTCOME_SPAWN_FAILED:
         return "spawn_failed";
     }

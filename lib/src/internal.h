@@ -1,6 +1,17 @@
 /*
  * Private declarations shared by processkit's modules. Nothing here is part of the public API;
  * internal non-static functions carry the pk__ prefix.
+ *
+ * Module map:
+ *   process.posix.c  command -> child plan, pipes, containment set-up; the pk_process handle
+ *   spawn.linux.c    mechanism probe, clone3/clone paths      spawn.posix.c  vfork, posix_spawn
+ *   child.linux.c    the child side between clone and execve  wait.linux.c   reap, signal
+ *   pump.c           line splitting, decoding, capture policies
+ *   engine.linux.c   one run's state machine (I/O, exit, timeouts, cancel) and its ppoll driver
+ *   loop.linux.c     the epoll driver for many runs
+ *   group.c          pk_group API; cgroup.linux.c and pgroup.posix.c do the work
+ *   cancel.linux.c   cancel handles (eventfd)
+ *   env.posix.c, resolve.posix.c, error.c
  */
 #ifndef PK_INTERNAL_H
 #define PK_INTERNAL_H
@@ -8,8 +19,11 @@
 #include "processkit.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+
+/* ---- the child plan ------------------------------------------------------------------------ */
 
 /* What the child must put on one of its standard descriptors. */
 enum pk__io_action {
@@ -38,6 +52,12 @@ struct pk__child_plan {
     struct pk__io_plan io[3];
     sigset_t mask;          /* the parent's signal mask, restored just before execve */
     bool reset_handlers;    /* no CLONE_CLEAR_SIGHAND: reset the parent's handlers in the child */
+    int cgroup_fd;          /* O_PATH directory for CLONE_INTO_CGROUP, -1 for none */
+    int cgroup_procs_fd;    /* when the mechanism cannot clone into a cgroup: the child writes "0"
+                               here to move itself (stage contain); -1 for none */
+    int pgid;               /* -1: leave alone; 0: lead a new process group; >0: join it */
+    int pdeathsig;          /* 0: none */
+    int parent_pid;         /* for the PR_SET_PDEATHSIG race check */
     volatile int err_stage; /* pk_stage of the failure, 0 when none */
     volatile int err_errno; /* positive errno of the failure */
 };
@@ -48,13 +68,21 @@ _Noreturn void pk__child_main(struct pk__child_plan *plan);
 /* Starts a child for `plan` with the probed mechanism. On success returns 0 with *pid and
  * *pidfd (-1 when the mechanism gave none and the kernel has no pidfd_open). A failure inside
  * the child is reported through plan->err_stage/err_errno with the child already reaped, and the
- * function returns PK_ESPAWN. Other failures (the clone itself) return a negative errno. */
+ * function returns PK__ECHILD_FAILED. Other failures (the clone itself) return a negative errno. */
 int pk__spawn_plan(struct pk__child_plan *plan, int *pid, int *pidfd);
+
+/* Returned by pk__spawn_plan when the child recorded a failure in the plan. Never public. */
+#define PK__ECHILD_FAILED (-3999)
+
+/* True when the probed mechanism honours plan->cgroup_fd (clone3 with CLONE_INTO_CGROUP). */
+bool pk__spawn_into_cgroup(void);
 
 /* Raw clone3 on a fresh stack running fn(arg) in the child; returns the child's pid in the
  * parent, or -errno. The architecture file provides it (clone3.<arch>.S); elsewhere it returns
  * -ENOSYS and the probe falls back to clone(). */
 long pk__clone3_raw(void *args, size_t size, int (*fn)(void *), void *arg);
+
+/* ---- resolution, environment, waiting ------------------------------------------------------ */
 
 /* Program resolution into a caller buffer of PATH_MAX bytes; same rules as pk_resolve_program.
  * `pathvar` is the PATH to search (NULL: the default). */
@@ -67,8 +95,8 @@ const char *pk__child_path(const pk_env *env);
  * *owned is NULL); otherwise a malloc'd array in *owned, freed by the caller with free(). */
 int pk__build_env(const pk_env *env, char *const **envp, char ***owned);
 
-/* Reaps the child through its pidfd (or wait4 when there is none), filling the outcome's kind,
- * code/signal and CPU times. Blocking. Returns 0 or -errno. */
+/* Reaps the child through its pidfd (or waitid(P_PID) when there is none), filling the outcome's
+ * kind, code/signal and CPU times. Blocking. Returns 0 or -errno. */
 int pk__reap(int pid, int pidfd, pk_outcome *outcome);
 
 /* Sends signo through the pidfd (kill(2) only when there is none). Returns 0 or -errno. */
@@ -76,30 +104,171 @@ int pk__signal(int pid, int pidfd, int signo);
 
 int64_t pk__now_ns(void);
 
-/* Returned by pk__spawn_plan when the child recorded a failure in the plan. Never public. */
-#define PK__ECHILD_FAILED (-3999)
+/* ---- the stream pump (pump.c) -------------------------------------------------------------- */
 
-/* The pk_process handle; pk_run keeps one on its stack to avoid an allocation. */
 struct pk__buffer {
     char *data;
     size_t len, cap;
-    uint64_t total;
 };
+
+struct pk__ring {
+    char *data;
+    size_t cap, head, len;
+    size_t *lens; /* circular queue of the kept lines' lengths */
+    size_t lcap, lhead, nlines;
+};
+
+struct pk__stream {
+    int fd; /* the parent's read end, -1 when not captured */
+    int id; /* 1 stdout, 2 stderr */
+    /* configuration */
+    pk_keep keep;
+    size_t max_bytes, max_lines, max_line;
+    bool raw;
+    bool lines; /* line path (else bulk path) */
+    /* the splitter buffer: [start, end) unconsumed, [start, scan) known to hold no newline */
+    char *buf;
+    size_t cap, start, scan, end;
+    bool dropping; /* inside a line longer than max_line */
+    bool eof;
+    /* accounting and capture */
+    uint64_t total_bytes, total_lines, dropped_lines;
+    struct pk__buffer kept; /* ALL / HEAD / FAIL, and the bulk path */
+    size_t kept_lines;
+    struct pk__ring ring; /* TAIL */
+    bool sealed, truncated;
+    char *scratch; /* U+FFFD replacement output */
+    size_t scratch_cap;
+};
+
+void pk__stream_init(struct pk__stream *s, int id, const pk_stdio *cfg, bool lines);
+/* Switches a stream that has not been read yet to the line path (the pull API). */
+void pk__stream_want_lines(struct pk__stream *s);
+/* One read(2). Returns 1 when bytes arrived, 0 at EOF or EAGAIN (s->eof tells), or -errno. */
+int pk__stream_fill(struct pk__stream *s);
+/* The next complete line from what was read: 1 with *line, 0 when more bytes are needed (or at
+ * the end), or -errno. */
+int pk__stream_next_line(struct pk__stream *s, pk_line *line);
+/* True when the stream can produce nothing more. */
+bool pk__stream_done(const struct pk__stream *s);
+/* Moves the kept bytes and the totals into *out (which then owns the data). */
+int pk__stream_finish(struct pk__stream *s, pk_output *out);
+void pk__stream_release(struct pk__stream *s);
+
+/* ---- groups (group.c, cgroup.linux.c, pgroup.posix.c) -------------------------------------- */
+
+struct pk_group {
+    pk_containment mech; /* PK_CONTAIN_CGROUP or PK_CONTAIN_PGROUP */
+    /* cgroup */
+    char path[PATH_MAX]; /* the leaf directory */
+    int dirfd;           /* O_PATH descriptor of it, -1 when closed */
+    bool pooled;         /* a private leaf borrowed from the pool (returned, not removed) */
+    /* process group */
+    pthread_mutex_t lock; /* guards pgid across concurrent spawns into one group */
+    int pgid;             /* 0 until the first member leads it */
+    bool heap;
+};
+
+/* The cgroup v2 directory this process lives in (mount + the `0::` path), probed once; NULL when
+ * there is none we could use. */
+const char *pk__cgroup_parent(void);
+/* Makes a new leaf (name prefix "pk-<pid>-"), or borrows one from the private-run pool. */
+int pk__cgroup_create(struct pk_group *g, bool pooled);
+/* Kills what is left, waits until empty, then removes the leaf or returns it to the pool. */
+void pk__cgroup_destroy(struct pk_group *g);
+int pk__cgroup_signal(struct pk_group *g, int signo);
+int pk__cgroup_kill(struct pk_group *g);
+/* Waits until the leaf has no process, up to timeout_ms. 0, -ETIMEDOUT or -errno. */
+int pk__cgroup_wait_empty(struct pk_group *g, int64_t timeout_ms);
+/* 1 when the leaf has a process, 0 when not, or -errno. */
+int pk__cgroup_populated(struct pk_group *g);
+int pk__cgroup_freeze(struct pk_group *g, bool frozen);
+int pk__cgroup_members(struct pk_group *g, int *pids, size_t cap, size_t *count);
+int pk__cgroup_stats(struct pk_group *g, pk_group_stats *st);
+bool pk__cgroup_usable(void);
+
+int pk__pgroup_signal(struct pk_group *g, int signo);
+/* 1 when some member of the process group is alive, 0 when none. */
+int pk__pgroup_alive(struct pk_group *g);
+int pk__pgroup_wait_empty(struct pk_group *g, int64_t timeout_ms);
+int pk__pgroup_members(struct pk_group *g, int *pids, size_t cap, size_t *count);
+int pk__pgroup_stats(struct pk_group *g, pk_group_stats *st);
+
+/* Sets up g for mechanism `want` (AUTO picks); a private group borrows a pooled leaf. */
+int pk__group_init(struct pk_group *g, pk_containment want, bool private_run);
+/* Kill-on-close: kills the tree, waits, releases the cgroup. The struct stays allocated. */
+void pk__group_teardown(struct pk_group *g);
+int pk__group_signal(struct pk_group *g, int signo);
+int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms);
+/* Fills the child plan's containment fields; records a new process group's leader afterwards
+ * through pk__group_joined. */
+int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan);
+void pk__group_joined(struct pk_group *g, int pid);
+void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan);
+
+/* ---- cancel handles ------------------------------------------------------------------------ */
+
+struct pk_cancel {
+    int efd;                     /* eventfd, readable once triggered (never read back) */
+    volatile sig_atomic_t signo; /* the first signal to send, SIGTERM by default */
+    volatile sig_atomic_t fired;
+};
+
+/* ---- one run: the pk_process handle and its engine (engine.linux.c) ------------------------ */
 
 struct pk_process {
     int pid;
     int pidfd;
-    int fds[3]; /* parent ends: stdin (write), stdout (read), stderr (read); -1 when none */
+    int in_fd; /* stdin pipe (write end), -1 when none */
     const unsigned char *in_data;
     size_t in_len, in_off;
+    struct pk__stream streams[3]; /* [1] stdout, [2] stderr; [0] unused */
     int64_t start_ns;
+
+    /* run control */
+    int64_t deadline_ns; /* absolute, 0: none */
+    int64_t idle_ns;     /* inactivity limit, 0: none */
+    int64_t last_io_ns;
+    int64_t grace_ns;
+    int64_t kill_at_ns;     /* while ending with grace: when SIGKILL follows */
+    pk_outcome_kind ending; /* 0, or TIMED_OUT / IDLE_TIMED_OUT / CANCELLED once acting */
+    pk_cancel *cancel;
+    int (*on_line)(void *user, const pk_line *line);
+    void *line_user;
+    bool pulling; /* the pull API is in use: lines wait for pk_process_read_line */
+
+    /* containment */
+    struct pk_group *group; /* the shared group, or &own */
+    struct pk_group own;
+    bool has_own;
+    pk_containment containment;
+
+    /* state */
+    bool exited; /* the pidfd reported the exit and the outcome is known */
     bool reaped;
-    bool heap; /* allocated by pk_spawn (freed by pk_process_free) */
-    struct pk__buffer out, err;
+    bool heap;
+    int error; /* the first error of the run */
+    pk_outcome outcome;
 };
 
 int pk__process_start(const pk_command *cmd, struct pk_process *proc, pk_result *failure);
+/* Runs the engine until the run is over, then fills *res. */
 int pk__process_finish(struct pk_process *proc, pk_result *res);
 void pk__process_close(struct pk_process *proc);
+
+/* Engine steps, shared by the ppoll driver and the epoll loop. */
+void pk__engine_stdin(struct pk_process *p);
+/* Reads one chunk of stream i and delivers its lines to the callback (unless pulling). */
+void pk__engine_read(struct pk_process *p, int i);
+/* The pidfd is readable: tear down a private group, reap, drain what is buffered. */
+void pk__engine_exited(struct pk_process *p);
+/* Acts on passed deadlines and on a triggered cancel handle. */
+void pk__engine_timers(struct pk_process *p, int64_t now);
+/* The next time the engine must act (absolute ns), or 0 for none. */
+int64_t pk__engine_next_wakeup(const struct pk_process *p);
+/* True when nothing remains to be done but building the result. */
+bool pk__engine_done(const struct pk_process *p);
+/* Fills *res from a finished run and returns what pk_run returns. */
+int pk__engine_result(struct pk_process *p, pk_result *res);
 
 #endif /* PK_INTERNAL_H */

@@ -1,20 +1,15 @@
 /*
- * Starting a described command and running it to completion with capture.
+ * Starting a described command: the pk_process handle's birth and its public accessors.
  *
- * Start: validate, resolve the program in the parent (a bare name costs one PATH walk, a path
- * none), build the environment only when it changes, create the pipes the command asks for
- * (O_CLOEXEC, so a concurrent spawn in another thread never inherits them), describe the child's
- * stdio as a plan, and hand the plan to the mechanism (spawn.linux.c). Files and /dev/null are
- * opened by the child itself, so the parent has nothing to close for them.
+ * Validate, resolve the program in the parent (a bare name costs one PATH walk, a path none),
+ * build the environment only when it changes, create the pipes the command asks for (O_CLOEXEC,
+ * so a concurrent spawn in another thread never inherits them), set up containment (a private
+ * group borrowed from the leaf pool unless the command names a group or asks for none), describe
+ * the child's side as a plan, and hand the plan to the mechanism (spawn.linux.c). Files and
+ * /dev/null are opened by the child itself, so the parent has nothing to close for them.
  *
- * Finish: one poll loop feeds stdin and drains stdout and stderr at the same time, so a child that
- * writes while it reads never deadlocks against us (64 MiB each way through `cat` is a test).
- * Reads go straight into the capture buffer; the first read of a stream goes to the stack so a
- * stream that stays empty costs no allocation. Then the child is reaped through its pidfd.
- *
- * Writing to a pipe whose reader is gone raises SIGPIPE, which would kill a host that has not
- * ignored it; stdin writes therefore run with SIGPIPE blocked, and a SIGPIPE our own write
- * generated is consumed before the mask is restored.
+ * What happens after the start — feeding stdin, pumping the streams, time limits, the exit and
+ * the reap — is the engine's (engine.linux.c).
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -113,23 +108,61 @@ static void set_failure(pk_result *failure, pk_stage stage, int err)
     failure->outcome.error = err;
 }
 
+static int set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -errno : 0;
+}
+
+/* Everything after the spawn call failed or the child reported a failure: undo what start
+ * built. */
+static int fail_start(struct pk_process *proc, pk_result *failure, pk_stage stage, int rc)
+{
+    set_failure(failure, stage, rc);
+    close_fd(&proc->in_fd);
+    for (int i = 1; i < 3; i++)
+        pk__stream_release(&proc->streams[i]);
+    if (proc->has_own) {
+        pk__group_teardown(&proc->own);
+        pthread_mutex_destroy(&proc->own.lock);
+        proc->has_own = false;
+    }
+    return rc;
+}
+
 int pk__process_start(const pk_command *cmd, struct pk_process *proc, pk_result *failure)
 {
     memset(proc, 0, sizeof *proc);
     proc->pidfd = -1;
-    proc->fds[0] = proc->fds[1] = proc->fds[2] = -1;
+    proc->in_fd = -1;
+    proc->streams[1].fd = proc->streams[2].fd = -1;
     proc->start_ns = pk__now_ns();
 
     const char *program = NULL;
     if (cmd != NULL)
         program = cmd->program != NULL ? cmd->program : (cmd->argv ? cmd->argv[0] : NULL);
     if (program == NULL || program[0] == '\0' || !valid_stdio(&cmd->in, 0) ||
-        !valid_stdio(&cmd->out, 1) || !valid_stdio(&cmd->err, 2)) {
+        !valid_stdio(&cmd->out, 1) || !valid_stdio(&cmd->err, 2) || cmd->timeout_ms < 0 ||
+        cmd->idle_timeout_ms < 0 || cmd->grace_ms < 0 || (unsigned)cmd->containment > 3 ||
+        cmd->pdeathsig < 0 || cmd->pdeathsig >= NSIG) {
         set_failure(failure, PK_STAGE_VALIDATE, -EINVAL);
         return -EINVAL;
     }
+    if (pk_cancel_triggered(cmd->cancel)) {
+        /* Cancelled before the start: nothing is spawned. */
+        if (failure != NULL)
+            failure->outcome.kind = PK_OUTCOME_CANCELLED;
+        return PK_ECANCELLED;
+    }
 
-    struct pk__child_plan plan = {.cwd = cmd->cwd};
+    struct pk__child_plan plan = {
+        .cwd = cmd->cwd,
+        .cgroup_fd = -1,
+        .cgroup_procs_fd = -1,
+        .pgid = -1,
+        .pdeathsig = cmd->pdeathsig,
+        .parent_pid = (int)getpid(),
+    };
     char pathbuf[PATH_MAX];
     plan.path = program;
     if (strchr(program, '/') == NULL) {
@@ -156,185 +189,75 @@ int pk__process_start(const pk_command *cmd, struct pk_process *proc, pk_result 
     plan.argv = (char *const *)(cmd->argv != NULL ? cmd->argv : default_argv);
 
     int child_ends[3] = {-1, -1, -1};
+    int parent_ends[3] = {-1, -1, -1};
     const pk_stdio *streams[3] = {&cmd->in, &cmd->out, &cmd->err};
     for (int i = 0; i < 3 && rc == 0; i++)
-        rc = plan_stream(streams[i], i, &plan.io[i], &proc->fds[i], &child_ends[i]);
+        rc = plan_stream(streams[i], i, &plan.io[i], &parent_ends[i], &child_ends[i]);
+    proc->in_fd = parent_ends[0];
+    for (int i = 1; i < 3; i++) {
+        pk__stream_init(&proc->streams[i], i, streams[i], cmd->on_line != NULL);
+        proc->streams[i].fd = parent_ends[i];
+        /* Non-blocking, so the drain after the child's exit stops at what is buffered. */
+        if (rc == 0 && parent_ends[i] >= 0)
+            rc = set_nonblock(parent_ends[i]);
+    }
+    pk_stage stage = PK_STAGE_PREPARE;
 
-    if (rc == 0)
+    struct pk_group *group = cmd->group;
+    pk_containment want = cmd->containment;
+    if (rc == 0 && group == NULL && want != PK_CONTAIN_NONE) {
+        stage = PK_STAGE_CONTAIN;
+        rc = pk__group_init(&proc->own, want, true);
+        if (rc == 0) {
+            proc->has_own = true;
+            group = &proc->own;
+        }
+    }
+    proc->group = group;
+    proc->containment = group != NULL ? group->mech : PK_CONTAIN_NONE;
+    if (rc == 0 && group != NULL) {
+        stage = PK_STAGE_CONTAIN;
+        rc = pk__group_plan(group, &plan);
+        if (rc == 0) {
+            stage = PK_STAGE_CLONE;
+            rc = pk__spawn_plan(&plan, &proc->pid, &proc->pidfd);
+            if (rc == 0)
+                pk__group_joined(group, proc->pid);
+            pk__group_plan_done(group, &plan);
+        }
+    } else if (rc == 0) {
+        stage = PK_STAGE_CLONE;
         rc = pk__spawn_plan(&plan, &proc->pid, &proc->pidfd);
+    }
     for (int i = 0; i < 3; i++)
         close_fd(&child_ends[i]);
     free(owned_env);
 
     if (rc != 0) {
-        pk_stage stage = PK_STAGE_PREPARE;
         if (rc == PK__ECHILD_FAILED) {
+            /* The child recorded where it failed; it is already reaped. */
             stage = (pk_stage)plan.err_stage;
             rc = -plan.err_errno;
-        } else if (rc != -EMFILE && rc != -ENFILE && rc != -ENOMEM) {
-            stage = PK_STAGE_CLONE;
         }
-        set_failure(failure, stage, rc);
-        for (int i = 0; i < 3; i++)
-            close_fd(&proc->fds[i]);
-        return rc;
+        return fail_start(proc, failure, stage, rc);
     }
 
-    if (proc->fds[0] >= 0) {
+    if (proc->in_fd >= 0) {
         proc->in_data = cmd->in.data;
         proc->in_len = cmd->in.len;
         /* Up to PIPE_BUF bytes go into the fresh pipe at once in one blocking write; a larger
          * payload is fed by the poll loop, which needs a non-blocking descriptor. */
         if (proc->in_len > PIPE_BUF)
-            (void)fcntl(proc->fds[0], F_SETFL, O_NONBLOCK);
+            (void)set_nonblock(proc->in_fd);
     }
+    proc->on_line = cmd->on_line;
+    proc->line_user = cmd->line_user;
+    proc->cancel = cmd->cancel;
+    proc->deadline_ns = cmd->timeout_ms > 0 ? proc->start_ns + cmd->timeout_ms * 1000000 : 0;
+    proc->idle_ns = cmd->idle_timeout_ms * 1000000;
+    proc->grace_ns = cmd->grace_ms * 1000000;
+    proc->last_io_ns = proc->start_ns;
     return 0;
-}
-
-/* Feeds stdin until the pipe is full, everything is written, or the reader is gone. */
-static void write_stdin(struct pk_process *p)
-{
-    sigset_t pipe_set, old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    bool done = false;
-    while (p->in_off < p->in_len) {
-        ssize_t n = write(p->fds[0], p->in_data + p->in_off, p->in_len - p->in_off);
-        if (n > 0) {
-            p->in_off += (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && errno == EAGAIN) {
-            break;
-        } else {
-            /* EPIPE: the child closed its stdin; the rest is discarded, as a shell would. Our
-             * write queued a SIGPIPE for this thread; take it back unless the caller blocks
-             * SIGPIPE itself (then a pending one may be theirs). */
-            if (n < 0 && errno == EPIPE && !sigismember(&old, SIGPIPE)) {
-                struct timespec zero = {0, 0};
-                (void)sigtimedwait(&pipe_set, NULL, &zero);
-            }
-            done = true;
-            break;
-        }
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (done || p->in_off >= p->in_len)
-        close_fd(&p->fds[0]);
-}
-
-/* Reads once from a captured stream into its buffer; closes the descriptor at EOF. */
-static int drain(int *fd, struct pk__buffer *b)
-{
-    ssize_t n;
-    if (b->data == NULL) {
-        /* First read on the stack: an empty stream then costs no allocation at all. */
-        char first[16384];
-        do
-            n = read(*fd, first, sizeof first);
-        while (n < 0 && errno == EINTR);
-        if (n > 0) {
-            size_t cap = (size_t)n * 2 > 65536 ? (size_t)n * 2 : 65536;
-            b->data = malloc(cap);
-            if (b->data == NULL)
-                return -ENOMEM;
-            b->cap = cap;
-            memcpy(b->data, first, (size_t)n);
-        }
-    } else {
-        if (b->cap - b->len < 16384 + 1) {
-            size_t cap = b->cap * 2;
-            char *grown = realloc(b->data, cap);
-            if (grown == NULL)
-                return -ENOMEM;
-            b->data = grown;
-            b->cap = cap;
-        }
-        do
-            n = read(*fd, b->data + b->len, b->cap - b->len - 1);
-        while (n < 0 && errno == EINTR);
-    }
-    if (n > 0) {
-        b->len += (size_t)n;
-        b->total += (uint64_t)n;
-        return 0;
-    }
-    if (n < 0 && errno == EAGAIN)
-        return 0;
-    close_fd(fd);
-    return n < 0 ? -errno : 0;
-}
-
-static void hand_over(struct pk__buffer *b, pk_output *out)
-{
-    if (b->data != NULL)
-        b->data[b->len] = '\0';
-    out->data = b->data;
-    out->len = b->len;
-    out->total_bytes = b->total;
-    *b = (struct pk__buffer){0};
-}
-
-int pk__process_finish(struct pk_process *p, pk_result *res)
-{
-    int rc = 0;
-    if (p->fds[0] >= 0 && p->in_len <= PIPE_BUF)
-        write_stdin(p);
-
-    while (rc == 0 && (p->fds[0] >= 0 || p->fds[1] >= 0 || p->fds[2] >= 0)) {
-        struct pollfd pfd[3];
-        int idx[3];
-        nfds_t n = 0;
-        for (int i = 0; i < 3; i++) {
-            if (p->fds[i] >= 0) {
-                pfd[n] = (struct pollfd){p->fds[i], i == 0 ? POLLOUT : POLLIN, 0};
-                idx[n++] = i;
-            }
-        }
-        if (poll(pfd, n, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        for (nfds_t k = 0; k < n && rc == 0; k++) {
-            if (pfd[k].revents == 0)
-                continue;
-            int i = idx[k];
-            if (i == 0)
-                write_stdin(p);
-            else
-                rc = drain(&p->fds[i], i == 1 ? &p->out : &p->err);
-        }
-    }
-    for (int i = 0; i < 3; i++)
-        close_fd(&p->fds[i]);
-
-    int reap_rc = pk__reap(p->pid, p->pidfd, &res->outcome);
-    p->reaped = true;
-    close_fd(&p->pidfd);
-    res->outcome.pid = p->pid;
-    res->outcome.wall_ns = pk__now_ns() - p->start_ns;
-    hand_over(&p->out, &res->out);
-    hand_over(&p->err, &res->err);
-    return rc != 0 ? rc : reap_rc;
-}
-
-void pk__process_close(struct pk_process *p)
-{
-    if (!p->reaped && p->pid > 0) {
-        pk_outcome ignored = {0};
-        (void)pk__signal(p->pid, p->pidfd, SIGKILL);
-        (void)pk__reap(p->pid, p->pidfd, &ignored);
-        p->reaped = true;
-    }
-    close_fd(&p->pidfd);
-    for (int i = 0; i < 3; i++)
-        close_fd(&p->fds[i]);
-    free(p->out.data);
-    free(p->err.data);
-    p->out = p->err = (struct pk__buffer){0};
 }
 
 /* ---- public API ---------------------------------------------------------------------------- */
@@ -393,6 +316,22 @@ int pk_process_wait(pk_process *proc, pk_result *res)
     return pk__process_finish(proc, res);
 }
 
+pk_containment pk_process_containment(const pk_process *proc)
+{
+    return proc != NULL ? proc->containment : PK_CONTAIN_NONE;
+}
+
+int pk_process_signal_tree(pk_process *proc, int signo)
+{
+    if (proc == NULL)
+        return -EINVAL;
+    if (proc->group != NULL)
+        return pk__group_signal(proc->group, signo);
+    if (proc->reaped)
+        return -ESRCH;
+    return pk__signal(proc->pid, proc->pidfd, signo);
+}
+
 int pk_process_signal(pk_process *proc, int signo)
 {
     if (proc == NULL)
@@ -416,7 +355,7 @@ int pk_process_fd(const pk_process *proc, int stream)
 {
     if (proc == NULL || stream < 0 || stream > 2)
         return -1;
-    return proc->fds[stream];
+    return stream == 0 ? proc->in_fd : proc->streams[stream].fd;
 }
 
 void pk_process_free(pk_process *proc)

@@ -19,6 +19,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #define CLONE_PIDFD 0x00001000
 #endif
 #define PK__CLONE_CLEAR_SIGHAND 0x100000000ULL
+#define PK__CLONE_INTO_CGROUP   0x200000000ULL
 
 #ifndef SYS_clone3
 #define SYS_clone3 435
@@ -40,7 +42,8 @@
 #define SYS_pidfd_open 434
 #endif
 
-/* The kernel's struct clone_args, version 0 (64 bytes): all we use. */
+/* The kernel's struct clone_args up to version 2 (88 bytes, with .cgroup). A kernel that knows
+ * only version 0 accepts the larger size as long as the extra fields are zero. */
 struct pk__clone_args {
     uint64_t flags;
     uint64_t pidfd;
@@ -50,6 +53,9 @@ struct pk__clone_args {
     uint64_t stack;
     uint64_t stack_size;
     uint64_t tls;
+    uint64_t set_tid;
+    uint64_t set_tid_size;
+    uint64_t cgroup;
 };
 
 /* The child's stack. It only runs the system calls of child.linux.c, so 64 KiB is generous; a
@@ -62,6 +68,8 @@ int pk__spawn_posix_spawn(struct pk__child_plan *plan);
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static pk_mechanism mechanism = PK_MECH_POSIX_SPAWN;
 static bool clear_sighand;
+/* clone3 took CLONE_INTO_CGROUP (kernel >= 5.7); cleared on the first EINVAL with it. */
+static volatile bool into_cgroup = true;
 static bool have_pidfd_open;
 static size_t page_size;
 static pthread_key_t stack_key;
@@ -100,7 +108,7 @@ static int probe_child(void *arg)
 }
 
 /* clone3 onto this thread's stack; returns the pid or -errno, with *pidfd set. */
-static long clone3_vfork(int (*fn)(void *), void *arg, bool clear, int *pidfd)
+static long clone3_vfork(int (*fn)(void *), void *arg, bool clear, int cgroup_fd, int *pidfd)
 {
     unsigned char *stack = stack_for_thread();
     if (stack == NULL)
@@ -112,6 +120,10 @@ static long clone3_vfork(int (*fn)(void *), void *arg, bool clear, int *pidfd)
         .stack = (uint64_t)(uintptr_t)stack,
         .stack_size = PK__STACK_SIZE,
     };
+    if (cgroup_fd >= 0) {
+        args.flags |= PK__CLONE_INTO_CGROUP;
+        args.cgroup = (uint64_t)cgroup_fd;
+    }
     return pk__clone3_raw(&args, sizeof args, fn, arg);
 }
 
@@ -146,7 +158,7 @@ static bool probe_with(pk_mechanism m, bool clear)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int pidfd = -1;
-    long pid = m == PK_MECH_CLONE3 ? clone3_vfork(probe_child, NULL, clear, &pidfd)
+    long pid = m == PK_MECH_CLONE3 ? clone3_vfork(probe_child, NULL, clear, -1, &pidfd)
                                    : clone_vfork(probe_child, NULL, &pidfd);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid <= 0)
@@ -202,6 +214,12 @@ pk_mechanism pk_spawn_mechanism(void)
     return mechanism;
 }
 
+bool pk__spawn_into_cgroup(void)
+{
+    pthread_once(&probe_once, probe);
+    return mechanism == PK_MECH_CLONE3 && into_cgroup;
+}
+
 bool pk_spawn_clears_sighand(void)
 {
     pthread_once(&probe_once, probe);
@@ -248,7 +266,17 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid_out, int *pidfd_out)
         int pidfd = -1;
         switch (mechanism) {
         case PK_MECH_CLONE3:
-            pid = clone3_vfork(child_entry, plan, clear_sighand, &pidfd);
+            pid = clone3_vfork(child_entry, plan, clear_sighand, plan->cgroup_fd, &pidfd);
+            if (pid == -EINVAL && plan->cgroup_fd >= 0 && plan->cgroup_procs_fd < 0) {
+                /* A kernel without CLONE_INTO_CGROUP (< 5.7): remember it, and retry with the
+                 * child moving itself through cgroup.procs (the caller closes that fd). */
+                into_cgroup = false;
+                plan->cgroup_procs_fd =
+                    openat(plan->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+                plan->cgroup_fd = -1;
+                if (plan->cgroup_procs_fd >= 0)
+                    pid = clone3_vfork(child_entry, plan, clear_sighand, -1, &pidfd);
+            }
             break;
         case PK_MECH_CLONE:
             pid = clone_vfork(child_entry, plan, &pidfd);

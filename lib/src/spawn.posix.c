@@ -6,6 +6,7 @@
  * resort: glibc reports only an errno, so a failed chdir and a failed exec are told apart by
  * checking the working directory in the parent first (a check that can race, which is why this
  * path is last); descriptors above 2 are closed with posix_spawn_file_actions_addclosefrom_np.
+ * It cannot set a parent-death signal, and it joins a cgroup only after the start.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -13,7 +14,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int pk__spawn_vfork(struct pk__child_plan *plan);
@@ -70,8 +73,13 @@ int pk__spawn_posix_spawn(struct pk__child_plan *plan)
         rc = posix_spawn_file_actions_addchdir_np(&fa, plan->cwd);
     if (rc == 0)
         rc = posix_spawnattr_setsigmask(&attr, &plan->mask);
+    short flags = POSIX_SPAWN_SETSIGMASK;
+    if (rc == 0 && plan->pgid >= 0) {
+        flags |= POSIX_SPAWN_SETPGROUP;
+        rc = posix_spawnattr_setpgroup(&attr, plan->pgid);
+    }
     if (rc == 0)
-        rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+        rc = posix_spawnattr_setflags(&attr, flags);
     pid_t pid = 0;
     if (rc == 0) {
         rc = posix_spawn(&pid, plan->path, &fa, &attr, plan->argv, plan->envp);
@@ -85,5 +93,18 @@ int pk__spawn_posix_spawn(struct pk__child_plan *plan)
     }
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
+    if (rc == 0 && plan->cgroup_procs_fd >= 0) {
+        /* posix_spawn has no hook to run in the child: move it afterwards. It may have forked
+         * in between; this last-resort path is the only one with that race. */
+        char num[16];
+        int len = snprintf(num, sizeof num, "%d", (int)pid);
+        if (write(plan->cgroup_procs_fd, num, (size_t)len) != len) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            plan->err_stage = PK_STAGE_CONTAIN;
+            plan->err_errno = errno;
+            return PK__ECHILD_FAILED;
+        }
+    }
     return rc != 0 ? rc : pid;
 }

@@ -1,0 +1,223 @@
+/*
+ * Groups: kill-on-close containers for process trees, and the choice between mechanisms.
+ *
+ * A group is a cgroup v2 leaf when the host delegates one to us (cgroup.linux.c), else a POSIX
+ * process group (pgroup.posix.c). AUTO tries the cgroup first — the mkdir is the delegation check
+ * — and falls back on a permission or absence error; the mechanism actually in use is always
+ * reported (pk_group_mechanism, pk_result.containment, pkrun's JSON), so a downgrade is never
+ * silent. This file dispatches; the two mechanism files do the work.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *pk_containment_name(pk_containment c)
+{
+    switch (c) {
+    case PK_CONTAIN_AUTO:
+        return "auto";
+    case PK_CONTAIN_CGROUP:
+        return "cgroup";
+    case PK_CONTAIN_PGROUP:
+        return "pgroup";
+    case PK_CONTAIN_NONE:
+        return "none";
+    }
+    return "unknown";
+}
+
+pk_containment pk_host_containment(void)
+{
+    return pk__cgroup_usable() ? PK_CONTAIN_CGROUP : PK_CONTAIN_PGROUP;
+}
+
+int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
+{
+    memset(g, 0, sizeof *g);
+    g->dirfd = -1;
+    pthread_mutex_init(&g->lock, NULL);
+    if (want == PK_CONTAIN_NONE || (int)want < 0 || want > PK_CONTAIN_NONE)
+        return -EINVAL;
+    if (want == PK_CONTAIN_AUTO || want == PK_CONTAIN_CGROUP) {
+        int rc = pk__cgroup_create(g, private_run);
+        if (rc == 0)
+            return 0;
+        bool no_delegation = rc == PK_ENOCONTAIN || rc == -EACCES || rc == -EPERM || rc == -EROFS ||
+                             rc == -ENOENT || rc == -ENOTDIR;
+        if (!no_delegation)
+            return rc;
+        if (want == PK_CONTAIN_CGROUP)
+            return PK_ENOCONTAIN;
+    }
+    g->mech = PK_CONTAIN_PGROUP;
+    g->pgid = 0;
+    return 0;
+}
+
+void pk__group_teardown(struct pk_group *g)
+{
+    if (g->mech == PK_CONTAIN_CGROUP) {
+        pk__cgroup_destroy(g);
+    } else if (g->mech == PK_CONTAIN_PGROUP && g->pgid > 0) {
+        pk__pgroup_signal(g, SIGKILL);
+        pk__pgroup_wait_empty(g, 5000);
+        g->pgid = 0;
+    }
+}
+
+int pk__group_signal(struct pk_group *g, int signo)
+{
+    return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_signal(g, signo) : pk__pgroup_signal(g, signo);
+}
+
+static int wait_empty(struct pk_group *g, int64_t timeout_ms)
+{
+    return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_wait_empty(g, timeout_ms)
+                                        : pk__pgroup_wait_empty(g, timeout_ms);
+}
+
+int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms)
+{
+    int rc = pk__group_signal(g, SIGKILL);
+    if (rc != 0)
+        return rc;
+    return wait_empty(g, timeout_ms);
+}
+
+int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan)
+{
+    if (g->mech == PK_CONTAIN_CGROUP) {
+        if (pk__spawn_into_cgroup()) {
+            plan->cgroup_fd = g->dirfd;
+        } else {
+            /* The child moves itself by writing "0" to cgroup.procs before exec. */
+            plan->cgroup_procs_fd = openat(g->dirfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+            if (plan->cgroup_procs_fd < 0)
+                return -errno;
+        }
+        return 0;
+    }
+    /* Held until pk__group_plan_done, so two first spawns cannot both lead a new group. */
+    pthread_mutex_lock(&g->lock);
+    if (g->pgid > 0 && !pk__pgroup_alive(g))
+        g->pgid = 0; /* every member is gone: the next child leads a new group */
+    plan->pgid = g->pgid;
+    return 0;
+}
+
+void pk__group_joined(struct pk_group *g, int pid)
+{
+    if (g->mech == PK_CONTAIN_PGROUP && g->pgid == 0)
+        g->pgid = pid;
+}
+
+void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan)
+{
+    if (plan->cgroup_procs_fd >= 0) {
+        close(plan->cgroup_procs_fd);
+        plan->cgroup_procs_fd = -1;
+    }
+    if (g->mech == PK_CONTAIN_PGROUP)
+        pthread_mutex_unlock(&g->lock);
+}
+
+/* ---- public API ---------------------------------------------------------------------------- */
+
+int pk_group_new(const pk_group_options *opts, pk_group **out)
+{
+    if (out == NULL)
+        return -EINVAL;
+    *out = NULL;
+    pk_group *g = malloc(sizeof *g);
+    if (g == NULL)
+        return -ENOMEM;
+    int rc = pk__group_init(g, opts != NULL ? opts->containment : PK_CONTAIN_AUTO, false);
+    if (rc != 0) {
+        pthread_mutex_destroy(&g->lock);
+        free(g);
+        return rc;
+    }
+    g->heap = true;
+    *out = g;
+    return 0;
+}
+
+void pk_group_free(pk_group *g)
+{
+    if (g == NULL)
+        return;
+    pk__group_teardown(g);
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+}
+
+pk_containment pk_group_mechanism(const pk_group *g)
+{
+    return g != NULL ? g->mech : PK_CONTAIN_NONE;
+}
+
+int pk_group_signal(pk_group *g, int signo)
+{
+    if (g == NULL)
+        return -EINVAL;
+    return pk__group_signal(g, signo);
+}
+
+int pk_group_kill(pk_group *g)
+{
+    if (g == NULL)
+        return -EINVAL;
+    return pk__group_kill_wait(g, 5000);
+}
+
+int pk_group_shutdown(pk_group *g, int64_t grace_ms, bool escalate)
+{
+    if (g == NULL || grace_ms < 0)
+        return -EINVAL;
+    int rc = pk__group_signal(g, SIGTERM);
+    if (rc != 0)
+        return rc;
+    rc = wait_empty(g, grace_ms);
+    if (rc == -ETIMEDOUT && escalate)
+        rc = pk__group_kill_wait(g, 5000);
+    return rc;
+}
+
+int pk_group_suspend(pk_group *g)
+{
+    if (g == NULL)
+        return -EINVAL;
+    if (g->mech == PK_CONTAIN_CGROUP)
+        return pk__cgroup_freeze(g, true);
+    return pk__pgroup_signal(g, SIGSTOP);
+}
+
+int pk_group_resume(pk_group *g)
+{
+    if (g == NULL)
+        return -EINVAL;
+    if (g->mech == PK_CONTAIN_CGROUP)
+        return pk__cgroup_freeze(g, false);
+    return pk__pgroup_signal(g, SIGCONT);
+}
+
+int pk_group_members(pk_group *g, int *pids, size_t cap, size_t *count)
+{
+    if (g == NULL || count == NULL || (pids == NULL && cap > 0))
+        return -EINVAL;
+    return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_members(g, pids, cap, count)
+                                        : pk__pgroup_members(g, pids, cap, count);
+}
+
+int pk_group_stats_get(pk_group *g, pk_group_stats *st)
+{
+    if (g == NULL || st == NULL)
+        return -EINVAL;
+    memset(st, 0, sizeof *st);
+    return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_stats(g, st) : pk__pgroup_stats(g, st);
+}

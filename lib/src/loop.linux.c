@@ -1,0 +1,285 @@
+/*
+ * The event loop: one thread drives many runs with epoll.
+ *
+ * Each run registers its stdin pipe (EPOLLOUT), its captured streams (EPOLLIN), its pidfd (the
+ * exit), a private duplicate of its cancel handle's eventfd, and — only when it has a time limit —
+ * a timerfd armed at the engine's next wake-up. Events call the same engine steps as the single-
+ * run driver (engine.linux.c), so both behave identically: runs are isolated, and one run's
+ * timeout signals only its own tree.
+ *
+ * The timerfd is re-armed only when the next wake-up moves earlier or the timer fires: an
+ * inactivity limit that output keeps pushing back costs no system call per read; when the timer
+ * fires early the engine sees that the limit has not passed and the timer is armed again.
+ *
+ * A run that finishes during a batch of events is only marked; it is reported and freed after the
+ * batch, so later events of the same batch never touch freed memory. The epoll descriptor is the
+ * loop's pollable fd, so a host loop can wait on it and call pk_loop_step(loop, 0).
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+enum { W_STDIN, W_OUT, W_ERR, W_PIDFD, W_TIMER, W_CANCEL, W_COUNT };
+
+struct run;
+
+struct watch {
+    struct run *run;
+    int what;
+};
+
+struct run {
+    struct pk_process proc;
+    pk_done_fn done;
+    void *user;
+    int timerfd;
+    int cancel_fd;
+    int64_t armed_ns;
+    bool finished;
+    struct watch w[W_COUNT];
+    struct run *prev, *next;
+};
+
+struct pk_loop {
+    int epfd;
+    struct run *runs;
+    size_t active;
+};
+
+int pk_loop_new(pk_loop **out)
+{
+    if (out == NULL)
+        return -EINVAL;
+    *out = NULL;
+    pk_loop *loop = calloc(1, sizeof *loop);
+    if (loop == NULL)
+        return -ENOMEM;
+    loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (loop->epfd < 0) {
+        int err = -errno;
+        free(loop);
+        return err;
+    }
+    *out = loop;
+    return 0;
+}
+
+int pk_loop_fd(const pk_loop *loop)
+{
+    return loop != NULL ? loop->epfd : -1;
+}
+
+size_t pk_loop_active(const pk_loop *loop)
+{
+    return loop != NULL ? loop->active : 0;
+}
+
+static int watch(pk_loop *loop, struct run *r, int what, int fd, uint32_t events)
+{
+    r->w[what] = (struct watch){r, what};
+    struct epoll_event ev = {.events = events, .data.ptr = &r->w[what]};
+    return epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+/* Arms the run's timer for the engine's next wake-up when that is earlier than what is armed. */
+static int arm(struct run *r, bool fired)
+{
+    int64_t wake = pk__engine_next_wakeup(&r->proc);
+    if (fired)
+        r->armed_ns = 0;
+    if (wake == 0 || r->timerfd < 0 || (r->armed_ns != 0 && r->armed_ns <= wake))
+        return 0;
+    struct itimerspec its = {.it_value = {wake / 1000000000, wake % 1000000000}};
+    if (timerfd_settime(r->timerfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+        return -errno;
+    r->armed_ns = wake;
+    return 0;
+}
+
+static void free_run(struct run *r)
+{
+    pk__process_close(&r->proc);
+    close_fd(&r->timerfd);
+    close_fd(&r->cancel_fd);
+    free(r);
+}
+
+static void unlink_run(pk_loop *loop, struct run *r)
+{
+    if (r->prev != NULL)
+        r->prev->next = r->next;
+    else
+        loop->runs = r->next;
+    if (r->next != NULL)
+        r->next->prev = r->prev;
+    loop->active--;
+}
+
+int pk_loop_start(
+    pk_loop *loop, const pk_command *cmd, pk_done_fn done, void *user, pk_result *failure)
+{
+    if (failure != NULL)
+        memset(failure, 0, sizeof *failure);
+    if (loop == NULL || done == NULL)
+        return -EINVAL;
+    struct run *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return -ENOMEM;
+    r->timerfd = r->cancel_fd = -1;
+    r->done = done;
+    r->user = user;
+    int rc = pk__process_start(cmd, &r->proc, failure);
+    if (rc != 0) {
+        free(r);
+        return rc;
+    }
+    struct pk_process *p = &r->proc;
+    if (p->in_fd >= 0 && p->in_len <= PIPE_BUF)
+        pk__engine_stdin(p);
+    if (p->in_fd >= 0)
+        rc = watch(loop, r, W_STDIN, p->in_fd, EPOLLOUT);
+    for (int i = 1; i < 3 && rc == 0; i++)
+        if (p->streams[i].fd >= 0)
+            rc = watch(loop, r, i == 1 ? W_OUT : W_ERR, p->streams[i].fd, EPOLLIN);
+    if (rc == 0)
+        rc = watch(loop, r, W_PIDFD, p->pidfd, EPOLLIN);
+    if (rc == 0 && p->cancel != NULL) {
+        /* A duplicate of its own: one handle may serve many runs in one epoll set. */
+        r->cancel_fd = fcntl(p->cancel->efd, F_DUPFD_CLOEXEC, 3);
+        rc = r->cancel_fd < 0 ? -errno : watch(loop, r, W_CANCEL, r->cancel_fd, EPOLLIN);
+    }
+    if (rc == 0 && pk__engine_next_wakeup(p) != 0) {
+        r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        rc = r->timerfd < 0 ? -errno : watch(loop, r, W_TIMER, r->timerfd, EPOLLIN);
+        if (rc == 0)
+            rc = arm(r, false);
+    }
+    if (rc != 0) {
+        if (failure != NULL) {
+            failure->outcome.kind = PK_OUTCOME_SPAWN_FAILED;
+            failure->outcome.stage = PK_STAGE_PREPARE;
+            failure->outcome.error = rc;
+        }
+        free_run(r); /* kills and reaps the child that did start */
+        return rc;
+    }
+    r->next = loop->runs;
+    if (loop->runs != NULL)
+        loop->runs->prev = r;
+    loop->runs = r;
+    loop->active++;
+    return 0;
+}
+
+static void handle(pk_loop *loop, struct watch *w)
+{
+    struct run *r = w->run;
+    struct pk_process *p = &r->proc;
+    if (r->finished)
+        return;
+    switch (w->what) {
+    case W_STDIN:
+        pk__engine_stdin(p);
+        break;
+    case W_OUT:
+    case W_ERR:
+        pk__engine_read(p, w->what == W_OUT ? 1 : 2);
+        break;
+    case W_PIDFD:
+        epoll_ctl(loop->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+        pk__engine_exited(p);
+        break;
+    case W_TIMER: {
+        uint64_t ticks;
+        ssize_t n = read(r->timerfd, &ticks, sizeof ticks);
+        (void)n;
+        pk__engine_timers(p, pk__now_ns());
+        arm(r, true);
+        break;
+    }
+    case W_CANCEL:
+        /* The eventfd stays readable: stop watching it once the engine has acted. */
+        close_fd(&r->cancel_fd);
+        pk__engine_timers(p, pk__now_ns());
+        arm(r, false);
+        break;
+    }
+    if (pk__engine_done(p))
+        r->finished = true;
+    else if (w->what == W_OUT || w->what == W_ERR)
+        arm(r, false);
+}
+
+int pk_loop_step(pk_loop *loop, int timeout_ms)
+{
+    if (loop == NULL)
+        return -EINVAL;
+    if (loop->active == 0)
+        return 0;
+    struct epoll_event ev[64];
+    int n = epoll_wait(loop->epfd, ev, 64, timeout_ms);
+    if (n < 0)
+        return errno == EINTR ? 0 : -errno;
+    for (int i = 0; i < n; i++)
+        handle(loop, ev[i].data.ptr);
+    /* Report and free the runs that finished in this batch. */
+    int finished = 0;
+    struct run *r = loop->runs;
+    while (r != NULL) {
+        struct run *next = r->next;
+        if (r->finished) {
+            unlink_run(loop, r);
+            pk_result res;
+            memset(&res, 0, sizeof res);
+            int rc = pk__engine_result(&r->proc, &res);
+            pk_done_fn done = r->done;
+            void *user = r->user;
+            free_run(r);
+            done(user, rc, &res);
+            finished++;
+        }
+        r = next;
+    }
+    return finished;
+}
+
+int pk_loop_run(pk_loop *loop)
+{
+    if (loop == NULL)
+        return -EINVAL;
+    while (loop->active > 0) {
+        int rc = pk_loop_step(loop, -1);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+void pk_loop_free(pk_loop *loop)
+{
+    if (loop == NULL)
+        return;
+    struct run *r = loop->runs;
+    while (r != NULL) {
+        struct run *next = r->next;
+        free_run(r); /* kill-on-close, reaped, no callback */
+        r = next;
+    }
+    close(loop->epfd);
+    free(loop);
+}

@@ -1,0 +1,507 @@
+/*
+ * The stream pump: what happens to the bytes a child writes to a captured pipe.
+ *
+ * Two paths. The bulk path (keep everything, nobody wants lines) reads straight into the capture
+ * buffer and only counts newlines. The line path reads into a splitter buffer and walks it with a
+ * cursor: each complete line is handed out in place (its newline overwritten by a NUL), and the
+ * unfinished tail is moved to the front once per read — never a memmove per line, never an
+ * allocation per line once the buffer has grown. A line longer than max_line is not assembled:
+ * once the unfinished tail exceeds the cap, its bytes are discarded as they arrive until the next
+ * newline, and the line is counted in dropped_lines. Memory therefore stays within max_line plus
+ * one read chunk whatever the child writes, newline-free floods included.
+ *
+ * Each complete line goes to the capture policy (all, none, tail ring, sealed head, fail-loud)
+ * as raw bytes, and to the consumer (callback or pull) decoded: in text mode UTF-8 is validated
+ * and each maximal invalid subsequence becomes U+FFFD (into a reused scratch buffer; valid lines,
+ * the common case, are handed out in place after an 8-bytes-at-a-time ASCII scan), and one CR of
+ * a CRLF is dropped. Raw mode hands out the bytes unchanged.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHUNK            65536
+#define DEFAULT_MAX_LINE (16u << 20)
+
+void pk__stream_init(struct pk__stream *s, int id, const pk_stdio *cfg, bool lines)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    s->id = id;
+    s->keep = cfg->capture.keep;
+    s->max_bytes = cfg->capture.max_bytes;
+    s->max_lines = cfg->capture.max_lines;
+    s->raw = cfg->raw;
+    s->max_line = cfg->max_line;
+    if (s->max_line == 0)
+        s->max_line = s->max_bytes != 0 ? s->max_bytes : DEFAULT_MAX_LINE;
+    /* A tail ring cannot hold a line longer than its byte cap: such a line is dropped whole. */
+    if (s->keep == PK_KEEP_TAIL && s->max_bytes != 0 && s->max_line > s->max_bytes)
+        s->max_line = s->max_bytes;
+    bool capped = s->max_bytes != 0 || s->max_lines != 0;
+    s->lines = lines || s->keep == PK_KEEP_NONE || (s->keep != PK_KEEP_ALL && capped);
+}
+
+void pk__stream_want_lines(struct pk__stream *s)
+{
+    /* Switching is only possible before the bulk path has read anything. */
+    if (s->kept.len == 0 && s->total_bytes == 0)
+        s->lines = true;
+}
+
+/* ---- capture policies -------------------------------------------------------------------- */
+
+static int buf_reserve(struct pk__buffer *b, size_t extra)
+{
+    if (b->cap - b->len > extra)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->len <= extra)
+        cap *= 2;
+    char *p = realloc(b->data, cap);
+    if (p == NULL)
+        return -ENOMEM;
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_append(struct pk__buffer *b, const char *p, size_t n, bool nl)
+{
+    if (buf_reserve(b, n + 1) != 0)
+        return -ENOMEM;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    if (nl)
+        b->data[b->len++] = '\n';
+    return 0;
+}
+
+/* The tail ring: bytes in a circular buffer of max_bytes (or growing when only lines are
+ * capped), line lengths in a circular queue, oldest lines evicted until the new one fits. */
+static int ring_lines_push(struct pk__stream *s, size_t len)
+{
+    struct pk__ring *r = &s->ring;
+    if (r->nlines == r->lcap) {
+        size_t ncap = r->lcap ? r->lcap * 2 : 64;
+        size_t *q = malloc(ncap * sizeof *q);
+        if (q == NULL)
+            return -ENOMEM;
+        for (size_t i = 0; i < r->nlines; i++)
+            q[i] = r->lens[(r->lhead + i) % r->lcap];
+        free(r->lens);
+        r->lens = q;
+        r->lcap = ncap;
+        r->lhead = 0;
+    }
+    r->lens[(r->lhead + r->nlines++) % r->lcap] = len;
+    return 0;
+}
+
+static void ring_evict_one(struct pk__stream *s)
+{
+    struct pk__ring *r = &s->ring;
+    size_t len = r->lens[r->lhead];
+    r->lhead = (r->lhead + 1) % r->lcap;
+    r->nlines--;
+    r->head = (r->head + len) % r->cap;
+    r->len -= len;
+    s->truncated = true;
+}
+
+static int ring_grow(struct pk__ring *r, size_t need)
+{
+    size_t ncap = r->cap ? r->cap : 4096;
+    while (ncap < need)
+        ncap *= 2;
+    char *d = malloc(ncap);
+    if (d == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < r->len; i++)
+        d[i] = r->data[(r->head + i) % r->cap];
+    free(r->data);
+    r->data = d;
+    r->cap = ncap;
+    r->head = 0;
+    return 0;
+}
+
+static int keep_tail(struct pk__stream *s, const char *p, size_t n, bool nl)
+{
+    struct pk__ring *r = &s->ring;
+    size_t total = n + (nl ? 1 : 0);
+    if (s->max_bytes != 0 && total > s->max_bytes) {
+        /* Cannot fit even alone (only possible with an explicit max_line above the cap). */
+        while (r->nlines > 0)
+            ring_evict_one(s);
+        s->truncated = true;
+        return 0;
+    }
+    while (r->nlines > 0 && ((s->max_bytes != 0 && r->len + total > s->max_bytes) ||
+                             (s->max_lines != 0 && r->nlines + 1 > s->max_lines)))
+        ring_evict_one(s);
+    if (r->len + total > r->cap) {
+        size_t need = s->max_bytes != 0 ? s->max_bytes : r->len + total;
+        if (ring_grow(r, need) != 0)
+            return -ENOMEM;
+    }
+    size_t at = (r->head + r->len) % r->cap;
+    size_t first = r->cap - at < n ? r->cap - at : n; /* up to the wrap, then the rest */
+    memcpy(r->data + at, p, first);
+    memcpy(r->data, p + first, n - first);
+    if (nl)
+        r->data[(at + n) % r->cap] = '\n';
+    r->len += total;
+    return ring_lines_push(s, total);
+}
+
+static int keep_line(struct pk__stream *s, const char *p, size_t n, bool nl)
+{
+    switch (s->keep) {
+    case PK_KEEP_ALL:
+        return buf_append(&s->kept, p, n, nl);
+    case PK_KEEP_NONE:
+        return 0;
+    case PK_KEEP_TAIL:
+        return keep_tail(s, p, n, nl);
+    case PK_KEEP_HEAD:
+    case PK_KEEP_FAIL: {
+        size_t total = n + (nl ? 1 : 0);
+        if (s->sealed || (s->max_bytes != 0 && s->kept.len + total > s->max_bytes) ||
+            (s->max_lines != 0 && s->kept_lines + 1 > s->max_lines)) {
+            s->sealed = true;
+            s->truncated = true;
+            return 0;
+        }
+        s->kept_lines++;
+        return buf_append(&s->kept, p, n, nl);
+    }
+    }
+    return 0;
+}
+
+/* ---- UTF-8 --------------------------------------------------------------------------------- */
+
+static bool ascii_only(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (w & 0x8080808080808080ull)
+            return false;
+    }
+    for (; i < n; i++)
+        if (p[i] & 0x80)
+            return false;
+    return true;
+}
+
+/* Length of the valid sequence at p (1..4), or 0 when invalid; *sub receives the length of the
+ * maximal subpart that forms one U+FFFD (at least 1). */
+static size_t utf8_seq(const unsigned char *p, size_t avail, size_t *sub)
+{
+    unsigned char c = p[0];
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xBF;
+    *sub = 1;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        need = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        need = 3;
+        if (c == 0xE0)
+            lo = 0xA0; /* no overlongs */
+        if (c == 0xED)
+            hi = 0x9F; /* no surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        if (c == 0xF4)
+            hi = 0x8F; /* nothing above U+10FFFF */
+    } else {
+        return 0;
+    }
+    for (size_t k = 1; k < need; k++) {
+        if (k >= avail)
+            return 0;
+        unsigned char b = p[k];
+        if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF))
+            return 0;
+        *sub = k + 1;
+    }
+    return need;
+}
+
+static bool valid_utf8(const char *p, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    size_t sub;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_seq(u + i, n - i, &sub);
+        if (len == 0)
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Decodes [p, p+n) into s->scratch with U+FFFD replacements; returns the decoded length. */
+static int decode_lossy(struct pk__stream *s, const char *p, size_t n, size_t *out_len)
+{
+    if (s->scratch_cap < n * 3 + 1) {
+        size_t cap = n * 3 + 1;
+        char *d = realloc(s->scratch, cap);
+        if (d == NULL)
+            return -ENOMEM;
+        s->scratch = d;
+        s->scratch_cap = cap;
+    }
+    const unsigned char *u = (const unsigned char *)p;
+    char *w = s->scratch;
+    for (size_t i = 0; i < n;) {
+        size_t sub;
+        size_t len = utf8_seq(u + i, n - i, &sub);
+        if (len > 0) {
+            memcpy(w, u + i, len);
+            w += len;
+            i += len;
+        } else {
+            memcpy(w, "\xEF\xBF\xBD", 3);
+            w += 3;
+            i += sub;
+        }
+    }
+    *w = '\0';
+    *out_len = (size_t)(w - s->scratch);
+    return 0;
+}
+
+/* ---- the line path ------------------------------------------------------------------------- */
+
+/* Accounts a complete line at [p, p+n) (nl: it had a newline) and prepares it for delivery. */
+static int emit(struct pk__stream *s, char *p, size_t n, bool nl, pk_line *line)
+{
+    s->total_lines++;
+    int rc = keep_line(s, p, n, nl);
+    if (rc != 0)
+        return rc;
+    p[n] = '\0'; /* overwrites the newline, or the spare byte after the final line */
+    line->stream = s->id;
+    line->number = s->total_lines;
+    if (!s->raw) {
+        if (n > 0 && p[n - 1] == '\r' && nl)
+            p[--n] = '\0';
+        if (!ascii_only((const unsigned char *)p, n) && !valid_utf8(p, n)) {
+            rc = decode_lossy(s, p, n, &n);
+            if (rc != 0)
+                return rc;
+            p = s->scratch;
+        }
+    }
+    line->data = p;
+    line->len = n;
+    return 1;
+}
+
+int pk__stream_next_line(struct pk__stream *s, pk_line *line)
+{
+    for (;;) {
+        char *base = s->buf;
+        if (s->dropping) {
+            char *nl = memchr(base + s->start, '\n', s->end - s->start);
+            if (nl == NULL) {
+                s->start = s->scan = s->end;
+                if (s->eof) {
+                    s->dropping = false;
+                    s->total_lines++;
+                    s->dropped_lines++;
+                }
+                return 0;
+            }
+            s->start = s->scan = (size_t)(nl - base) + 1;
+            s->dropping = false;
+            s->total_lines++;
+            s->dropped_lines++;
+            s->truncated = s->keep != PK_KEEP_NONE ? true : s->truncated;
+            continue;
+        }
+        char *nl = s->end > s->scan ? memchr(base + s->scan, '\n', s->end - s->scan) : NULL;
+        if (nl != NULL) {
+            size_t at = s->start, n = (size_t)(nl - base) - at;
+            s->start = s->scan = (size_t)(nl - base) + 1;
+            if (n > s->max_line) {
+                s->total_lines++;
+                s->dropped_lines++;
+                if (s->keep != PK_KEEP_NONE)
+                    s->truncated = true;
+                if (s->keep == PK_KEEP_HEAD || s->keep == PK_KEEP_FAIL)
+                    s->sealed = true;
+                continue;
+            }
+            return emit(s, base + at, n, true, line);
+        }
+        s->scan = s->end;
+        size_t pending = s->end - s->start;
+        if (pending > s->max_line) {
+            /* Too long to ever deliver: stop assembling, discard until the next newline. */
+            s->dropping = true;
+            if (s->keep != PK_KEEP_NONE)
+                s->truncated = true;
+            if (s->keep == PK_KEEP_HEAD || s->keep == PK_KEEP_FAIL)
+                s->sealed = true;
+            s->start = s->scan = s->end;
+            continue;
+        }
+        if (s->eof && pending > 0) {
+            size_t at = s->start;
+            s->start = s->scan = s->end;
+            return emit(s, base + at, pending, false, line);
+        }
+        return 0;
+    }
+}
+
+/* One read into the splitter buffer, after at most one compaction. */
+static int fill_lines(struct pk__stream *s)
+{
+    if (s->start == s->end) {
+        s->start = s->end = s->scan = 0;
+    } else if (s->start > 0 && s->cap - s->end < CHUNK + 1) {
+        memmove(s->buf, s->buf + s->start, s->end - s->start);
+        s->end -= s->start;
+        s->scan -= s->start;
+        s->start = 0;
+    }
+    if (s->cap - s->end < CHUNK + 1) {
+        /* Grow for a long unfinished line, never past max_line plus one chunk. */
+        size_t cap = s->cap ? s->cap * 2 : CHUNK + 1;
+        size_t limit = s->max_line + CHUNK + 1;
+        if (cap > limit)
+            cap = limit;
+        if (cap < s->end + CHUNK + 1)
+            cap = s->end + CHUNK + 1;
+        char *b = realloc(s->buf, cap);
+        if (b == NULL)
+            return -ENOMEM;
+        s->buf = b;
+        s->cap = cap;
+    }
+    ssize_t n;
+    do
+        n = read(s->fd, s->buf + s->end, s->cap - s->end - 1);
+    while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        s->end += (size_t)n;
+        s->total_bytes += (uint64_t)n;
+        return 1;
+    }
+    if (n < 0 && errno == EAGAIN)
+        return 0;
+    s->eof = true;
+    return n < 0 && errno != EPIPE ? -errno : 0;
+}
+
+/* The bulk path: read straight into the capture buffer, count newlines. */
+static int fill_bulk(struct pk__stream *s)
+{
+    struct pk__buffer *b = &s->kept;
+    ssize_t n;
+    if (b->data == NULL) {
+        /* First read on the stack: a stream that stays empty costs no allocation. */
+        char first[16384];
+        do
+            n = read(s->fd, first, sizeof first);
+        while (n < 0 && errno == EINTR);
+        if (n > 0) {
+            if (buf_reserve(b, (size_t)n * 2 > 65536 ? (size_t)n * 2 : 65536) != 0)
+                return -ENOMEM;
+            memcpy(b->data, first, (size_t)n);
+        }
+    } else {
+        if (buf_reserve(b, 16384 + 1) != 0)
+            return -ENOMEM;
+        do
+            n = read(s->fd, b->data + b->len, b->cap - b->len - 1);
+        while (n < 0 && errno == EINTR);
+    }
+    if (n > 0) {
+        const char *p = b->data + b->len, *end = p + n;
+        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+            s->total_lines++;
+            p++;
+        }
+        b->len += (size_t)n;
+        s->total_bytes += (uint64_t)n;
+        return 1;
+    }
+    if (n < 0 && errno == EAGAIN)
+        return 0;
+    s->eof = true;
+    if (b->len > 0 && b->data[b->len - 1] != '\n')
+        s->total_lines++; /* the final line without a newline */
+    return n < 0 && errno != EPIPE ? -errno : 0;
+}
+
+int pk__stream_fill(struct pk__stream *s)
+{
+    if (s->fd < 0 || s->eof)
+        return 0;
+    return s->lines ? fill_lines(s) : fill_bulk(s);
+}
+
+bool pk__stream_done(const struct pk__stream *s)
+{
+    return s->fd < 0 || (s->eof && (!s->lines || (s->start == s->end && !s->dropping)));
+}
+
+int pk__stream_finish(struct pk__stream *s, pk_output *out)
+{
+    memset(out, 0, sizeof *out);
+    out->total_bytes = s->total_bytes;
+    out->total_lines = s->total_lines;
+    out->dropped_lines = s->dropped_lines;
+    out->truncated = s->truncated;
+    if (s->keep == PK_KEEP_TAIL) {
+        struct pk__ring *r = &s->ring;
+        if (r->len > 0) {
+            out->data = malloc(r->len + 1);
+            if (out->data == NULL)
+                return -ENOMEM;
+            size_t first = r->cap - r->head < r->len ? r->cap - r->head : r->len;
+            memcpy(out->data, r->data + r->head, first);
+            memcpy(out->data + first, r->data, r->len - first);
+            out->data[r->len] = '\0';
+            out->len = r->len;
+        }
+    } else if (s->kept.data != NULL && s->kept.len > 0) {
+        if (buf_reserve(&s->kept, 1) != 0)
+            return -ENOMEM;
+        s->kept.data[s->kept.len] = '\0';
+        out->data = s->kept.data;
+        out->len = s->kept.len;
+        s->kept = (struct pk__buffer){0};
+    }
+    return 0;
+}
+
+void pk__stream_release(struct pk__stream *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+    free(s->buf);
+    free(s->kept.data);
+    free(s->scratch);
+    free(s->ring.data);
+    free(s->ring.lens);
+    s->buf = s->scratch = NULL;
+    s->kept = (struct pk__buffer){0};
+    s->ring = (struct pk__ring){0};
+}
