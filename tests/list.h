@@ -41,4 +41,15 @@
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \
     X(runner_asan_catches_leak, 20)                                                                \
-    X(runner_reports_unknown_test, 10)
+    X(runner_reports_unknown_test, 10)                                                             \
+    X(stats_rng_reference, 10)                                                                     \
+    X(stats_descriptive, 10)                                                                       \
+    X(stats_mwu_small_reference, 10)                                                               \
+    X(stats_mwu_large_reference, 10)                                                               \
+    X(stats_holm_reference, 10)                                                                    \
+    X(stats_bootstrap_deterministic, 10)                                                           \
+    X(stats_mde_from_aa, 10)                                                                       \
+    X(stats_verdict_rules, 10)                                                                     \
+    X(stats_undecidable, 10)                                                                       \
+    X(stats_synthetic_aa_false_positive, 10)                                                       \
+    X(stats_synthetic_shift, 10)
