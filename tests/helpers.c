@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -251,6 +252,172 @@ static int h_args(int argc, char **argv)
     return 0;
 }
 
+/* flood N: N bytes of 'x' with no newline at all */
+static int h_flood(int argc, char **argv)
+{
+    long long n = argc > 1 ? strtoll(argv[1], NULL, 0) : 1 << 20;
+    static char chunk[65536];
+    memset(chunk, 'x', sizeof chunk);
+    while (n > 0) {
+        size_t k = n > (long long)sizeof chunk ? sizeof chunk : (size_t)n;
+        write_all(1, chunk, k);
+        n -= (long long)k;
+    }
+    return 0;
+}
+
+/* lines-and-stderr LINES BYTES: LINES numbered lines on stdout while BYTES go to stderr, in
+ * alternating slices, so neither pipe may be left undrained */
+static int h_lines_and_stderr(int argc, char **argv)
+{
+    long lines = arg(argc, argv, 1, 8000), bytes = arg(argc, argv, 2, 1 << 20);
+    static char junk[4096];
+    memset(junk, 'e', sizeof junk);
+    long per = bytes / (lines > 0 ? lines : 1) + 1;
+    for (long i = 0; i < lines || bytes > 0; i++) {
+        if (i < lines)
+            say(1, "line %ld\n", i);
+        long k = per < bytes ? per : bytes;
+        if (k > (long)sizeof junk)
+            k = sizeof junk;
+        if (k > 0) {
+            write_all(2, junk, (size_t)k);
+            bytes -= k;
+        }
+    }
+    return 0;
+}
+
+/* daemonize MS: fork, setsid, fork again; the grandchild prints its pid and sleeps MS */
+static int h_daemonize(int argc, char **argv)
+{
+    long ms = arg(argc, argv, 1, 100000);
+    pid_t a = fork();
+    if (a == 0) {
+        setsid();
+        pid_t b = fork();
+        if (b == 0) {
+            say(1, "%d\n", (int)getpid());
+            close(1);
+            close(2);
+            sleep_ms(ms);
+            _exit(0);
+        }
+        _exit(0);
+    }
+    waitpid(a, NULL, 0);
+    /* Wait until the grandchild has said its pid (it closes stdout after). */
+    sleep_ms(50);
+    return 0;
+}
+
+/* spin MS: burn CPU for MS milliseconds of wall time */
+static int h_spin(int argc, char **argv)
+{
+    long ms = arg(argc, argv, 1, 1000);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    volatile unsigned long x = 0;
+    do {
+        for (int i = 0; i < 100000; i++)
+            x += (unsigned long)i;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+    return 0;
+}
+
+/* drip N MS: N lines, one every MS milliseconds */
+static int h_drip(int argc, char **argv)
+{
+    long n = arg(argc, argv, 1, 5), ms = arg(argc, argv, 2, 100);
+    for (long i = 0; i < n; i++) {
+        say(1, "drip %ld\n", i);
+        sleep_ms(ms);
+    }
+    return 0;
+}
+
+/* say-then-sleep MS: one line, then silence */
+static int h_say_then_sleep(int argc, char **argv)
+{
+    say(1, "partial output\n");
+    sleep_ms(arg(argc, argv, 1, 100000));
+    return 0;
+}
+
+static volatile sig_atomic_t got_term;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    got_term = 1;
+}
+
+/* term-exits CODE: print "ready", exit with CODE as soon as SIGTERM arrives */
+static int h_term_exits(int argc, char **argv)
+{
+    struct sigaction sa = {.sa_handler = on_term};
+    sigaction(SIGTERM, &sa, NULL);
+    say(1, "ready\n");
+    while (!got_term)
+        sleep_ms(5);
+    return (int)arg(argc, argv, 1, 0);
+}
+
+/* pdeathsig-owner: starts a long sleep helper with PR_SET_PDEATHSIG=SIGKILL (no group, so only
+ * the parent-death signal can end it), prints its pid, then waits to be killed */
+static int h_pdeathsig_owner(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    pk_process *p;
+    const char *const child[] = {pk_test_self(), "--helper", "sleep", "100000", NULL};
+    int rc = pk_spawn(&(pk_command){.argv = child,
+                                    .out.kind = PK_STDIO_NULL,
+                                    .err.kind = PK_STDIO_NULL,
+                                    .containment = PK_CONTAIN_NONE,
+                                    .pdeathsig = SIGKILL},
+                      &p, NULL);
+    if (rc != 0)
+        return 2;
+    say(1, "%d\n", pk_process_pid(p));
+    sleep_ms(100000);
+    return 0;
+}
+
+/* containment-probe: what this process would get: the prediction, CGROUP, AUTO */
+static int h_containment_probe(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    pk_group *g = NULL;
+    int rc = pk_group_new(&(pk_group_options){.containment = PK_CONTAIN_CGROUP}, &g);
+    const char *cg = rc == 0 ? pk_containment_name(pk_group_mechanism(g)) : pk_errname(rc);
+    pk_group_free(g);
+    g = NULL;
+    rc = pk_group_new(NULL, &g);
+    const char *autom = rc == 0 ? pk_containment_name(pk_group_mechanism(g)) : pk_errname(rc);
+    pk_group_free(g);
+    say(1, "predict=%s cgroup=%s auto=%s\n", pk_containment_name(pk_host_containment()), cg, autom);
+    return 0;
+}
+
+/* write-hex HEX: the bytes the hex string spells, nothing else */
+static int h_write_hex(int argc, char **argv)
+{
+    const char *h = argc > 1 ? argv[1] : "";
+    size_t n = strlen(h) / 2;
+    unsigned char *b = malloc(n + 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        sscanf(h + 2 * i, "%2x", &v);
+        b[i] = (unsigned char)v;
+    }
+    write_all(1, b, n);
+    free(b);
+    return 0;
+}
+
 struct helper {
     const char *name;
     int (*fn)(int argc, char **argv);
@@ -272,6 +439,16 @@ static const struct helper helpers[] = {
     {"ignore-term", h_ignore_term},
     {"grandchildren", h_grandchildren},
     {"args", h_args},
+    {"flood", h_flood},
+    {"lines-and-stderr", h_lines_and_stderr},
+    {"daemonize", h_daemonize},
+    {"spin", h_spin},
+    {"drip", h_drip},
+    {"say-then-sleep", h_say_then_sleep},
+    {"term-exits", h_term_exits},
+    {"pdeathsig-owner", h_pdeathsig_owner},
+    {"containment-probe", h_containment_probe},
+    {"write-hex", h_write_hex},
 };
 
 int pk_test_run_helper(int argc, char **argv)

@@ -37,6 +37,37 @@
     X(mechanism_clone, 10)                                                                         \
     X(mechanism_vfork, 10)                                                                         \
     X(mechanism_posix_spawn, 10)                                                                   \
+    X(group_close_kills_whole_tree_fast, 10)                                                       \
+    X(setsid_grandchild_dies_in_cgroup_mode, 10)                                                   \
+    X(one_shot_run_kills_escaped_grandchild, 10)                                                   \
+    X(pgroup_fallback_reported_and_setsid_escapes, 10)                                             \
+    X(group_kill_repeatable_and_reusable, 10)                                                      \
+    X(no_cgroup_dir_left_after_close, 20)                                                          \
+    X(stale_leaves_of_dead_owner_removed, 10)                                                      \
+    X(pdeathsig_kills_child_when_owner_dies, 10)                                                   \
+    X(suspend_stops_cpu_resume_continues, 10)                                                      \
+    X(pgroup_suspend_resume, 10)                                                                   \
+    X(signal_tree_and_recycled_pid, 10)                                                            \
+    X(host_containment_prediction, 10)                                                             \
+    X(cgroup_required_but_unavailable, 10)                                                         \
+    X(timeout_grace_escalates_to_kill, 10)                                                         \
+    X(timeout_child_exiting_on_term_ends_grace, 10)                                                \
+    X(timeout_without_grace_kills_at_once, 10)                                                     \
+    X(idle_timeout_reset_by_output, 10)                                                            \
+    X(pre_cancelled_spawns_nothing, 10)                                                            \
+    X(cancel_mid_run_kills_tree, 10)                                                               \
+    X(cancel_uses_its_signal_and_grace, 10)                                                        \
+    X(lines_streamed_in_order_while_stderr_drains, 10)                                             \
+    X(pull_api_seed_workload, 10)                                                                  \
+    X(decoding_cases, 10)                                                                          \
+    X(keep_tail_1gib_through_1mib_cap, 60)                                                         \
+    X(flood_1gib_without_newline_stays_bounded, 60)                                                \
+    X(keep_head_exact_prefix_sealed, 10)                                                           \
+    X(keep_tail_by_lines, 10)                                                                      \
+    X(fail_loud_reports_totals_and_drains, 10)                                                     \
+    X(keep_none_counts_only, 10)                                                                   \
+    X(bulk_capture_counts_lines, 10)                                                               \
+    X(long_line_over_max_line_dropped_others_kept, 10)                                             \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define TEST_IMPL(name)                                                                            \
     void pk_test_##name(void);                                                                     \
@@ -80,6 +81,15 @@ const char *pk_test_tmpdir(void);
                          r_->outcome.signo, pk_stage_name(r_->outcome.stage),                      \
                          pk_errname(r_->outcome.error), r_->err.data ? r_->err.data : "");         \
     } while (0)
+
+/* System views (util.c), independent of the library's own code. */
+bool pk_test_pid_alive(int pid);
+bool pk_test_wait_dead(int pid, int timeout_ms);
+const char *pk_test_cgroup_dir(void);         /* this process's cgroup v2 directory, or NULL */
+int pk_test_count_leaves(const char *prefix); /* entries in it starting with prefix, -1: none */
+long pk_test_status_kib(const char *field);   /* "VmRSS", "VmHWM" from /proc/self/status */
+void pk_test_need_cgroup(void);               /* skips the test, saying why, without cgroup v2 */
+int64_t pk_test_now_ms(void);
 
 /* Helper programs: `pk_tests --helper NAME ARGS...` runs one of these instead of a test. */
 int pk_test_run_helper(int argc, char **argv);

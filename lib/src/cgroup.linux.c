@@ -17,6 +17,14 @@
  * atomically, setsid and double-fork descendants included) and waits for "populated 0" in
  * cgroup.events, polling it with POLLPRI, which kernfs raises on every change. An exited but
  * unreaped child does not count as populated, so teardown can run before the reap.
+ *
+ * A kernel quirk shapes reuse. On the kernel these machines run (6.18), once cgroup.kill has been
+ * written to a leaf, every later child cloned into it with CLONE_INTO_CGROUP is killed at birth,
+ * while a process that moves in through cgroup.procs lives (group_kill_repeatable_and_reusable
+ * in tests/test_contain.c fails without the workaround).
+ * So a killed leaf is marked: spawns into it take the cgroup.procs path (the child writes "0"
+ * before exec, so it still never runs outside the leaf), and a killed pooled leaf is removed
+ * instead of going back to the pool.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -285,7 +293,8 @@ void pk__cgroup_destroy(struct pk_group *g)
     g->dirfd = -1;
     const char *name = strrchr(g->path, '/') + 1;
     pthread_mutex_lock(&pool_lock);
-    if (g->pooled && empty && grow(&pool_free, &pool_cap, pool_n + 1) == 0) {
+    /* A killed leaf is not reused for private runs (see pk__group_plan): remove it. */
+    if (g->pooled && empty && !g->killed && grow(&pool_free, &pool_cap, pool_n + 1) == 0) {
         memcpy(pool_free[pool_n++], name, sizeof(leaf_name));
         pthread_mutex_unlock(&pool_lock);
         return;
@@ -388,6 +397,7 @@ static int signal_each(struct pk_group *g, int signo)
 
 int pk__cgroup_kill(struct pk_group *g)
 {
+    g->killed = true;
     int rc = write_file_at(g->dirfd, "cgroup.kill", "1");
     if (rc == -ENOENT) /* kernels before 5.14 */
         rc = signal_each(g, SIGKILL);

@@ -92,7 +92,8 @@ int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms)
 int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan)
 {
     if (g->mech == PK_CONTAIN_CGROUP) {
-        if (pk__spawn_into_cgroup()) {
+        /* Not into a leaf that was ever killed: the kernel kills such clones (cgroup.linux.c). */
+        if (pk__spawn_into_cgroup() && !g->killed) {
             plan->cgroup_fd = g->dirfd;
         } else {
             /* The child moves itself by writing "0" to cgroup.procs before exec. */

@@ -163,6 +163,7 @@ struct pk_group {
     char path[PATH_MAX]; /* the leaf directory */
     int dirfd;           /* O_PATH descriptor of it, -1 when closed */
     bool pooled;         /* a private leaf borrowed from the pool (returned, not removed) */
+    bool killed;         /* cgroup.kill was written: see pk__group_plan */
     /* process group */
     pthread_mutex_t lock; /* guards pgid across concurrent spawns into one group */
     int pgid;             /* 0 until the first member leads it */
@@ -246,6 +247,7 @@ struct pk_process {
     /* state */
     bool exited; /* the pidfd reported the exit and the outcome is known */
     bool reaped;
+    bool taken; /* pk_process_wait has handed out the result */
     bool heap;
     int error; /* the first error of the run */
     pk_outcome outcome;

@@ -311,8 +311,10 @@ int pk_process_wait(pk_process *proc, pk_result *res)
     if (proc == NULL || res == NULL)
         return -EINVAL;
     memset(res, 0, sizeof *res);
-    if (proc->reaped)
+    if (proc->taken)
         return -ECHILD;
+    /* The pull API may already have seen the exit; the result is built either way. */
+    proc->taken = true;
     return pk__process_finish(proc, res);
 }
 

@@ -461,6 +461,15 @@ bool pk__stream_done(const struct pk__stream *s)
     return s->fd < 0 || (s->eof && (!s->lines || (s->start == s->end && !s->dropping)));
 }
 
+static void reverse(char *p, size_t n)
+{
+    for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+        char t = p[i];
+        p[i] = p[j - 1];
+        p[j - 1] = t;
+    }
+}
+
 int pk__stream_finish(struct pk__stream *s, pk_output *out)
 {
     memset(out, 0, sizeof *out);
@@ -471,14 +480,20 @@ int pk__stream_finish(struct pk__stream *s, pk_output *out)
     if (s->keep == PK_KEEP_TAIL) {
         struct pk__ring *r = &s->ring;
         if (r->len > 0) {
-            out->data = malloc(r->len + 1);
-            if (out->data == NULL)
+            /* Linearise in place (a rotation by three reversals) and hand the ring's own buffer
+             * over: no second copy of up to max_bytes at the end. */
+            reverse(r->data, r->head);
+            reverse(r->data + r->head, r->cap - r->head);
+            reverse(r->data, r->cap);
+            /* Rotated left by head: the kept bytes are [0, len). */
+            char *d = realloc(r->data, r->cap + 1);
+            if (d == NULL)
                 return -ENOMEM;
-            size_t first = r->cap - r->head < r->len ? r->cap - r->head : r->len;
-            memcpy(out->data, r->data + r->head, first);
-            memcpy(out->data + first, r->data, r->len - first);
-            out->data[r->len] = '\0';
+            d[r->len] = '\0';
+            out->data = d;
             out->len = r->len;
+            r->data = NULL;
+            r->cap = r->head = r->len = 0;
         }
     } else if (s->kept.data != NULL && s->kept.len > 0) {
         if (buf_reserve(&s->kept, 1) != 0)

@@ -1,0 +1,113 @@
+/*
+ * Test utilities that look at the system directly — /proc and the cgroup filesystem — so the
+ * tests check the library against the kernel's view rather than against the library's own code.
+ */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+bool pk_test_pid_alive(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    /* A zombie or a dying task is not alive: it runs no code any more. */
+    return p != NULL && p[2] != 'Z' && p[2] != 'X';
+}
+
+bool pk_test_wait_dead(int pid, int timeout_ms)
+{
+    for (int waited = 0; waited <= timeout_ms; waited += 2) {
+        if (!pk_test_pid_alive(pid))
+            return true;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    return !pk_test_pid_alive(pid);
+}
+
+const char *pk_test_cgroup_dir(void)
+{
+    static char dir[4096];
+    if (dir[0] != '\0')
+        return dir;
+    char mount[1024] = "", own[2048] = "", line[4096];
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        if (strstr(line, " - cgroup2 ") == NULL)
+            continue;
+        char a[64], b[64], c[64], root[1024];
+        if (sscanf(line, "%63s %63s %63s %1023s %1023s", a, b, c, root, mount) == 5)
+            break;
+    }
+    if (f != NULL)
+        fclose(f);
+    f = fopen("/proc/self/cgroup", "re");
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "0::", 3) == 0)
+            sscanf(line + 3, "%2047s", own);
+    if (f != NULL)
+        fclose(f);
+    if (mount[0] == '\0' || own[0] == '\0')
+        return NULL;
+    snprintf(dir, sizeof dir, "%s%s", mount, strcmp(own, "/") == 0 ? "" : own);
+    return dir;
+}
+
+int pk_test_count_leaves(const char *prefix)
+{
+    const char *dir = pk_test_cgroup_dir();
+    DIR *d = dir != NULL ? opendir(dir) : NULL;
+    if (d == NULL)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+long pk_test_status_kib(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(field);
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, field, n) == 0 && line[n] == ':')
+            v = atol(line + n + 1);
+    if (f != NULL)
+        fclose(f);
+    return v;
+}
+
+void pk_test_need_cgroup(void)
+{
+    if (pk_host_containment() != PK_CONTAIN_CGROUP)
+        pk_test_skip("no cgroup v2 delegated to this process (needs a writable cgroup2 mount)");
+}
+
+int64_t pk_test_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
