@@ -185,7 +185,10 @@ int pkb_clear(void);
 
 /* Initializes GB once per process. With argv, GB parses and removes its own --benchmark_* flags
  * from argc/argv, leaving the rest in order; argc/argv may be NULL for none. GB also reads
- * BENCHMARK_* environment variables (BENCHMARK_FILTER, ...) as flag defaults.
+ * BENCHMARK_* environment variables (BENCHMARK_FILTER, ...) as flag defaults. The flags apply
+ * where a pkb_def field is zero (--benchmark_repetitions, --benchmark_min_time, ...), and since
+ * the shim's reporter is GB's display reporter, --benchmark_display_aggregates_only and
+ * --benchmark_report_aggregates_only also limit what on_run receives.
  * GB itself would exit(0) the process on --help or an invalid --benchmark_format,
  * --benchmark_out_format, --benchmark_time_unit or empty --benchmark_color (from argv or the
  * environment); pkb_init rejects those with -EINVAL before GB sees them, leaving argv untouched.
