@@ -83,4 +83,20 @@
     X(stats_verdict_rules, 10)                                                                     \
     X(stats_undecidable, 10)                                                                       \
     X(stats_synthetic_aa_false_positive, 10)                                                       \
-    X(stats_synthetic_shift, 10)
+    X(stats_synthetic_shift, 10)                                                                   \
+    X(shim_repetitions_and_aggregates, 10)                                                         \
+    X(shim_manual_time, 10)                                                                        \
+    X(shim_counters, 10)                                                                           \
+    X(shim_label_and_error, 10)                                                                    \
+    X(shim_filter, 10)                                                                             \
+    X(shim_user_data, 10)                                                                          \
+    X(shim_clear, 10)                                                                              \
+    X(shim_context, 10)                                                                            \
+    X(shim_definition_checks, 10)                                                                  \
+    X(shim_time_modes_and_names, 10)                                                               \
+    X(shim_misuse_is_an_error_not_an_abort, 10)                                                    \
+    X(shim_exception_becomes_error_run, 10)                                                        \
+    X(shim_callback_stops_run, 10)                                                                 \
+    X(shim_reentry_is_busy, 10)                                                                    \
+    X(shim_init_flags, 10)                                                                         \
+    X(shim_console_is_opt_in, 10)
