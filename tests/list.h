@@ -68,6 +68,19 @@
     X(keep_none_counts_only, 10)                                                                   \
     X(bulk_capture_counts_lines, 10)                                                               \
     X(long_line_over_max_line_dropped_others_kept, 10)                                             \
+    X(loop_16_runs_isolated, 10)                                                                   \
+    X(loop_lines_idle_and_cancel, 10)                                                              \
+    X(loop_embeds_in_host_poll, 10)                                                                \
+    X(loop_free_kills_remaining_runs, 10)                                                          \
+    X(loop_start_failure_reports, 10)                                                              \
+    X(wait_any_returns_first_exit, 20)                                                             \
+    X(pkrun_exit_codes, 20)                                                                        \
+    X(pkrun_bad_arguments, 10)                                                                     \
+    X(pkrun_forwards_lines_exactly, 10)                                                            \
+    X(pkrun_json_outcome, 10)                                                                      \
+    X(pkrun_fail_loud_exit_125, 10)                                                                \
+    X(pkrun_timeout_and_signals_leave_no_tree, 20)                                                 \
+    X(pkrun_verbose_states_containment, 10)                                                        \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \

@@ -127,6 +127,7 @@ typedef struct pk_line {
                          mode); valid until the next line is taken or the run ends */
     size_t len;
     uint64_t number; /* 1-based, per stream */
+    bool newline;    /* false only for a final line the child did not terminate */
 } pk_line;
 
 typedef struct pk_env {

@@ -111,11 +111,21 @@ static int arm(struct run *r, bool fired)
     return 0;
 }
 
-static void free_run(struct run *r)
+/* Stops watching the cancel duplicate. It must be removed explicitly: an epoll registration
+ * belongs to the open file description, which the cancel handle's own eventfd keeps open, so
+ * closing our duplicate alone would leave it registered (pointing at this run). */
+static void unwatch_cancel(pk_loop *loop, struct run *r)
 {
+    if (r->cancel_fd >= 0)
+        epoll_ctl(loop->epfd, EPOLL_CTL_DEL, r->cancel_fd, NULL);
+    close_fd(&r->cancel_fd);
+}
+
+static void free_run(pk_loop *loop, struct run *r)
+{
+    unwatch_cancel(loop, r);
     pk__process_close(&r->proc);
     close_fd(&r->timerfd);
-    close_fd(&r->cancel_fd);
     free(r);
 }
 
@@ -175,7 +185,7 @@ int pk_loop_start(
             failure->outcome.stage = PK_STAGE_PREPARE;
             failure->outcome.error = rc;
         }
-        free_run(r); /* kills and reaps the child that did start */
+        free_run(loop, r); /* kills and reaps the child that did start */
         return rc;
     }
     r->next = loop->runs;
@@ -214,7 +224,7 @@ static void handle(pk_loop *loop, struct watch *w)
     }
     case W_CANCEL:
         /* The eventfd stays readable: stop watching it once the engine has acted. */
-        close_fd(&r->cancel_fd);
+        unwatch_cancel(loop, r);
         pk__engine_timers(p, pk__now_ns());
         arm(r, false);
         break;
@@ -249,7 +259,7 @@ int pk_loop_step(pk_loop *loop, int timeout_ms)
             int rc = pk__engine_result(&r->proc, &res);
             pk_done_fn done = r->done;
             void *user = r->user;
-            free_run(r);
+            free_run(loop, r);
             done(user, rc, &res);
             finished++;
         }
@@ -277,7 +287,7 @@ void pk_loop_free(pk_loop *loop)
     struct run *r = loop->runs;
     while (r != NULL) {
         struct run *next = r->next;
-        free_run(r); /* kill-on-close, reaped, no callback */
+        free_run(loop, r); /* kill-on-close, reaped, no callback */
         r = next;
     }
     close(loop->epfd);

@@ -295,6 +295,7 @@ static int emit(struct pk__stream *s, char *p, size_t n, bool nl, pk_line *line)
     p[n] = '\0'; /* overwrites the newline, or the spare byte after the final line */
     line->stream = s->id;
     line->number = s->total_lines;
+    line->newline = nl;
     if (!s->raw) {
         if (n > 0 && p[n - 1] == '\r' && nl)
             p[--n] = '\0';

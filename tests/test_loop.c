@@ -1,0 +1,178 @@
+/*
+ * The event loop: one thread, many runs (processkit.md §5, behaviour 18): each run captures only
+ * its own output, and one run's timeout leaves the others alone. Also the embedding path: the
+ * loop's descriptor in a host's own poll.
+ */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+    int index;
+    int rc;
+    bool done;
+    pk_result res;
+};
+
+static void on_done(void *user, int rc, pk_result *res)
+{
+    struct slot *s = user;
+    s->rc = rc;
+    s->done = true;
+    s->res = *res; /* take ownership */
+}
+
+TEST_IMPL(loop_16_runs_isolated)
+{
+    pk_loop *loop;
+    ASSERT_OK(pk_loop_new(&loop));
+    struct slot slots[16];
+    char payload[16][64];
+    for (int i = 0; i < 16; i++) {
+        slots[i] = (struct slot){.index = i};
+        int n = snprintf(payload[i], sizeof payload[i], "child %d says hello\n", i);
+        /* Every third run also dies of a timeout; its neighbours must not notice. */
+        bool slow = i % 3 == 0;
+        pk_command cmd = {
+            .argv = slow ? HELPER("say-then-sleep", "100000") : HELPER("echo-stdin"),
+            .in = {.kind = PK_STDIO_BYTES, .data = payload[i], .len = (size_t)n},
+            .timeout_ms = slow ? 300 : 0,
+        };
+        ASSERT_OK(pk_loop_start(loop, &cmd, on_done, &slots[i], NULL));
+    }
+    ASSERT_EQ(pk_loop_active(loop), 16);
+    ASSERT_OK(pk_loop_run(loop));
+    ASSERT_EQ(pk_loop_active(loop), 0);
+    for (int i = 0; i < 16; i++) {
+        struct slot *s = &slots[i];
+        ASSERT(s->done);
+        if (i % 3 == 0) {
+            ASSERT_EQ(s->res.outcome.kind, PK_OUTCOME_TIMED_OUT);
+            ASSERT_STR_EQ(s->res.out.data, "partial output\n");
+        } else {
+            ASSERT_OK(s->rc);
+            ASSERT_EXITED(s->res, 0);
+            ASSERT_STR_EQ(s->res.out.data, payload[i]);
+        }
+        pk_result_release(&s->res);
+    }
+    pk_loop_free(loop);
+}
+
+TEST_IMPL(loop_lines_idle_and_cancel)
+{
+    /* The same engine as pk_run: line callbacks, the inactivity limit and cancellation. */
+    pk_loop *loop;
+    ASSERT_OK(pk_loop_new(&loop));
+    pk_cancel *c;
+    ASSERT_OK(pk_cancel_new(&c));
+    struct slot a = {0}, b = {0}, d = {0};
+    ASSERT_OK(pk_loop_start(
+        loop, &(pk_command){.argv = HELPER("drip", "6", "50"), .idle_timeout_ms = 1000}, on_done,
+        &a, NULL));
+    ASSERT_OK(pk_loop_start(
+        loop, &(pk_command){.argv = HELPER("say-then-sleep", "100000"), .idle_timeout_ms = 200},
+        on_done, &b, NULL));
+    ASSERT_OK(pk_loop_start(loop, &(pk_command){.argv = HELPER("sleep", "100000"), .cancel = c},
+                            on_done, &d, NULL));
+    int64_t t0 = pk_test_now_ms();
+    while (!b.done)
+        ASSERT_GE(pk_loop_step(loop, -1), 0);
+    ASSERT_EQ(b.res.outcome.kind, PK_OUTCOME_IDLE_TIMED_OUT);
+    ASSERT_GE(pk_test_now_ms() - t0, 190);
+    pk_cancel_trigger(c);
+    ASSERT_OK(pk_loop_run(loop));
+    ASSERT_EXITED(a.res, 0);
+    ASSERT_EQ(a.res.out.total_lines, 6);
+    ASSERT_EQ(d.res.outcome.kind, PK_OUTCOME_CANCELLED);
+    pk_result_release(&a.res);
+    pk_result_release(&b.res);
+    pk_result_release(&d.res);
+    pk_cancel_free(c);
+    pk_loop_free(loop);
+}
+
+TEST_IMPL(loop_embeds_in_host_poll)
+{
+    /* A host waits on pk_loop_fd in its own poll and calls pk_loop_step(loop, 0). */
+    pk_loop *loop;
+    ASSERT_OK(pk_loop_new(&loop));
+    struct slot s = {0};
+    ASSERT_OK(pk_loop_start(loop, &(pk_command){.argv = HELPER("emit-lines", "1000", "50")},
+                            on_done, &s, NULL));
+    int wakeups = 0;
+    while (!s.done) {
+        struct pollfd pfd = {pk_loop_fd(loop), POLLIN, 0};
+        ASSERT_EQ(poll(&pfd, 1, 5000), 1);
+        wakeups++;
+        ASSERT_GE(pk_loop_step(loop, 0), 0);
+    }
+    ASSERT_GT(wakeups, 0);
+    ASSERT_EQ(s.res.out.total_lines, 1000);
+    ASSERT_EQ(s.res.out.len, 1000 * 51);
+    pk_result_release(&s.res);
+    pk_loop_free(loop);
+}
+
+TEST_IMPL(loop_free_kills_remaining_runs)
+{
+    pk_loop *loop;
+    ASSERT_OK(pk_loop_new(&loop));
+    struct slot s = {0};
+    const char *const argv[] = {"sh", "-c", "sleep 1000 & echo $!; sleep 1000", NULL};
+    ASSERT_OK(pk_loop_start(loop, &(pk_command){.argv = argv}, on_done, &s, NULL));
+    /* Let the shell start its background sleep. */
+    for (int i = 0; i < 20; i++)
+        pk_loop_step(loop, 10);
+    pk_loop_free(loop); /* kill-on-close, no callback; hygiene checks the reap */
+    ASSERT(!s.done);
+}
+
+TEST_IMPL(loop_start_failure_reports)
+{
+    pk_loop *loop;
+    ASSERT_OK(pk_loop_new(&loop));
+    struct slot s = {0};
+    pk_result f;
+    ASSERT_EQ(
+        pk_loop_start(loop, &(pk_command){.program = "pk-not-there-anywhere"}, on_done, &s, &f),
+        PK_ENOTFOUND);
+    ASSERT_EQ(f.outcome.stage, PK_STAGE_RESOLVE);
+    pk_result_release(&f);
+    ASSERT_EQ(pk_loop_active(loop), 0);
+    ASSERT_EQ(pk_loop_step(loop, 0), 0);
+    ASSERT_EQ(pk_loop_start(loop, &(pk_command){.program = "true"}, NULL, NULL, NULL), -EINVAL);
+    pk_loop_free(loop);
+}
+
+TEST_IMPL(wait_any_returns_first_exit)
+{
+    pk_process *p[3];
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = HELPER("sleep", "3000")}, &p[0], NULL));
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = HELPER("exit", "5")}, &p[1], NULL));
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = HELPER("emit-lines", "200000", "100")}, &p[2],
+                       NULL)); /* 20 MB: only finishes if wait_any keeps draining it */
+    size_t idx = 99;
+    ASSERT_OK(pk_wait_any(p, 3, 5000, &idx));
+    ASSERT(idx == 1 || idx == 2);
+    pk_result r;
+    ASSERT_OK(pk_process_wait(p[idx], &r));
+    pk_result_release(&r);
+    size_t other = idx == 1 ? 2 : 1;
+    ASSERT_OK(pk_wait_any(p, 3, 10000, &idx));
+    ASSERT_EQ(idx, other);
+    ASSERT_OK(pk_process_wait(p[other], &r));
+    ASSERT_EQ(r.outcome.kind, PK_OUTCOME_EXITED);
+    if (other == 2)
+        ASSERT_EQ(r.out.total_lines, 200000);
+    pk_result_release(&r);
+    ASSERT_EQ(pk_wait_any(p, 3, 50, &idx), -ETIMEDOUT);
+    for (int i = 0; i < 3; i++)
+        pk_process_free(p[i]);
+}
