@@ -7,6 +7,9 @@ sources := "git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cc'
 # Run every test: the plain build, the ASan+UBSan build, and the format check.
 test: test-dev asan fmt-check
 
+# Build every preset (what CI compiles), warnings as errors.
+build-all: (build "dev") (build "asan") (build "release")
+
 # Configure a preset once, then build it.
 build preset="dev":
     @[ -f build/{{preset}}/build.ninja ] || cmake --preset {{preset}} >/dev/null

@@ -91,7 +91,8 @@ static void find_parent(void)
     while (fgets(line, sizeof line, f) != NULL) {
         if (strncmp(line, "0::", 3) == 0) {
             line[strcspn(line, "\n")] = '\0';
-            snprintf(own_path, sizeof own_path, "%s", line + 3);
+            if (snprintf(own_path, sizeof own_path, "%s", line + 3) >= (int)sizeof own_path)
+                own_path[0] = '\0'; /* too deep to use */
             break;
         }
     }
