@@ -354,3 +354,29 @@ TEST_IMPL(cgroup_required_but_unavailable)
     ASSERT_STR_EQ(r.out.data, "predict=pgroup cgroup=PK_ENOCONTAIN auto=pgroup\n");
     pk_result_release(&r);
 }
+
+TEST_IMPL(cleanup_releases_pool)
+{
+    /* One-shot runs borrow pooled leaves (descriptors kept open between runs); pk_cleanup()
+     * closes them and removes the leaves, and the pool is rebuilt on demand. */
+    pk_test_need_cgroup();
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "pk-%d-", (int)getpid());
+    pk_result r;
+    for (int i = 0; i < 3; i++) {
+        ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("exit", "0")}, &r));
+        ASSERT_EQ(r.containment, PK_CONTAIN_CGROUP);
+        pk_result_release(&r);
+    }
+    ASSERT_EQ(pk_test_count_leaves(prefix), 1); /* one leaf, reused three times */
+    pk_cleanup();
+    ASSERT_EQ(pk_test_count_leaves(prefix), 0);
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("exit", "0")}, &r));
+    pk_result_release(&r);
+    ASSERT_EQ(pk_test_count_leaves(prefix), 1);
+    /* A tree that had to be killed does not come back to the pool: the run borrowed the only
+     * pooled leaf, and it is removed instead of returned. */
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("daemonize", "100000")}, &r));
+    pk_result_release(&r);
+    ASSERT_EQ(pk_test_count_leaves(prefix), 0);
+}

@@ -6,11 +6,13 @@
  * /proc/self/cgroup). Leaves are made there, named "pk-<pid>-<n>"; the mkdir itself is the
  * delegation check (EACCES, EPERM or EROFS means we have none and AUTO falls back).
  *
- * Why a pool: creating a leaf costs ≈47 µs on these machines, half a spawn. A private group for a
- * one-shot run therefore borrows an empty leaf from a per-process pool and returns it empty; only
- * the first runs pay the mkdir. The pool holds names, not descriptors. Leaves are removed when the
- * process exits (atexit), and a later process removes leaves whose owner died without cleaning up
- * (named by pid), killing any orphaned tree in them first.
+ * Why a pool: creating a leaf costs ≈47 µs on these machines, half a spawn, and every kernfs
+ * open of a control file a few more. A private group for a one-shot run therefore borrows an
+ * empty leaf from a per-process pool, with its directory and cgroup.events descriptors already
+ * open, and returns it empty: a run pays one pread to learn that its tree is gone. pk_cleanup()
+ * releases the pool. Leaves are removed when the process exits (atexit), and a later process
+ * removes leaves whose owner died without cleaning up (named by pid), killing any orphaned tree
+ * in them first.
  *
  * Children are born inside the leaf (clone3 CLONE_INTO_CGROUP, see spawn.linux.c), so no process
  * of the tree ever runs outside it. Teardown writes cgroup.kill (the kernel kills the whole tree
@@ -51,7 +53,14 @@ static bool parent_found;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef char leaf_name[48];
-static leaf_name *pool_free;
+/* An empty leaf ready for a private run, with its descriptors kept open so that a run costs no
+ * path lookup in kernfs: the directory (for CLONE_INTO_CGROUP) and cgroup.events (one pread
+ * tells whether the tree is empty at the end). */
+struct pooled_leaf {
+    leaf_name name;
+    int dirfd, events_fd;
+};
+static struct pooled_leaf *pool_free;
 static size_t pool_n, pool_cap;
 static leaf_name *made;
 static size_t made_n, made_cap;
@@ -167,8 +176,12 @@ static int remove_leaf(const char *dir)
     struct pk_group tmp = {.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)};
     if (tmp.dirfd < 0)
         return -errno;
+    tmp.events_fd = openat(tmp.dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
     pk__cgroup_kill(&tmp);
-    pk__cgroup_wait_empty(&tmp, 2000);
+    if (tmp.events_fd >= 0) {
+        pk__cgroup_wait_empty(&tmp, 2000);
+        close(tmp.events_fd);
+    }
     close(tmp.dirfd);
     return rmdir(dir) == 0 ? 0 : -errno;
 }
@@ -176,6 +189,10 @@ static int remove_leaf(const char *dir)
 static void remove_made_leaves(void)
 {
     pthread_mutex_lock(&pool_lock);
+    for (size_t i = 0; i < pool_n; i++) {
+        close(pool_free[i].dirfd);
+        close(pool_free[i].events_fd);
+    }
     char dir[PATH_MAX + 64];
     for (size_t i = 0; i < made_n; i++) {
         snprintf(dir, sizeof dir, "%s/%s", parent_dir, made[i]);
@@ -188,6 +205,10 @@ static void remove_made_leaves(void)
 /* A forked child must not hand out (or remove) its parent's leaves. */
 static void forget_after_fork(void)
 {
+    for (size_t i = 0; i < pool_n; i++) {
+        close(pool_free[i].dirfd);
+        close(pool_free[i].events_fd);
+    }
     made_n = pool_n = 0;
     pthread_mutex_init(&pool_lock, NULL);
 }
@@ -225,6 +246,46 @@ static int grow(leaf_name **arr, size_t *cap, size_t need)
     return 0;
 }
 
+static int grow_pool(size_t need)
+{
+    if (need <= pool_cap)
+        return 0;
+    size_t ncap = pool_cap ? pool_cap * 2 : 16;
+    struct pooled_leaf *p = realloc(pool_free, ncap * sizeof *p);
+    if (p == NULL)
+        return -ENOMEM;
+    pool_free = p;
+    pool_cap = ncap;
+    return 0;
+}
+
+static void forget_made(const char *name)
+{
+    for (size_t i = 0; i < made_n; i++)
+        if (strcmp(made[i], name) == 0) {
+            memmove(&made[i], &made[i + 1], (made_n - i - 1) * sizeof *made);
+            made_n--;
+            return;
+        }
+}
+
+/* Releases the pool: closes its descriptors and removes its (empty) leaves. Leaves lent to runs
+ * still going come back later and are pooled again; process exit removes everything. */
+void pk_cleanup(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    char dir[PATH_MAX + 64];
+    while (pool_n > 0) {
+        struct pooled_leaf *e = &pool_free[--pool_n];
+        close(e->dirfd);
+        close(e->events_fd);
+        snprintf(dir, sizeof dir, "%s/%s", parent_dir, e->name);
+        if (remove_leaf(dir) == 0)
+            forget_made(e->name);
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
+
 static int make_leaf(leaf_name name)
 {
     for (int attempt = 0; attempt < 100; attempt++) {
@@ -249,7 +310,7 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
 {
     if (pk__cgroup_parent() == NULL)
         return PK_ENOCONTAIN;
-    leaf_name name;
+    struct pooled_leaf e = {.dirfd = -1, .events_fd = -1};
     int rc = 0;
     pthread_mutex_lock(&pool_lock);
     if (!exit_hook) {
@@ -262,21 +323,32 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
         sweep_stale();
     }
     if (pooled && pool_n > 0)
-        memcpy(name, pool_free[--pool_n], sizeof name);
+        e = pool_free[--pool_n];
     else
-        rc = make_leaf(name);
+        rc = make_leaf(e.name);
     pthread_mutex_unlock(&pool_lock);
     if (rc != 0)
         return rc;
-    if (snprintf(g->path, sizeof g->path, "%s/%s", parent_dir, name) >= (int)sizeof g->path)
+    if (snprintf(g->path, sizeof g->path, "%s/%s", parent_dir, e.name) >= (int)sizeof g->path)
         return -ENAMETOOLONG; /* cannot happen: find_parent leaves room for the name */
-    g->dirfd = open(g->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (g->dirfd < 0) {
-        rc = -errno;
-        rmdir(g->path);
-        return rc;
+    if (e.dirfd < 0) {
+        e.dirfd = open(g->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        e.events_fd = e.dirfd < 0 ? -1 : openat(e.dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+        if (e.events_fd < 0) {
+            rc = -errno;
+            if (e.dirfd >= 0)
+                close(e.dirfd);
+            pthread_mutex_lock(&pool_lock);
+            if (rmdir(g->path) == 0)
+                forget_made(e.name);
+            pthread_mutex_unlock(&pool_lock);
+            return rc;
+        }
     }
+    g->dirfd = e.dirfd;
+    g->events_fd = e.events_fd;
     g->pooled = pooled;
+    g->killed = false;
     g->mech = PK_CONTAIN_CGROUP;
     return 0;
 }
@@ -285,28 +357,26 @@ void pk__cgroup_destroy(struct pk_group *g)
 {
     if (g->dirfd < 0)
         return;
-    if (pk__cgroup_populated(g) != 0) {
+    int populated = pk__cgroup_populated(g);
+    if (populated != 0) {
         pk__cgroup_kill(g);
-        pk__cgroup_wait_empty(g, 5000);
+        populated = pk__cgroup_wait_empty(g, 5000) == 0 ? 0 : 1;
     }
-    bool empty = pk__cgroup_populated(g) == 0;
-    close(g->dirfd);
-    g->dirfd = -1;
     const char *name = strrchr(g->path, '/') + 1;
     pthread_mutex_lock(&pool_lock);
     /* A killed leaf is not reused for private runs (see pk__group_plan): remove it. */
-    if (g->pooled && empty && !g->killed && grow(&pool_free, &pool_cap, pool_n + 1) == 0) {
-        memcpy(pool_free[pool_n++], name, sizeof(leaf_name));
-        pthread_mutex_unlock(&pool_lock);
-        return;
+    if (g->pooled && populated == 0 && !g->killed && grow_pool(pool_n + 1) == 0) {
+        struct pooled_leaf *e = &pool_free[pool_n++];
+        snprintf(e->name, sizeof e->name, "%s", name);
+        e->dirfd = g->dirfd;
+        e->events_fd = g->events_fd;
+    } else {
+        close(g->dirfd);
+        close(g->events_fd);
+        if (remove_leaf(g->path) == 0)
+            forget_made(name);
     }
-    if (remove_leaf(g->path) == 0)
-        for (size_t i = 0; i < made_n; i++)
-            if (strcmp(made[i], name) == 0) {
-                memmove(&made[i], &made[i + 1], (made_n - i - 1) * sizeof *made);
-                made_n--;
-                break;
-            }
+    g->dirfd = g->events_fd = -1;
     pthread_mutex_unlock(&pool_lock);
 }
 
@@ -315,18 +385,17 @@ void pk__cgroup_destroy(struct pk_group *g)
 int pk__cgroup_populated(struct pk_group *g)
 {
     char buf[256];
-    ssize_t n = read_file_at(g->dirfd, "cgroup.events", buf, sizeof buf);
+    ssize_t n = pread(g->events_fd, buf, sizeof buf - 1, 0);
     if (n < 0)
-        return (int)n;
+        return -errno;
+    buf[n] = '\0';
     return keyed_value(buf, "populated") > 0 ? 1 : 0;
 }
 
 /* Waits until `key` in cgroup.events has `want`, up to timeout_ms. */
 static int wait_event(struct pk_group *g, const char *key, long long want, int64_t timeout_ms)
 {
-    int fd = openat(g->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
+    int fd = g->events_fd;
     int64_t deadline = pk__now_ns() + timeout_ms * 1000000;
     int rc = -ETIMEDOUT;
     char buf[256];
@@ -350,7 +419,6 @@ static int wait_event(struct pk_group *g, const char *key, long long want, int64
         int ms = (int)(left / 1000000) + 1;
         poll(&pfd, 1, ms < 50 ? ms : 50);
     }
-    close(fd);
     return rc;
 }
 

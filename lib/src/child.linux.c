@@ -19,7 +19,8 @@
  *   5. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
  *   6. close_fds: close_range(3, ~0) — every descriptor the host leaked without O_CLOEXEC;
  *   7. chdir;
- *   8. restore the parent's signal mask (the parent blocked everything around the clone);
+ *   8. restore the parent's signal mask, when the parent blocked everything around the clone
+ *      (only without CLONE_CLEAR_SIGHAND);
  *   9. execve.
  * A failure stores {stage, errno} in the shared plan and exits 127; the parent turns that into a
  * typed spawn failure, never a bare exit code.
@@ -157,7 +158,8 @@ PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
     if (plan->cwd != NULL && syscall(SYS_chdir, plan->cwd) != 0)
         fail(plan, PK_STAGE_CHDIR, errno);
 
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &plan->mask, NULL, 8);
+    if (plan->restore_mask)
+        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &plan->mask, NULL, 8);
     syscall(SYS_execve, plan->path, plan->argv, plan->envp);
     fail(plan, PK_STAGE_EXEC, errno);
 }

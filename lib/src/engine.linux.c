@@ -318,11 +318,34 @@ static int drive_once(struct pk_process *p)
     return 0;
 }
 
+/* True when the exit is the only thing left to wait for: no pipe, no time limit, no cancel. */
+static bool only_exit_left(const struct pk_process *p)
+{
+    return !p->exited && p->in_fd < 0 && p->streams[1].fd < 0 && p->streams[2].fd < 0 &&
+           pk__engine_next_wakeup(p) == 0 && p->cancel == NULL;
+}
+
+/* Blocks in waitid itself instead of polling the pidfd first: one wake-up less per run. A private
+ * group is torn down before the reap, so the exit is awaited without reaping (WNOWAIT) first. */
+static void wait_exit(struct pk_process *p)
+{
+    if (p->has_own) {
+        siginfo_t si;
+        while (waitid(P_PIDFD, (id_t)p->pidfd, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+            ;
+    }
+    pk__engine_exited(p);
+}
+
 int pk__process_finish(struct pk_process *p, pk_result *res)
 {
     if (p->in_fd >= 0 && p->in_len <= PIPE_BUF)
         pk__engine_stdin(p);
     while (!pk__engine_done(p)) {
+        if (p->pidfd >= 0 && only_exit_left(p)) {
+            wait_exit(p);
+            break;
+        }
         int rc = drive_once(p);
         if (rc != 0) {
             note_error(p, rc);

@@ -51,6 +51,7 @@ struct pk__child_plan {
     const char *cwd;
     struct pk__io_plan io[3];
     sigset_t mask;          /* the parent's signal mask, restored just before execve */
+    bool restore_mask;      /* the parent blocked all signals around the clone (fallback paths) */
     bool reset_handlers;    /* no CLONE_CLEAR_SIGHAND: reset the parent's handlers in the child */
     int cgroup_fd;          /* O_PATH directory for CLONE_INTO_CGROUP, -1 for none */
     int cgroup_procs_fd;    /* when the mechanism cannot clone into a cgroup: the child writes "0"
@@ -162,6 +163,7 @@ struct pk_group {
     /* cgroup */
     char path[PATH_MAX]; /* the leaf directory */
     int dirfd;           /* O_PATH descriptor of it, -1 when closed */
+    int events_fd;       /* its cgroup.events, read with pread */
     bool pooled;         /* a private leaf borrowed from the pool (returned, not removed) */
     bool killed;         /* cgroup.kill was written: see pk__group_plan */
     /* process group */

@@ -161,7 +161,7 @@ int pk__process_start(const pk_command *cmd, struct pk_process *proc, pk_result 
         .cgroup_procs_fd = -1,
         .pgid = -1,
         .pdeathsig = cmd->pdeathsig,
-        .parent_pid = (int)getpid(),
+        .parent_pid = cmd->pdeathsig > 0 ? (int)getpid() : 0,
     };
     char pathbuf[PATH_MAX];
     plan.path = program;

@@ -11,9 +11,10 @@
  * child that exits at once (no exec), so the chosen path is known to work here, including the
  * assembly trampoline. fork is never used on the exec path.
  *
- * Around the clone the parent blocks every signal: a handler of the parent must not run in the
- * child on the shared memory before the child has reset it. The child restores the parent's
- * mask just before execve.
+ * Without CLONE_CLEAR_SIGHAND the parent blocks every signal around the clone: a handler of the
+ * parent must not run in the child on the shared memory before the child has reset it, and the
+ * child restores the parent's mask just before execve. With it, the kernel resets the handlers as
+ * it creates the child, and the mask is left alone on both sides.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -261,9 +262,16 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid_out, int *pidfd_out)
             return pid;
         *pid_out = pid;
     } else {
-        sigset_t all;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &plan->mask);
+        /* Without CLONE_CLEAR_SIGHAND a handler of ours could run in the child, on our memory,
+         * before the child resets it: block everything around the clone and let the child
+         * restore the mask. With it the kernel resets the handlers at the clone, so the child
+         * simply inherits the mask and neither side spends a system call on it. */
+        plan->restore_mask = !(mechanism == PK_MECH_CLONE3 && clear_sighand);
+        if (plan->restore_mask) {
+            sigset_t all;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &plan->mask);
+        }
         long pid;
         int pidfd = -1;
         switch (mechanism) {
@@ -287,7 +295,8 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid_out, int *pidfd_out)
             pid = pk__spawn_vfork(plan);
             break;
         }
-        pthread_sigmask(SIG_SETMASK, &plan->mask, NULL);
+        if (plan->restore_mask)
+            pthread_sigmask(SIG_SETMASK, &plan->mask, NULL);
         if (pid < 0)
             return (int)pid;
         *pid_out = (int)pid;
