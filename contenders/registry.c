@@ -1,0 +1,17 @@
+/*
+ * The registry: turns registry.h's list into the array pkbench walks.
+ */
+#include "contender.h"
+#include "registry.h"
+
+#define PKB__DECLARE(name) extern const pkb_contender pkb_contender_##name;
+PKB_CONTENDER_LIST(PKB__DECLARE)
+#undef PKB__DECLARE
+
+const pkb_contender *const pkb_contenders[] = {
+#define PKB__ENTRY(name) &pkb_contender_##name,
+    PKB_CONTENDER_LIST(PKB__ENTRY)
+#undef PKB__ENTRY
+};
+
+const size_t pkb_contender_count = sizeof pkb_contenders / sizeof pkb_contenders[0];

@@ -1,0 +1,104 @@
+/*
+ * The contract between pkbench and a contender (contenders/<name>.c).
+ *
+ * A contender is one file that fills one `pkb_contender` and is listed by one line in
+ * contenders/registry.h; nothing in the harness names a contender. For each scenario it supports,
+ * the harness builds the workload once (outside any timed region), calls setup, runs the
+ * correctness check (one untimed `run` whose counts must match the workload exactly, or the
+ * contender is not timed and the reason is printed), then times `run` repeatedly, then calls
+ * teardown.
+ *
+ * `run` performs one complete iteration: start the child(ren), feed stdin, consume the output as
+ * the scenario says, reap. It must reap every child it started before returning (the harness
+ * measures children's CPU as the RUSAGE_CHILDREN delta across the call) and report what it read.
+ */
+#ifndef PKB_CONTENDER_H
+#define PKB_CONTENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(id, name, throughput unit, description) */
+#define PKB_SCENARIO_MAP(X)                                                                        \
+    X(SPAWN_CAPTURE_SMALL, "spawn_capture_small", "runs/s",                                        \
+      "one cat, 32 bytes in 3 lines through stdin to stdout, captured")                            \
+    X(STREAM_LARGE_STDOUT, "stream_large_stdout", "MiB/s",                                         \
+      "one cat, 1,032,000 bytes = 8,000 lines of 128 bytes + newline, every line consumed "        \
+      "before the wait")                                                                           \
+    X(CONCURRENT_FAN_OUT, "concurrent_fan_out", "children/s",                                      \
+      "16 cat children x 32 bytes, each contender's natural concurrency")                          \
+    X(SPAWN_ONLY, "spawn_only", "runs/s", "the tiny static helper, no pipes: the floor")
+
+typedef enum pkb_scenario {
+#define PKB__SCENARIO_ENUM(id, name, unit, desc) PKB_##id,
+    PKB_SCENARIO_MAP(PKB__SCENARIO_ENUM)
+#undef PKB__SCENARIO_ENUM
+        PKB_SCENARIO_COUNT
+} pkb_scenario;
+
+#define PKB_SCENARIO_BIT(s) (1u << (s))
+
+const char *pkb_scenario_name(pkb_scenario s);
+const char *pkb_scenario_unit(pkb_scenario s);
+const char *pkb_scenario_description(pkb_scenario s);
+/* -1 when unknown */
+int pkb_scenario_from_name(const char *name);
+
+/* What one iteration must do, built by the harness before any timing. */
+typedef struct pkb_workload {
+    pkb_scenario scenario;
+    /* The program to start. `program` is what a user would write: the bare name "cat" for the
+     * cat scenarios (found in PATH), the absolute path of the tiny helper for spawn_only.
+     * `program_path` is the same program resolved to an absolute path (for contenders that
+     * resolve once, untimed, or that need a path for execve). */
+    const char *program;
+    const char *program_path;
+    /* stdin for each child (NULL / 0 for spawn_only) */
+    const unsigned char *input;
+    size_t input_len;
+    /* what each child writes back, and how many children one iteration starts */
+    size_t expect_bytes;
+    size_t expect_lines;
+    int children;
+} pkb_workload;
+
+/* What one iteration saw, summed over its children. */
+typedef struct pkb_sample {
+    uint64_t bytes;  /* stdout bytes read */
+    uint64_t lines;  /* stdout lines consumed */
+    int children;    /* children reaped */
+    int failures;    /* children that did not exit 0 */
+    char error[160]; /* set (non-empty) when the iteration itself failed */
+} pkb_sample;
+
+typedef struct pkb_contender {
+    const char *name;        /* series name part, [a-z0-9_]+ */
+    const char *description; /* one line, for `pkbench list` and the report */
+    unsigned scenarios;      /* PKB_SCENARIO_BIT(...) | ... */
+    bool baseline;           /* the contender deltas are computed against (exactly one) */
+    /* Prepares per-series state (may be NULL). Returns 0 or a negative errno. */
+    int (*setup)(void **state, const pkb_workload *w);
+    /* One iteration. Returns 0, or a negative errno with out->error saying what failed. */
+    int (*run)(void *state, const pkb_workload *w, pkb_sample *out);
+    void (*teardown)(void *state);
+} pkb_contender;
+
+/* The registry: every contender listed in contenders/registry.h, in report order. */
+extern const pkb_contender *const pkb_contenders[];
+extern const size_t pkb_contender_count;
+
+/* Runs one untimed iteration and compares it with the workload. Returns 0 when the counts match
+ * exactly; otherwise a negative errno and a one-line reason in `why`. */
+int pkb_check_contender(
+    const pkb_contender *c, void *state, const pkb_workload *w, char *why, size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PKB_CONTENDER_H */

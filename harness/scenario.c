@@ -1,0 +1,152 @@
+/*
+ * Scenarios: their names, the workloads built once before any timing, and the correctness check
+ * every contender must pass before it is timed.
+ *
+ * Payloads follow the seed exactly: the small capture is 32 bytes in 3 lines; the stream is 8,000
+ * lines of 128 bytes plus a newline (1,032,000 bytes), fed through cat's stdin and read back line
+ * by line; the fan-out is 16 children of the small payload each. The child is always `cat` found
+ * in PATH (or its resolved absolute path, for contenders that resolve once), except spawn_only,
+ * which starts the tiny static helper by absolute path with no pipes at all.
+ */
+#define _GNU_SOURCE
+#include "scenario.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+const char *pkb_scenario_name(pkb_scenario s)
+{
+    switch (s) {
+#define PKB__SCENARIO_NAME(id, name, unit, desc)                                                   \
+    case PKB_##id:                                                                                 \
+        return name;
+        PKB_SCENARIO_MAP(PKB__SCENARIO_NAME)
+#undef PKB__SCENARIO_NAME
+    case PKB_SCENARIO_COUNT:
+        break;
+    }
+    return "unknown";
+}
+
+const char *pkb_scenario_unit(pkb_scenario s)
+{
+    switch (s) {
+#define PKB__SCENARIO_UNIT(id, name, unit, desc)                                                   \
+    case PKB_##id:                                                                                 \
+        return unit;
+        PKB_SCENARIO_MAP(PKB__SCENARIO_UNIT)
+#undef PKB__SCENARIO_UNIT
+    case PKB_SCENARIO_COUNT:
+        break;
+    }
+    return "";
+}
+
+const char *pkb_scenario_description(pkb_scenario s)
+{
+    switch (s) {
+#define PKB__SCENARIO_DESC(id, name, unit, desc)                                                   \
+    case PKB_##id:                                                                                 \
+        return desc;
+        PKB_SCENARIO_MAP(PKB__SCENARIO_DESC)
+#undef PKB__SCENARIO_DESC
+    case PKB_SCENARIO_COUNT:
+        break;
+    }
+    return "";
+}
+
+int pkb_scenario_from_name(const char *name)
+{
+    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
+        if (strcmp(name, pkb_scenario_name((pkb_scenario)s)) == 0)
+            return s;
+    return -1;
+}
+
+/* 32 bytes in 3 lines, as in the seed. */
+static const char small_payload[] = "processkit small \n0123456789\nab\n";
+
+int pkb_workload_build(pkb_scenario s, const char *cat_path, const char *tiny_path, pkb_workload *w)
+{
+    memset(w, 0, sizeof *w);
+    w->scenario = s;
+    w->children = 1;
+    switch (s) {
+    case PKB_SPAWN_CAPTURE_SMALL:
+    case PKB_CONCURRENT_FAN_OUT:
+        w->program = "cat";
+        w->program_path = cat_path;
+        w->input = (const unsigned char *)small_payload;
+        w->input_len = sizeof small_payload - 1;
+        w->expect_bytes = w->input_len;
+        w->expect_lines = 3;
+        w->children = s == PKB_CONCURRENT_FAN_OUT ? 16 : 1;
+        return 0;
+    case PKB_STREAM_LARGE_STDOUT: {
+        const size_t lines = 8000, len = 128;
+        unsigned char *buf = malloc(lines * (len + 1));
+        if (buf == NULL)
+            return -ENOMEM;
+        for (size_t i = 0; i < lines; i++) {
+            unsigned char *line = buf + i * (len + 1);
+            for (size_t k = 0; k < len; k++)
+                line[k] = (unsigned char)('a' + (i + k) % 26);
+            line[len] = '\n';
+        }
+        w->program = "cat";
+        w->program_path = cat_path;
+        w->input = buf;
+        w->input_len = lines * (len + 1);
+        w->expect_bytes = w->input_len;
+        w->expect_lines = lines;
+        return 0;
+    }
+    case PKB_SPAWN_ONLY:
+        w->program = tiny_path;
+        w->program_path = tiny_path;
+        return 0;
+    case PKB_SCENARIO_COUNT:
+        break;
+    }
+    return -EINVAL;
+}
+
+void pkb_workload_free(pkb_workload *w)
+{
+    if (w->scenario == PKB_STREAM_LARGE_STDOUT)
+        free((void *)w->input);
+    memset(w, 0, sizeof *w);
+}
+
+/* The bytes and lines of one pass through the stream workload; bytes tell bytes apart. */
+int pkb_check_contender(
+    const pkb_contender *c, void *state, const pkb_workload *w, char *why, size_t why_len)
+{
+    pkb_sample out;
+    memset(&out, 0, sizeof out);
+    int rc = c->run(state, w, &out);
+    uint64_t want_bytes = (uint64_t)w->expect_bytes * (uint64_t)w->children;
+    uint64_t want_lines = (uint64_t)w->expect_lines * (uint64_t)w->children;
+    if (rc != 0) {
+        snprintf(why, why_len, "%s: the iteration failed: %s", c->name,
+                 out.error[0] ? out.error : strerror(rc < 0 ? -rc : rc));
+        return rc < 0 ? rc : -EIO;
+    }
+    if (out.children != w->children || out.failures != 0) {
+        snprintf(why, why_len, "%s: %d of %d children reaped, %d did not exit 0", c->name,
+                 out.children, w->children, out.failures);
+        return -ECHILD;
+    }
+    if (out.bytes != want_bytes || out.lines != want_lines) {
+        snprintf(why, why_len,
+                 "%s: read %llu bytes in %llu lines, the workload is %llu bytes in %llu lines",
+                 c->name, (unsigned long long)out.bytes, (unsigned long long)out.lines,
+                 (unsigned long long)want_bytes, (unsigned long long)want_lines);
+        return -EBADMSG;
+    }
+    return 0;
+}

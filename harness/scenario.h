@@ -1,0 +1,17 @@
+/*
+ * Workloads for the compare suite's scenarios (see contender.h for the contract).
+ */
+#ifndef PKB_SCENARIO_H
+#define PKB_SCENARIO_H
+
+#include "contender.h"
+
+/* Builds the workload of scenario `s`. `cat_path` is cat resolved to an absolute path,
+ * `tiny_path` the tiny static helper. Returns 0, -ENOMEM or -EINVAL. */
+int pkb_workload_build(pkb_scenario s,
+                       const char *cat_path,
+                       const char *tiny_path,
+                       pkb_workload *w);
+void pkb_workload_free(pkb_workload *w);
+
+#endif /* PKB_SCENARIO_H */
