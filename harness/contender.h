@@ -81,7 +81,15 @@ typedef struct pkb_contender {
     const char *description; /* one line, for `pkbench list` and the report */
     unsigned scenarios;      /* PKB_SCENARIO_BIT(...) | ... */
     bool baseline;           /* the contender deltas are computed against (exactly one) */
-    /* Prepares per-series state (may be NULL). Returns 0 or a negative errno. */
+    /* The child's stdout goes where the contender cannot read it (/dev/null), so `run` reports
+     * 0 bytes and 0 lines and the check expects exactly that (never the workload's counts, which
+     * such a contender could only claim, not observe); every child must still be reaped with
+     * exit status 0. For cat that is still a proof that the workload ran: cat exits 0 only after
+     * reading its whole stdin to end-of-file and writing all of it without an error. Such a
+     * series is a discard path, not a replacement for capture: reports must say so. */
+    bool discards_output;
+    /* Prepares per-series state. Returns 0 or a negative errno. setup and teardown may both be
+     * NULL for a contender that keeps no state (`run` then gets a NULL state). */
     int (*setup)(void **state, const pkb_workload *w);
     /* One iteration. Returns 0, or a negative errno with out->error saying what failed. */
     int (*run)(void *state, const pkb_workload *w, pkb_sample *out);
@@ -92,8 +100,10 @@ typedef struct pkb_contender {
 extern const pkb_contender *const pkb_contenders[];
 extern const size_t pkb_contender_count;
 
-/* Runs one untimed iteration and compares it with the workload. Returns 0 when the counts match
- * exactly; otherwise a negative errno and a one-line reason in `why`. */
+/* Runs one untimed iteration and compares it with the workload: every child reaped, none exited
+ * non-zero, and exactly expect_bytes and expect_lines per child read (0 and 0 when the contender
+ * discards_output). Returns 0 when all match; otherwise a negative errno and a one-line reason in
+ * `why`. */
 int pkb_check_contender(
     const pkb_contender *c, void *state, const pkb_workload *w, char *why, size_t why_len);
 
