@@ -3,4 +3,7 @@
  * `const pkb_contender pkb_contender_<name>` (see harness/contender.h); its line here is all the
  * harness needs.
  */
-#define PKB_CONTENDER_LIST(X) X(posix_spawn)
+#define PKB_CONTENDER_LIST(X)                                                                      \
+    X(posix_spawn)                                                                                 \
+    X(vfork_exec)                                                                                  \
+    X(fork_exec)
