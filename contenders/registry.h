@@ -4,6 +4,9 @@
  * harness needs.
  */
 #define PKB_CONTENDER_LIST(X)                                                                      \
+    X(processkit)                                                                                  \
+    X(processkit_resolved_program)                                                                 \
+    X(processkit_discard_stdout)                                                                   \
     X(posix_spawn)                                                                                 \
     X(vfork_exec)                                                                                  \
     X(fork_exec)
