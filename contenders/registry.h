@@ -9,4 +9,6 @@
     X(processkit_discard_stdout)                                                                   \
     X(posix_spawn)                                                                                 \
     X(vfork_exec)                                                                                  \
-    X(fork_exec)
+    X(fork_exec)                                                                                   \
+    X(libuv)                                                                                       \
+    X(glib)
