@@ -113,4 +113,7 @@
     X(shim_callback_stops_run, 10)                                                                 \
     X(shim_reentry_is_busy, 10)                                                                    \
     X(shim_init_flags, 10)                                                                         \
-    X(shim_console_is_opt_in, 10)
+    X(shim_console_is_opt_in, 10)                                                                  \
+    X(contenders_registry_well_formed, 10)                                                         \
+    X(contenders_check_refuses_wrong_counts, 10)                                                   \
+    X(contenders_pass_check_every_scenario, 60)
