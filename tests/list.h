@@ -113,4 +113,10 @@
     X(shim_callback_stops_run, 10)                                                                 \
     X(shim_reentry_is_busy, 10)                                                                    \
     X(shim_init_flags, 10)                                                                         \
-    X(shim_console_is_opt_in, 10)
+    X(shim_console_is_opt_in, 10)                                                                  \
+    X(report_golden, 10)                                                                           \
+    X(report_fixture_matches_schema, 20)                                                           \
+    X(report_plots, 60)                                                                            \
+    X(report_plot_tool_failure_leaves_nothing, 60)                                                 \
+    X(report_bad_inputs, 10)                                                                       \
+    X(report_partial_file_wording, 10)
