@@ -1,6 +1,7 @@
 /*
- * Private to the report module (report.c, report_load.c, plot.c): the validated view of one
- * results file, a growable text buffer, and the helpers the Markdown and the plots share.
+ * Private to the report module (report.c, report_load.c, report_verdict.c, plot.c): the validated
+ * view of one results file, a growable text buffer, and the helpers the Markdown and the plots
+ * share.
  */
 #ifndef PKB_REPORT_INTERNAL_H
 #define PKB_REPORT_INTERNAL_H
@@ -75,6 +76,16 @@ const char *pkb__time_unit(double ns, double *scale);
 
 /* Appends a file name made of `s` with every byte outside [A-Za-z0-9_.-] replaced by '_'. */
 void pkb__buf_sanitized(pkb__buf *b, const char *s);
+
+/* Markdown pieces (report.c): text for a sentence or a table cell (pipes escaped, newlines
+ * flattened), a name as inline code, a delta as "+2.3%" (one decimal, never "-0.0%"). */
+void pkb__md_text(pkb__buf *b, const char *s);
+void pkb__md_code(pkb__buf *b, const char *s);
+void pkb__fmt_delta(pkb__buf *b, double d);
+
+/* report_verdict.c: the "Conclusions" section and its "Targets" subsection. */
+void pkb__md_conclusions(const pkb__results *r, pkb__buf *b);
+void pkb__md_targets(const pkb__results *r, pkb__buf *b);
 
 /* ---- output -------------------------------------------------------------------------------- */
 
