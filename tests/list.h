@@ -116,4 +116,10 @@
     X(shim_console_is_opt_in, 10)                                                                  \
     X(contenders_registry_well_formed, 10)                                                         \
     X(contenders_check_refuses_wrong_counts, 10)                                                   \
-    X(contenders_pass_check_every_scenario, 60)
+    X(contenders_pass_check_every_scenario, 60)                                                    \
+    X(report_golden, 10)                                                                           \
+    X(report_fixture_matches_schema, 20)                                                           \
+    X(report_plots, 60)                                                                            \
+    X(report_plot_tool_failure_leaves_nothing, 60)                                                 \
+    X(report_bad_inputs, 10)                                                                       \
+    X(report_partial_file_wording, 10)

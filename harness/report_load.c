@@ -1,0 +1,506 @@
+/*
+ * Reading a results file for the report: read it whole, parse it with jansson (duplicate keys
+ * rejected), check that it is a pkbench results file of schema version 1, check every field the
+ * report relies on against results.schema.json's required lists and types, and build the view
+ * the renderers share — series with their statistics (stats.h's pks_summarize of samples_ns),
+ * grouped by scenario in contender.h's order, each scenario's baseline found.
+ *
+ * This is not a JSON Schema validator: it checks what the report reads, in schema order, so a
+ * bad file fails with the path of the first offending field rather than a wrong table. The test
+ * suite validates its fixture against the schema itself with Python's jsonschema.
+ */
+#define _GNU_SOURCE
+#include "contender.h"
+#include "report_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_FILE_BYTES (1024L * 1024 * 1024)
+
+static int fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+{
+    if (err != NULL && err_len > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+        /* One line, always: a JSON parser's message or a field name could carry a newline. */
+        for (char *p = err; *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+    }
+    return rc;
+}
+
+/* Reads the whole file into a malloc'd buffer. */
+static int read_all(const char *path, char **data, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    int rc = fstat(fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
+    if (rc != 0) {
+        close(fd);
+        return rc;
+    }
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf == NULL) {
+            rc = -ENOMEM;
+            break;
+        }
+        if (n == cap) {
+            if (cap > (size_t)MAX_FILE_BYTES) {
+                rc = -EFBIG;
+                break;
+            }
+            char *bigger = realloc(buf, cap * 2);
+            if (bigger == NULL) {
+                rc = -ENOMEM;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = -errno;
+            break;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (rc == 0 && n > (size_t)MAX_FILE_BYTES)
+        rc = -EFBIG;
+    if (rc != 0) {
+        free(buf);
+        return rc;
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+/* ---- field checks ------------------------------------------------------------------------- */
+
+enum {
+    T_STR = 1,
+    T_INT = 2,
+    T_NUM = 4, /* integer or real */
+    T_BOOL = 8,
+    T_NULL = 16,
+    T_ARR = 32,
+    T_OBJ = 64,
+};
+
+struct field {
+    const char *key;
+    unsigned types;
+    bool required;
+};
+
+static bool has_type(const json_t *v, unsigned types)
+{
+    return ((types & T_STR) && json_is_string(v)) || ((types & T_INT) && json_is_integer(v)) ||
+           ((types & T_NUM) && json_is_number(v)) || ((types & T_BOOL) && json_is_boolean(v)) ||
+           ((types & T_NULL) && json_is_null(v)) || ((types & T_ARR) && json_is_array(v)) ||
+           ((types & T_OBJ) && json_is_object(v));
+}
+
+static const char *type_words(unsigned types)
+{
+    switch (types) {
+    case T_STR:
+        return "a string";
+    case T_INT:
+        return "an integer";
+    case T_NUM:
+        return "a number";
+    case T_BOOL:
+        return "a boolean";
+    case T_ARR:
+        return "an array";
+    case T_OBJ:
+        return "an object";
+    case T_STR | T_NULL:
+        return "a string or null";
+    case T_INT | T_NULL:
+        return "an integer or null";
+    case T_BOOL | T_NULL:
+        return "a boolean or null";
+    case T_ARR | T_NULL:
+        return "an array or null";
+    }
+    return "of the expected type";
+}
+
+/* Checks obj's fields against the table; `where` prefixes field paths ("environment."). */
+static int check_fields(const char *file,
+                        const json_t *obj,
+                        const char *where,
+                        const struct field *f,
+                        size_t n,
+                        char *err,
+                        size_t err_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_object_get(obj, f[i].key);
+        if (v == NULL && f[i].required)
+            return fail(err, err_len, -EBADMSG, "%s: missing required field %s%s", file, where,
+                        f[i].key);
+        if (v != NULL && !has_type(v, f[i].types))
+            return fail(err, err_len, -EBADMSG, "%s: field %s%s is not %s", file, where, f[i].key,
+                        type_words(f[i].types));
+    }
+    return 0;
+}
+
+/* Every element of array `a` (at path `where`) has one of `types`. */
+static int check_items(
+    const char *file, const json_t *a, const char *where, unsigned types, char *err, size_t err_len)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(a, i, v)
+    {
+        if (!has_type(v, types))
+            return fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i,
+                        type_words(types));
+    }
+    return 0;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct field top_fields[] = {
+    {"suite", T_STR, true},       {"profile", T_STR, true},
+    {"created", T_STR, true},     {"finished", T_STR | T_NULL, false},
+    {"complete", T_BOOL, true},   {"interrupted", T_BOOL, false},
+    {"command", T_ARR, true},     {"filter", T_STR | T_NULL, false},
+    {"environment", T_OBJ, true}, {"settings", T_OBJ, true},
+    {"priming", T_OBJ, true},     {"series", T_ARR, true},
+    {"benchmarks", T_ARR, true},  {"context", T_OBJ, true},
+};
+
+static const struct field environment_fields[] = {
+    {"cpu_model", T_STR, true},
+    {"logical_cpus", T_INT, true},
+    {"kernel", T_STR, true},
+    {"distribution", T_STR, true},
+    {"libc", T_STR, true},
+    {"compiler", T_STR, true},
+    {"compiler_flags", T_STR, true},
+    {"build_type", T_STR, true},
+    {"git_commit", T_STR, true},
+    {"git_dirty", T_BOOL | T_NULL, true},
+    {"processes_start", T_INT, true},
+    {"threads_start", T_INT, true},
+    {"processes_end", T_INT | T_NULL, false},
+    {"threads_end", T_INT | T_NULL, false},
+    {"loadavg_start", T_ARR, true},
+    {"loadavg_end", T_ARR | T_NULL, false},
+    {"aslr", T_STR, true},
+    {"thp", T_STR, true},
+    {"cpufreq_governor", T_STR | T_NULL, true},
+    {"cgroup_cpu_max", T_STR | T_NULL, true},
+    {"spawn_mechanism", T_STR, true},
+    {"clear_sighand", T_BOOL, false},
+    {"containment", T_STR, true},
+};
+
+static const struct field settings_fields[] = {
+    {"repetitions", T_INT, true},       {"min_time_s", T_NUM, true},   {"warmup_s", T_NUM, true},
+    {"priming_budget_s", T_NUM, false}, {"interleave", T_BOOL, false},
+};
+
+static const struct field priming_fields[] = {
+    {"performed", T_BOOL, true}, {"batches", T_INT, true},  {"runs_per_batch", T_INT, false},
+    {"seconds", T_NUM, true},    {"batch_ms", T_ARR, true}, {"stable", T_BOOL, true},
+};
+
+static const struct field series_fields[] = {
+    {"name", T_STR, true},
+    {"scenario", T_STR, true},
+    {"contender", T_STR, true},
+    {"description", T_STR, false},
+    {"baseline", T_BOOL, true},
+    {"status", T_STR, true},
+    {"reason", T_STR, false},
+    {"unit", T_STR, true},
+    {"work_per_iteration", T_NUM, true},
+    {"samples_ns", T_ARR, true},
+    {"procs_running", T_ARR, false},
+    {"noisy", T_ARR, false},
+};
+
+/* The checks that make a file a version-1 results file at all. */
+static int check_identity(const char *file, const json_t *root, char *err, size_t err_len)
+{
+    if (!json_is_object(root))
+        return fail(err, err_len, -EBADMSG,
+                    "%s: not a pkbench results file (the top level is not a JSON object)", file);
+    const json_t *schema = json_object_get(root, "schema");
+    if (schema == NULL)
+        return fail(err, err_len, -EBADMSG, "%s: not a pkbench results file (no \"schema\" field)",
+                    file);
+    if (!json_is_string(schema) || strcmp(json_string_value(schema), "pkbench-results") != 0)
+        return fail(err, err_len, -EBADMSG,
+                    "%s: not a pkbench results file (\"schema\" is %s%.60s%s, expected "
+                    "\"pkbench-results\")",
+                    file, json_is_string(schema) ? "\"" : "",
+                    json_is_string(schema) ? json_string_value(schema) : "not a string",
+                    json_is_string(schema) ? "\"" : "");
+    const json_t *version = json_object_get(root, "schema_version");
+    if (version == NULL)
+        return fail(err, err_len, -EBADMSG, "%s: missing required field schema_version", file);
+    if (!json_is_integer(version))
+        return fail(err, err_len, -EBADMSG, "%s: field schema_version is not an integer", file);
+    if (json_integer_value(version) != 1)
+        return fail(err, err_len, -ENOTSUP,
+                    "%s: schema_version %lld is not supported (this pkbench reads version 1)", file,
+                    (long long)json_integer_value(version));
+    return 0;
+}
+
+static int check_structure(const char *file, const json_t *root, char *err, size_t err_len)
+{
+    int rc = check_fields(file, root, "", top_fields, N_OF(top_fields), err, err_len);
+    if (rc == 0)
+        rc = check_items(file, json_object_get(root, "command"), "command", T_STR, err, err_len);
+    const json_t *env = json_object_get(root, "environment");
+    if (rc == 0)
+        rc = check_fields(file, env, "environment.", environment_fields, N_OF(environment_fields),
+                          err, err_len);
+    if (rc == 0)
+        rc = check_items(file, json_object_get(env, "loadavg_start"), "environment.loadavg_start",
+                         T_NUM, err, err_len);
+    if (rc == 0 && json_integer_value(json_object_get(env, "logical_cpus")) < 1)
+        rc = fail(err, err_len, -EBADMSG, "%s: environment.logical_cpus is less than 1", file);
+    if (rc == 0)
+        rc = check_fields(file, json_object_get(root, "settings"), "settings.", settings_fields,
+                          N_OF(settings_fields), err, err_len);
+    const json_t *priming = json_object_get(root, "priming");
+    if (rc == 0)
+        rc = check_fields(file, priming, "priming.", priming_fields, N_OF(priming_fields), err,
+                          err_len);
+    if (rc == 0)
+        rc = check_items(file, json_object_get(priming, "batch_ms"), "priming.batch_ms", T_NUM, err,
+                         err_len);
+    return rc;
+}
+
+/* ---- series and scenarios ------------------------------------------------------------------ */
+
+static int load_series(const char *file,
+                       const json_t *j,
+                       size_t index,
+                       long long cpus,
+                       pkb__series *s,
+                       char *err,
+                       size_t err_len)
+{
+    char where[64];
+    snprintf(where, sizeof where, "series[%zu].", index);
+    if (!json_is_object(j))
+        return fail(err, err_len, -EBADMSG, "%s: series[%zu] is not an object", file, index);
+    int rc = check_fields(file, j, where, series_fields, N_OF(series_fields), err, err_len);
+    if (rc != 0)
+        return rc;
+    s->name = json_string_value(json_object_get(j, "name"));
+    s->scenario = json_string_value(json_object_get(j, "scenario"));
+    s->contender = json_string_value(json_object_get(j, "contender"));
+    s->status = json_string_value(json_object_get(j, "status"));
+    s->unit = json_string_value(json_object_get(j, "unit"));
+    s->reason = json_string_value(json_object_get(j, "reason"));
+    s->description = json_string_value(json_object_get(j, "description"));
+    s->baseline = json_is_true(json_object_get(j, "baseline"));
+    s->work = json_number_value(json_object_get(j, "work_per_iteration"));
+    if (strcmp(s->status, "measured") != 0 && strcmp(s->status, "refused") != 0 &&
+        strcmp(s->status, "failed") != 0)
+        return fail(err, err_len, -EBADMSG,
+                    "%s: series[%zu].status \"%.40s\" is not measured, refused or failed", file,
+                    index, s->status);
+    if (!isfinite(s->work) || s->work < 0)
+        return fail(err, err_len, -EBADMSG,
+                    "%s: series[%zu].work_per_iteration is not a non-negative number", file, index);
+
+    const json_t *samples = json_object_get(j, "samples_ns");
+    s->n = json_array_size(samples);
+    s->samples = calloc(s->n > 0 ? s->n : 1, sizeof *s->samples);
+    if (s->samples == NULL)
+        return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+    for (size_t i = 0; i < s->n; i++) {
+        const json_t *v = json_array_get(samples, i);
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!isfinite(x) || x <= 0)
+            return fail(err, err_len, -EBADMSG, "%s: series[%zu].samples_ns[%zu] is not %s", file,
+                        index, i, json_is_number(v) ? "a positive time" : "a number");
+        s->samples[i] = x;
+    }
+    s->measured = strcmp(s->status, "measured") == 0 && s->n > 0;
+    if (s->measured && pks_summarize(s->samples, s->n, NULL, &s->sum) != 0)
+        return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+
+    /* Noisy repetitions: the file's own flags, else procs_running against the CPUs. */
+    const json_t *noisy = json_object_get(j, "noisy");
+    const json_t *running = json_object_get(j, "procs_running");
+    snprintf(where, sizeof where, "series[%zu].%s", index, noisy ? "noisy" : "procs_running");
+    if (noisy != NULL || running != NULL) {
+        rc =
+            check_items(file, noisy ? noisy : running, where, noisy ? T_BOOL : T_INT, err, err_len);
+        if (rc != 0)
+            return rc;
+    }
+    /* Per repetition: an entry past the samples describes no repetition of this report. */
+    for (size_t i = 0; i < s->n; i++) {
+        if (noisy != NULL)
+            s->noisy += json_is_true(json_array_get(noisy, i));
+        else if (running != NULL && i < json_array_size(running))
+            s->noisy += json_integer_value(json_array_get(running, i)) > cpus;
+    }
+    return 0;
+}
+
+static pkb__scenario *find_scenario(pkb__results *r, const char *name)
+{
+    for (size_t i = 0; i < r->nscenarios; i++)
+        if (strcmp(r->scenarios[i].name, name) == 0)
+            return &r->scenarios[i];
+    return NULL;
+}
+
+static int add_scenario(pkb__results *r, const char *name)
+{
+    pkb__scenario *sc = &r->scenarios[r->nscenarios++];
+    sc->name = name;
+    sc->baseline = -1;
+    sc->members = calloc(r->nseries, sizeof *sc->members);
+    if (sc->members == NULL)
+        return -ENOMEM;
+    pkb__buf stem = {0};
+    pkb__buf_sanitized(&stem, r->name);
+    pkb__buf_puts(&stem, "-");
+    pkb__buf_sanitized(&stem, name);
+    if (stem.failed) {
+        pkb__buf_free(&stem);
+        return -ENOMEM;
+    }
+    snprintf(sc->stem, sizeof sc->stem, "%s", stem.data);
+    pkb__buf_free(&stem);
+    return 0;
+}
+
+/* Scenarios in contender.h's order, then any other scenario in order of first appearance. */
+static int group_scenarios(const char *file, pkb__results *r, char *err, size_t err_len)
+{
+    r->scenarios = calloc(r->nseries > 0 ? r->nseries : 1, sizeof *r->scenarios);
+    if (r->scenarios == NULL)
+        return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+    for (int k = 0; k < PKB_SCENARIO_COUNT; k++) {
+        const char *name = pkb_scenario_name((pkb_scenario)k);
+        for (size_t i = 0; i < r->nseries; i++) {
+            if (strcmp(r->series[i].scenario, name) == 0) {
+                if (add_scenario(r, r->series[i].scenario) != 0)
+                    return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < r->nseries; i++) {
+        if (find_scenario(r, r->series[i].scenario) == NULL &&
+            add_scenario(r, r->series[i].scenario) != 0)
+            return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+    }
+    for (size_t i = 0; i < r->nseries; i++) {
+        pkb__series *s = &r->series[i];
+        pkb__scenario *sc = find_scenario(r, s->scenario);
+        sc->members[sc->count++] = i;
+        sc->measured += s->measured;
+        if (!s->measured || !s->baseline)
+            continue;
+        if (sc->baseline >= 0)
+            return fail(err, err_len, -EBADMSG,
+                        "%s: scenario %.60s has two measured baseline series (%.60s and %.60s)",
+                        file, sc->name, r->series[sc->baseline].contender, s->contender);
+        sc->baseline = (long)i;
+    }
+    return 0;
+}
+
+void pkb__results_free(pkb__results *r)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        free(r->series[i].samples);
+    for (size_t i = 0; i < r->nscenarios; i++)
+        free(r->scenarios[i].members);
+    free(r->series);
+    free(r->scenarios);
+    json_decref(r->root);
+    memset(r, 0, sizeof *r);
+}
+
+int pkb__results_load(const char *path, pkb__results *r, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    const char *slash = strrchr(path, '/');
+    snprintf(r->file, sizeof r->file, "%s", slash ? slash + 1 : path);
+    snprintf(r->name, sizeof r->name, "%s", r->file);
+    size_t nl = strlen(r->name);
+    if (nl > 5 && strcmp(r->name + nl - 5, ".json") == 0)
+        r->name[nl - 5] = '\0';
+    if (r->name[0] == '\0' || strcmp(r->name, ".") == 0 || strcmp(r->name, "..") == 0)
+        return fail(err, err_len, -EINVAL, "%s: not a results file name", path);
+
+    char *data = NULL;
+    size_t len = 0;
+    int rc = read_all(path, &data, &len);
+    if (rc != 0)
+        return fail(err, err_len, rc, "%s: cannot read: %s", path,
+                    rc == -EFBIG ? "larger than 1 GiB" : strerror(-rc));
+    json_error_t jerr;
+    r->root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(data);
+    if (r->root == NULL)
+        return fail(err, err_len, -EBADMSG, "%s: not valid JSON (line %d, column %d: %s)", path,
+                    jerr.line, jerr.column, jerr.text);
+
+    rc = check_identity(path, r->root, err, err_len);
+    if (rc == 0)
+        rc = check_structure(path, r->root, err, err_len);
+    if (rc != 0) {
+        pkb__results_free(r);
+        return rc;
+    }
+    r->logical_cpus = json_integer_value(
+        json_object_get(json_object_get(r->root, "environment"), "logical_cpus"));
+    const json_t *series = json_object_get(r->root, "series");
+    r->nseries = json_array_size(series);
+    r->series = calloc(r->nseries > 0 ? r->nseries : 1, sizeof *r->series);
+    if (r->series == NULL)
+        rc = fail(err, err_len, -ENOMEM, "%s: out of memory", path);
+    for (size_t i = 0; rc == 0 && i < r->nseries; i++)
+        rc = load_series(path, json_array_get(series, i), i, r->logical_cpus, &r->series[i], err,
+                         err_len);
+    if (rc == 0)
+        rc = group_scenarios(path, r, err, err_len);
+    if (rc != 0)
+        pkb__results_free(r);
+    return rc;
+}
