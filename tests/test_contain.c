@@ -178,7 +178,10 @@ TEST_IMPL(no_cgroup_dir_left_after_close)
     /* Behaviour 4: groups, one-shot runs and killed runs leave no directory; a process's pooled
      * leaves go when it exits. Counted by name in this process's cgroup directory. */
     pk_test_need_cgroup();
-    int before = pk_test_count_leaves("pk-");
+    /* Only this process's leaves: other test processes may share the cgroup directory. */
+    char mine[32];
+    snprintf(mine, sizeof mine, "pk-%d-", (int)getpid());
+    int before = pk_test_count_leaves(mine);
     ASSERT_GE(before, 0);
     for (int i = 0; i < 5; i++) {
         pk_group *g;
@@ -188,7 +191,7 @@ TEST_IMPL(no_cgroup_dir_left_after_close)
         pk_group_free(g);
         pk_process_free(p);
     }
-    ASSERT_EQ(pk_test_count_leaves("pk-"), before);
+    ASSERT_EQ(pk_test_count_leaves(mine), before);
 
     /* One-shot runs in a child process: after it exits, none of its leaves remain. */
     char prefix[32];
@@ -202,7 +205,7 @@ TEST_IMPL(no_cgroup_dir_left_after_close)
     pk_result_release(&r);
     pk_process_free(p);
     ASSERT_EQ(pk_test_count_leaves(prefix), 0);
-    ASSERT_EQ(pk_test_count_leaves("pk-"), before);
+    ASSERT_EQ(pk_test_count_leaves(mine), before);
 }
 
 TEST_IMPL(stale_leaves_of_dead_owner_removed)

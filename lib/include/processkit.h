@@ -468,9 +468,9 @@ bool pk_spawn_clears_sighand(void);
 const char *pk_version(void);
 
 /* Releases what the library keeps between calls: the pool of empty cgroup leaves that one-shot
- * runs borrow, with their open descriptors. Safe at any time and from any thread; the pool is
- * rebuilt on demand. Process exit removes the leaves anyway; call this before checking for
- * leaked descriptors, or to remove the leaves early. */
+ * runs borrow, with their open descriptors, and the calling thread's cached line buffer. Safe at
+ * any time and from any thread; the pool is rebuilt on demand. Process exit removes the leaves
+ * anyway; call this before checking for leaked descriptors, or to remove the leaves early. */
 void pk_cleanup(void);
 
 #ifdef __cplusplus

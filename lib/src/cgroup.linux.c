@@ -273,6 +273,7 @@ static void forget_made(const char *name)
  * still going come back later and are pooled again; process exit removes everything. */
 void pk_cleanup(void)
 {
+    pk__stream_cache_release();
     pthread_mutex_lock(&pool_lock);
     char dir[PATH_MAX + 64];
     while (pool_n > 0) {

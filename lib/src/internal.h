@@ -130,7 +130,8 @@ struct pk__stream {
     /* the splitter buffer: [start, end) unconsumed, [start, scan) known to hold no newline */
     char *buf;
     size_t cap, start, scan, end;
-    bool dropping; /* inside a line longer than max_line */
+    bool dropping;    /* inside a line longer than max_line */
+    size_t ascii_end; /* [start, ascii_end) is known to be ASCII: lines there need no decoding */
     bool eof;
     /* accounting and capture */
     uint64_t total_bytes, total_lines, dropped_lines;
@@ -155,6 +156,8 @@ bool pk__stream_done(const struct pk__stream *s);
 /* Moves the kept bytes and the totals into *out (which then owns the data). */
 int pk__stream_finish(struct pk__stream *s, pk_output *out);
 void pk__stream_release(struct pk__stream *s);
+/* Frees this thread's cached splitter buffer (pk_cleanup). */
+void pk__stream_cache_release(void);
 
 /* ---- groups (group.c, cgroup.linux.c, pgroup.posix.c) -------------------------------------- */
 

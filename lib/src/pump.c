@@ -20,12 +20,61 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define CHUNK            65536
 #define DEFAULT_MAX_LINE (16u << 20)
+
+/* One splitter buffer per thread is kept between runs: allocating and freeing 64 KiB per run
+ * made the allocator trim and re-fault those pages every time (zeroed pages, and TLB shootdowns
+ * to the CPU where the last child ran), which cost more than the line splitting itself. */
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static pthread_key_t cache_key;
+static _Thread_local char *cached_buf;
+static _Thread_local size_t cached_cap;
+
+static void free_cached(void *p)
+{
+    free(p);
+}
+
+static void make_cache_key(void)
+{
+    (void)pthread_key_create(&cache_key, free_cached);
+}
+
+static char *take_cached(size_t *cap)
+{
+    char *b = cached_buf;
+    *cap = b != NULL ? cached_cap : 0;
+    cached_buf = NULL;
+    if (b != NULL)
+        (void)pthread_setspecific(cache_key, NULL);
+    return b;
+}
+
+static void give_cached(char *b, size_t cap)
+{
+    if (b == NULL)
+        return;
+    if (cached_buf != NULL || cap > 4 * (CHUNK + 1)) {
+        free(b); /* keep only one, and only a chunk-sized one */
+        return;
+    }
+    pthread_once(&cache_once, make_cache_key);
+    cached_buf = b;
+    cached_cap = cap;
+    (void)pthread_setspecific(cache_key, b); /* freed when the thread exits */
+}
+
+void pk__stream_cache_release(void)
+{
+    size_t cap;
+    free(take_cached(&cap));
+}
 
 void pk__stream_init(struct pk__stream *s, int id, const pk_stdio *cfg, bool lines)
 {
@@ -186,19 +235,21 @@ static int keep_line(struct pk__stream *s, const char *p, size_t n, bool nl)
 
 /* ---- UTF-8 --------------------------------------------------------------------------------- */
 
-static bool ascii_only(const unsigned char *p, size_t n)
+/* The offset of the first byte of [p, p+n) with the high bit set, or n: 32 bytes per step while
+ * everything is ASCII (the compiler turns the OR of four words into vector code). */
+static size_t ascii_prefix(const unsigned char *p, size_t n)
 {
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        if (w & 0x8080808080808080ull)
-            return false;
+    for (; i + 32 <= n; i += 32) {
+        uint64_t w[4];
+        memcpy(w, p + i, 32);
+        if ((w[0] | w[1] | w[2] | w[3]) & 0x8080808080808080ull)
+            break;
     }
     for (; i < n; i++)
         if (p[i] & 0x80)
-            return false;
-    return true;
+            break;
+    return i;
 }
 
 /* Length of the valid sequence at p (1..4), or 0 when invalid; *sub receives the length of the
@@ -299,7 +350,10 @@ static int emit(struct pk__stream *s, char *p, size_t n, bool nl, pk_line *line)
     if (!s->raw) {
         if (n > 0 && p[n - 1] == '\r' && nl)
             p[--n] = '\0';
-        if (!ascii_only((const unsigned char *)p, n) && !valid_utf8(p, n)) {
+        /* Lines inside the prefix known to be ASCII (checked once per read chunk) need nothing;
+         * only a line with a high byte is validated, and only an invalid one copied. */
+        if ((size_t)(p + n - s->buf) > s->ascii_end &&
+            ascii_prefix((const unsigned char *)p, n) < n && !valid_utf8(p, n)) {
             rc = decode_lossy(s, p, n, &n);
             if (rc != 0)
                 return rc;
@@ -373,13 +427,16 @@ int pk__stream_next_line(struct pk__stream *s, pk_line *line)
 static int fill_lines(struct pk__stream *s)
 {
     if (s->start == s->end) {
-        s->start = s->end = s->scan = 0;
+        s->start = s->end = s->scan = s->ascii_end = 0;
     } else if (s->start > 0 && s->cap - s->end < CHUNK + 1) {
         memmove(s->buf, s->buf + s->start, s->end - s->start);
         s->end -= s->start;
         s->scan -= s->start;
+        s->ascii_end = s->ascii_end > s->start ? s->ascii_end - s->start : 0;
         s->start = 0;
     }
+    if (s->buf == NULL)
+        s->buf = take_cached(&s->cap);
     if (s->cap - s->end < CHUNK + 1) {
         /* Grow for a long unfinished line, never past max_line plus one chunk. */
         size_t cap = s->cap ? s->cap * 2 : CHUNK + 1;
@@ -399,6 +456,9 @@ static int fill_lines(struct pk__stream *s)
         n = read(s->fd, s->buf + s->end, s->cap - s->end - 1);
     while (n < 0 && errno == EINTR);
     if (n > 0) {
+        /* Extend the known-ASCII prefix while it reaches the new bytes. */
+        if (!s->raw && s->ascii_end == s->end)
+            s->ascii_end = s->end + ascii_prefix((const unsigned char *)s->buf + s->end, (size_t)n);
         s->end += (size_t)n;
         s->total_bytes += (uint64_t)n;
         return 1;
@@ -512,7 +572,7 @@ void pk__stream_release(struct pk__stream *s)
     if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;
-    free(s->buf);
+    give_cached(s->buf, s->cap);
     free(s->kept.data);
     free(s->scratch);
     free(s->ring.data);

@@ -1,0 +1,91 @@
+/*
+ * The suite runner: times a list of series through Google Benchmark (via the shim) and writes
+ * the results file. Suites (suite_compare.c, ...) build the series; the runner owns priming,
+ * timing, progress, interruption and the file.
+ */
+#ifndef PKB_RUN_H
+#define PKB_RUN_H
+
+#include "contender.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum pkb_series_status {
+    PKB_SERIES_PENDING = 0,
+    PKB_SERIES_MEASURED,
+    PKB_SERIES_REFUSED, /* the correctness check failed: never timed */
+    PKB_SERIES_FAILED,  /* an iteration failed while timing */
+} pkb_series_status;
+
+/* One iteration of a series: returns 0, or a negative errno with out->error set. */
+typedef int (*pkb_iterate_fn)(void *ctx, pkb_sample *out);
+
+typedef struct pkb_series {
+    /* set by the suite */
+    char name[160]; /* what --filter matches, e.g. "spawn_capture_small/processkit" */
+    char scenario[64];
+    char contender[64];
+    const char *description;
+    const char *unit;          /* throughput unit */
+    double work_per_iteration; /* in the unit's numerator: runs, MiB, children */
+    bool baseline;
+    pkb_iterate_fn iterate;
+    void *ctx;
+    /* When set, every timed iteration must reproduce these exactly (else the series fails). */
+    bool check_counts;
+    uint64_t expect_bytes, expect_lines;
+    int expect_children;
+    json_t *extra; /* suite-specific fields merged into the series object (owned, may be NULL) */
+
+    /* filled by the runner */
+    pkb_series_status status;
+    char reason[256];
+    size_t nreps;
+    double *samples_ns, *child_cpu_ns, *parent_cpu_ns;
+    long long *iterations;
+    int *procs_running;
+    int *call_procs; /* procs_running at the end of every call of the benchmark function */
+    size_t ncalls, capcalls;
+    json_t *gb_runs; /* Google Benchmark-compatible records of this series */
+    bool done;
+} pkb_series;
+
+typedef struct pkb_profile {
+    const char *name;  /* "full", "quick" */
+    int repetitions;   /* samples per series */
+    double warmup_s;   /* discarded before the first sample */
+    double min_time_s; /* per sample */
+    double priming_budget_s;
+} pkb_profile;
+
+extern const pkb_profile pkb_profile_full, pkb_profile_quick;
+
+typedef struct pkb_suite_options {
+    const char *suite;
+    const pkb_profile *profile;
+    const char *out_path;
+    const char *filter; /* recorded in the file; the suite has applied it */
+    bool prime;         /* spawn children until batch times settle before the first series */
+    int argc;
+    char **argv;           /* the command line, recorded */
+    json_t *suite_section; /* merged into the results document under the suite's name */
+} pkb_suite_options;
+
+/* Set by pkbench's SIGINT/SIGTERM handler; the runner stops at the next iteration and writes
+ * every finished series. */
+extern volatile sig_atomic_t pkb_interrupted;
+
+/* Runs the series (those with status PENDING are timed; REFUSED ones are recorded) and writes
+ * the results file after every finished series and at the end, atomically. Returns 0, 130 when
+ * interrupted (the file holds the finished series), or a negative errno (message printed). */
+int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts);
+
+void pkb_series_free(pkb_series *s);
+
+/* Writes `doc` to `path` atomically (temporary file in the same directory, then rename). */
+int pkb_write_json_atomic(json_t *doc, const char *path);
+
+#endif /* PKB_RUN_H */
