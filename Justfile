@@ -30,12 +30,32 @@ asan: (build "asan")
 one +names: (build "dev")
     build/dev/tests/pk_tests {{names}}
 
-# The main job: the spawn-floor microbenchmark (release build). Extra arguments go to pk_floor.
-bench *args: (build "release")
+# The main job: the full compare suite (the seed's configuration), then its report and plots.
+bench: bench-compare
+
+# The compare suite with the full profile (20 samples, 10 s warm-up, 5 s per series), rendered to
+# reports/. Extra arguments go to `pkbench run` (e.g. --filter stream_large_stdout).
+bench-compare *args: (build "release")
+    out=results/compare-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite compare --profile full --out "$out" {{args}} && \
+    build/release/harness/pkbench report "$out"
+
+# The compare suite with the quick profile (a smoke run, well under 90 s), rendered to reports/.
+bench-quick *args: (build "release")
+    out=results/compare-quick-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite compare --profile quick --out "$out" {{args}} && \
+    build/release/harness/pkbench report "$out"
+
+# Render a results file (reports/<name>.md and plots).
+report file: (build "release")
+    build/release/harness/pkbench report {{file}}
+
+# The spawn floor: spawn+wait by mechanism, interleaved. Extra arguments go to pk_floor.
+bench-floor *args: (build "release")
     build/release/phases/pk_floor {{args}}
 
 # The spawn floor, pinned to one CPU.
-bench-pinned: (build "release")
+bench-floor-pinned: (build "release")
     build/release/phases/pk_floor --pin
 
 # Reformat every C source in place.
