@@ -54,6 +54,10 @@ report file: (build "release")
 bench-floor *args: (build "release")
     build/release/phases/pk_floor {{args}}
 
+# Line streaming throughput: processkit's line APIs against raw reads of the same pipe.
+bench-stream *args: (build "release")
+    build/release/phases/pk_stream_rate {{args}}
+
 # The spawn floor, pinned to one CPU.
 bench-floor-pinned: (build "release")
     build/release/phases/pk_floor --pin

@@ -18,10 +18,10 @@
  * 2 for bad arguments.
  */
 #define _GNU_SOURCE
+#include "bench_util.h"
 #include "processkit.h"
 
 #include <errno.h>
-#include <gnu/libc-version.h>
 #include <jansson.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,7 +31,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,80 +173,20 @@ struct series {
     double median, min, max, ratio;
 };
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One sample: the mean cost of `spawns` spawn+wait cycles, or a negative error. */
 static int take_sample(struct series *s, int spawns, double *us)
 {
-    double t0 = now_us();
+    double t0 = pkbu_now_us();
     for (int i = 0; i < spawns; i++) {
         int rc = s->method->run(s->path);
         if (rc != 0)
             return rc;
     }
-    *us = (now_us() - t0) / spawns;
+    *us = (pkbu_now_us() - t0) / spawns;
     return 0;
 }
 
-static void summarize(struct series *s)
-{
-    double *sorted = malloc((size_t)s->n * sizeof *sorted);
-    memcpy(sorted, s->samples_us, (size_t)s->n * sizeof *sorted);
-    qsort(sorted, (size_t)s->n, sizeof *sorted, cmp_double);
-    s->min = sorted[0];
-    s->max = sorted[s->n - 1];
-    s->median = s->n % 2 ? sorted[s->n / 2] : (sorted[s->n / 2 - 1] + sorted[s->n / 2]) / 2;
-    free(sorted);
-}
-
 /* ---- output -------------------------------------------------------------------------------- */
-
-static void read_cpu_model(char *buf, size_t cap)
-{
-    snprintf(buf, cap, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "re");
-    if (f == NULL)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (strncmp(line, "model name", 10) == 0) {
-            char *colon = strchr(line, ':');
-            if (colon != NULL) {
-                snprintf(buf, cap, "%s", colon + 2);
-                buf[strcspn(buf, "\n")] = '\0';
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
-
-static json_t *environment(bool pinned)
-{
-    struct utsname u;
-    uname(&u);
-    char cpu[256];
-    read_cpu_model(cpu, sizeof cpu);
-    json_t *env = json_pack(
-        "{s:s, s:s, s:s, s:I, s:s, s:s, s:b, s:b}", "kernel", u.release, "machine", u.machine,
-        "cpu_model", cpu, "logical_cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "libc",
-        gnu_get_libc_version(), "spawn_mechanism", pk_mechanism_name(pk_spawn_mechanism()),
-        "clear_sighand", pk_spawn_clears_sighand(), "pinned", pinned);
-    json_object_set_new(env, "containment",
-                        json_string(pk_containment_name(pk_host_containment())));
-    return env;
-}
 
 static int write_json(const char *path, struct series *all, int nseries, bool pinned, int rounds)
 {
@@ -259,7 +198,7 @@ static int write_json(const char *path, struct series *all, int nseries, bool pi
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
     json_object_set_new(root, "date", json_string(stamp));
     json_object_set_new(root, "rounds", json_integer(rounds));
-    json_object_set_new(root, "environment", environment(pinned));
+    json_object_set_new(root, "environment", pkbu_environment(pinned));
     json_t *arr = json_array();
     for (int i = 0; i < nseries; i++) {
         struct series *s = &all[i];
@@ -280,17 +219,9 @@ static int write_json(const char *path, struct series *all, int nseries, bool pi
     }
     json_object_set_new(root, "results", arr);
 
-    /* Atomic: a reader never sees a half-written file. */
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_SORT_KEYS);
+    int rc = pkbu_write_json(root, path, "pk_floor");
     json_decref(root);
-    if (rc != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "pk_floor: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 static void print_table(struct series *all, int nseries)
@@ -455,9 +386,14 @@ int main(int argc, char **argv)
     if (tty)
         fprintf(stderr, "\r%40s\r", "");
 
-    for (int i = 0; i < nseries; i++)
-        if (all[i].available)
-            summarize(&all[i]);
+    for (int i = 0; i < nseries; i++) {
+        if (all[i].available) {
+            pkbu_summary sum = pkbu_summarize(all[i].samples_us, all[i].n);
+            all[i].median = sum.median;
+            all[i].min = sum.min;
+            all[i].max = sum.max;
+        }
+    }
     for (int i = 0; i < nseries; i++) {
         struct series *base = &all[(i / (int)NMETHODS) * (int)NMETHODS + BASELINE];
         if (all[i].available)
@@ -472,11 +408,7 @@ int main(int argc, char **argv)
 
     char defpath[256];
     if (out == NULL) {
-        char stamp[32];
-        time_t t = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&t));
-        mkdir("results", 0755);
-        snprintf(defpath, sizeof defpath, "results/floor-%s.json", stamp);
+        pkbu_default_path(defpath, sizeof defpath, "floor");
         out = defpath;
     }
     int rc = write_json(out, all, nseries, pin, rounds);
