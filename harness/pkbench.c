@@ -2,7 +2,7 @@
  * pkbench — the benchmark harness's command line.
  *
  *   pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]
- *               [--no-prime]
+ *               [--no-prime] [--interleave] [--aa [--alpha A]]
  *   pkbench report FILE [--out DIR] [--no-plots]
  *   pkbench list
  *
@@ -31,7 +31,7 @@
 
 static const char usage_text[] =
     "usage: pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
-    "                   [--no-prime]\n"
+    "                   [--no-prime] [--interleave] [--aa [--alpha A]]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
     "       pkbench --help\n";
@@ -48,6 +48,9 @@ static void help(void)
           "         compare suite in well under 90 s. --filter selects series by an extended\n"
           "         regular expression over their names (scenario/contender). --no-prime skips\n"
           "         the priming batches. PKBENCH_TINY overrides the tiny helper's path.\n"
+          "         --interleave samples in rounds (one repetition of every series per round).\n"
+          "         --aa also runs a copy of every series next to it in every round and stores\n"
+          "         each series' noise floor (minimum detectable effect at --alpha, 0.05).\n"
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) bar charts; --out DIR changes the directory.\n"
           "list     prints the contenders and the scenarios each one runs.\n"
@@ -97,7 +100,8 @@ static int cmd_run(int argc, char **argv)
     const char *suite = "compare", *out = NULL;
     pkb_cli cli = {.tiny_path = getenv("PKBENCH_TINY")};
     const pkb_profile *prof = &pkb_profile_quick;
-    bool prime = true;
+    bool prime = true, interleave = false, aa = false;
+    double alpha = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--suite") == 0 && v != NULL) {
@@ -116,10 +120,22 @@ static int cmd_run(int argc, char **argv)
             out = v, i++;
         } else if (strcmp(a, "--no-prime") == 0) {
             prime = false;
+        } else if (strcmp(a, "--interleave") == 0) {
+            interleave = true;
+        } else if (strcmp(a, "--aa") == 0) {
+            aa = true;
+        } else if (strcmp(a, "--alpha") == 0 && v != NULL) {
+            char *end;
+            alpha = strtod(v, &end);
+            if (end == v || *end != '\0' || !(alpha > 0 && alpha < 1))
+                bad_usage("--alpha needs a number in (0, 1), got '%s'", v);
+            i++;
         } else {
             bad_usage("run: unknown or incomplete argument '%s'", a);
         }
     }
+    if (alpha != 0 && !aa)
+        bad_usage("--alpha is the noise floor's significance level: it needs --aa%s", "");
     if (strcmp(suite, "compare") != 0)
         bad_usage("--suite: unknown suite '%s' (known: compare)", suite);
     if (cli.tiny_path == NULL || cli.tiny_path[0] == '\0')
@@ -161,6 +177,9 @@ static int cmd_run(int argc, char **argv)
         .prime = prime,
         .argc = argc,
         .argv = argv,
+        .interleave = interleave,
+        .aa = aa,
+        .aa_alpha = alpha,
     };
     int rc = pkb_suite_compare(&cli, &opts);
     pk_cleanup();
