@@ -5,12 +5,15 @@
  *               [--no-prime] [--interleave] [--aa [--alpha A]]
  *   pkbench report FILE [--out DIR] [--no-plots]
  *   pkbench list
+ *   pkbench compare BASE.json NEW.json [options]      (compare_cli.c)
+ *   pkbench check --baseline FILE [options]           (compare_cli.c)
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, or a suite that
  * could not start (one line on stderr says which); 130 when a run was interrupted (its results
  * file still holds every finished series).
  */
 #define _GNU_SOURCE
+#include "compare.h"
 #include "processkit.h"
 #include "report.h"
 #include "scenario.h"
@@ -34,6 +37,12 @@ static const char usage_text[] =
     "                   [--no-prime] [--interleave] [--aa [--alpha A]]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
+    "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
+    "                       [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
+    "                       [--env-keys LIST] [--strict-env]\n"
+    "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
+    "       pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
+    "                     [--no-prime] [--sequential] [--out FILE] [compare's options]\n"
     "       pkbench --help\n";
 
 static void help(void)
@@ -54,8 +63,15 @@ static void help(void)
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) bar charts; --out DIR changes the directory.\n"
           "list     prints the contenders and the scenarios each one runs.\n"
+          "compare  medians, bootstrap CI of their ratio, Mann-Whitney p with Holm's correction\n"
+          "         and a verdict per series (regressed / improved / ~ / undecidable), then a\n"
+          "         geomean; --threshold (5%) and the base file's noise floor set the bar.\n"
+          "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
+          "         series that regressed once and reports only regressions that repeat.\n"
           "\n"
-          "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept).\n",
+          "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
+          "compare and check: 2 a regression, 3 none but a series too noisy or with too few\n"
+          "samples to decide (named).\n",
           stdout);
 }
 
@@ -237,5 +253,9 @@ int main(int argc, char **argv)
         return cmd_report(argc, argv);
     if (strcmp(cmd, "list") == 0)
         return cmd_list();
+    if (strcmp(cmd, "compare") == 0)
+        return pkb_cmd_compare(argc, argv);
+    if (strcmp(cmd, "check") == 0)
+        return pkb_cmd_check(argc, argv);
     bad_usage("unknown command '%s'", cmd);
 }
