@@ -333,6 +333,12 @@ static int match_contenders(struct ctx *x, const char *path, char *err, size_t e
 
 /* ==== Statistics and verdicts ================================================================ */
 
+/* The robust coefficient of variation (compare.h): NaN when it is not defined. */
+static double robust_cv(const pks_summary *s)
+{
+    return s->n >= 2 && s->median > 0 ? PKS_MAD_NORMAL_SCALE * s->mad / s->median : NAN;
+}
+
 static int decide_rows(struct ctx *x)
 {
     pkb_compare *c = x->c;
@@ -362,14 +368,16 @@ static int decide_rows(struct ctx *x)
     for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
         pkb_compare_row *r = &c->rows[i];
         r->p_holm = p[i];
+        r->cv_base = robust_cv(&r->s.base);
+        r->cv_cand = robust_cv(&r->s.cand);
         r->d = pks_decide(&(pks_decision_in){
             .p = r->p_holm,
             .alpha = o->alpha,
             .delta = r->s.delta,
             .threshold = o->threshold,
             .noise_floor = r->noise_floor,
-            .samples = pks_check_samples(r->s.base.n, r->s.cand.n, r->s.base.cv, r->s.cand.cv,
-                                         o->cv_limit),
+            .samples =
+                pks_check_samples(r->s.base.n, r->s.cand.n, r->cv_base, r->cv_cand, o->cv_limit),
         });
     }
     free(p);
@@ -424,6 +432,8 @@ static int check_env(struct ctx *x, char *err, size_t err_len)
     pkb_compare *c = x->c;
     const json_t *eb = json_object_get(x->base->root, "environment");
     const json_t *ec = json_object_get(x->cand->root, "environment");
+    const json_t *sb = json_object_get(x->base->root, "settings");
+    const json_t *sc = json_object_get(x->cand->root, "settings");
     const char *p = c->opts.env_keys;
     while (*p) {
         size_t len = strcspn(p, ",");
@@ -441,6 +451,10 @@ static int check_env(struct ctx *x, char *err, size_t err_len)
                   key[i] == '_'))
                 return fail(err, err_len, -EINVAL, "--env-keys: '%s' is not a key name", key);
         const json_t *vb = json_object_get(eb, key), *vc = json_object_get(ec, key);
+        if (vb == NULL && vc == NULL) { /* not an environment key: a setting (cpu_affinity) */
+            vb = json_object_get(sb, key);
+            vc = json_object_get(sc, key);
+        }
         if ((vb == NULL && vc == NULL) || (vb != NULL && vc != NULL && json_equal(vb, vc)))
             continue;
         pkb_compare_env_diff *bigger = realloc(c->env, (c->nenv + 1) * sizeof *bigger);
@@ -601,13 +615,13 @@ void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, 
                  PKS_MIN_SAMPLES);
     } else if (r->d.reason == PKS_TOO_NOISY) {
         double lim = c->opts.cv_limit;
-        bool bad_b = !(b->cv <= lim), bad_n = !(n->cv <= lim);
+        bool bad_b = !(r->cv_base <= lim), bad_n = !(r->cv_cand <= lim);
         if (bad_b && bad_n)
             snprintf(buf, len, "too noisy: cv %.1f%% in base and %.1f%% in new > %.1f%%",
-                     100 * b->cv, 100 * n->cv, 100 * lim);
+                     100 * r->cv_base, 100 * r->cv_cand, 100 * lim);
         else
-            snprintf(buf, len, "too noisy: cv %.1f%% in %s > %.1f%%", 100 * (bad_b ? b->cv : n->cv),
-                     bad_b ? "base" : "new", 100 * lim);
+            snprintf(buf, len, "too noisy: cv %.1f%% in %s > %.1f%%",
+                     100 * (bad_b ? r->cv_base : r->cv_cand), bad_b ? "base" : "new", 100 * lim);
     }
 }
 

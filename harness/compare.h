@@ -16,6 +16,11 @@
  *     fewer than 6 samples on either side, or a coefficient of variation above the limit, is
  *     undecidable (pks_check_samples), and says which and why.
  *
+ *     The coefficient of variation is the robust one, PKS_MAD_NORMAL_SCALE · MAD / median (for a
+ *     normal sample it estimates sd / mean): the verdict rests on medians and ranks, which one
+ *     outlier does not move, so one outlier — a neighbour's burst during one repetition — must not
+ *     make a series undecidable either; a sample whose bulk is spread (two modes, drift) still is.
+ *
  * Plus a geometric-mean row over the ratios of every decided series, the series present in only
  * one file, the series present in both but not measured in one (refused or failed), and the
  * environment keys whose values differ between the two files.
@@ -35,8 +40,10 @@
 #include <stdint.h>
 
 /* The environment keys compared by default: a difference in any of them makes two files' times
- * hard to compare. Load, process counts and the git commit are expected to differ. */
-#define PKB_COMPARE_ENV_KEYS "cpu_model,kernel,build_type,spawn_mechanism"
+ * hard to compare. Load, process counts and the git commit are expected to differ. A key is looked
+ * up in `environment`, then in `settings` (where the runner records cpu_affinity: pinned and
+ * unpinned spawn timings differ by up to 2x on a small VM). */
+#define PKB_COMPARE_ENV_KEYS "cpu_model,kernel,build_type,spawn_mechanism,cpu_affinity"
 
 #define PKB_COMPARE_DEFAULT_THRESHOLD 0.05 /* |delta| at or below 5% is never reported */
 #define PKB_COMPARE_DEFAULT_SEED      20240601u
@@ -56,20 +63,21 @@ typedef struct pkb_compare_options {
     const char *filter; /* extended regex over row names; NULL: every series */
     const char *baseline_contender; /* one file: per scenario, <scenario>/<this> is the base of
                                        every other <scenario>/<contender>; NULL: two files */
-    const char *env_keys;           /* comma-separated keys of `environment` to compare; NULL:
-                                       PKB_COMPARE_ENV_KEYS; "": none */
+    const char *env_keys;           /* comma-separated keys of `environment` (else `settings`) to
+                                       compare; NULL: PKB_COMPARE_ENV_KEYS; "": none */
     bool strict_env;                /* a differing key is an error (-EPROTO) instead of a warning */
     size_t iterations;              /* bootstrap resamples; 0: 10000 */
     uint64_t seed; /* bootstrap seed (mixed with each series' name); 0: the default */
 } pkb_compare_options;
 
 typedef struct pkb_compare_row {
-    char *name;         /* the row: the series (two files), or <scenario>/<contender> */
-    char *base_name;    /* the series it is compared with (the same name with two files) */
-    pks_series s;       /* medians, CI of the ratio, Mann-Whitney (raw p) */
-    double p_holm;      /* p after Holm's correction over every row */
-    double noise_floor; /* the MDE used from the base file's A/A run; 0 when unknown */
-    pks_decision d;     /* verdict, why undecidable, and the bar |delta| had to pass */
+    char *name;              /* the row: the series (two files), or <scenario>/<contender> */
+    char *base_name;         /* the series it is compared with (the same name with two files) */
+    pks_series s;            /* medians, CI of the ratio, Mann-Whitney (raw p) */
+    double cv_base, cv_cand; /* the robust coefficients of variation the noise check used */
+    double p_holm;           /* p after Holm's correction over every row */
+    double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
+    pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
 } pkb_compare_row;
 
 typedef struct pkb_compare_note {
@@ -137,8 +145,8 @@ int pkb_compare_render(const pkb_compare *c, pkb_compare_format format, char **t
 json_t *pkb_compare_json(const pkb_compare *c);
 
 /* One line naming what made the status non-zero: "regressed: a (+12.3%), b (+8.0%)" or "cannot
- * decide: c (too noisy: cv 14.1% in new > 10.0%)"; "" when status is 0. Writes at most len bytes
- * (truncated with "..."). */
+ * decide: c (too noisy: cv 14.1% in new > 10.0%)" (robust cv); "" when status is 0. Writes at most
+ * len bytes (truncated with "..."). */
 void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len);
 
 /* Why a row is undecidable, in words ("too few samples: 4 in base, need 6"). */

@@ -113,7 +113,7 @@ static void settings_line(const pkb_compare *c, pkb__buf *b, bool md)
     else
         pkb__buf_puts(b, "none");
     if (o->cv_limit > 0)
-        pkb__buf_printf(b, "; cv limit %.1f%%", 100 * o->cv_limit);
+        pkb__buf_printf(b, "; cv limit %.1f%% (robust: 1.4826 MAD / median)", 100 * o->cv_limit);
     else
         pkb__buf_puts(b, "; no cv limit");
     pkb__buf_puts(b, md ? ". " : "\n");
@@ -285,13 +285,14 @@ static json_t *num(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *summary_json(const pks_summary *s)
+static json_t *summary_json(const pks_summary *s, double robust_cv)
 {
     json_t *o = json_object();
     json_object_set_new(o, "n", json_integer((json_int_t)s->n));
     json_object_set_new(o, "median_ns", num(s->median));
     json_object_set_new(o, "mean_ns", num(s->mean));
     json_object_set_new(o, "cv", num(s->cv));
+    json_object_set_new(o, "robust_cv", num(robust_cv)); /* what the noise check used */
     json_object_set_new(o, "min_ns", num(s->min));
     json_object_set_new(o, "max_ns", num(s->max));
     return o;
@@ -306,8 +307,8 @@ static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
     json_object_set_new(o, "base_name", json_string(r->base_name));
     json_object_set_new(o, "verdict", json_string(pks_verdict_name(r->d.verdict)));
     json_object_set_new(o, "reason", why[0] ? json_string(why) : json_null());
-    json_object_set_new(o, "base", summary_json(&r->s.base));
-    json_object_set_new(o, "new", summary_json(&r->s.cand));
+    json_object_set_new(o, "base", summary_json(&r->s.base, r->cv_base));
+    json_object_set_new(o, "new", summary_json(&r->s.cand, r->cv_cand));
     json_object_set_new(o, "ratio", num(r->s.ratio.estimate));
     json_object_set_new(o, "ratio_ci", json_pack("[o, o]", num(r->s.ratio.lo), num(r->s.ratio.hi)));
     json_object_set_new(o, "delta", num(r->s.delta));

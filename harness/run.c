@@ -50,6 +50,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,12 +103,38 @@ int pkb_write_json_atomic(json_t *doc, const char *path)
     return 0;
 }
 
+/* The CPUs this process may run on, as a list ("0-1", "1", "0,2-3"): `taskset -c 1 pkbench run`
+ * records "1". Pinned and unpinned runs of spawn benchmarks differ by up to 2x on small VMs, so
+ * `pkbench compare` checks this key. */
+static json_t *cpu_affinity(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return json_null();
+    char buf[256] = "";
+    size_t len = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && len < sizeof buf - 16; cpu++) {
+        if (!CPU_ISSET(cpu, &set))
+            continue;
+        int last = cpu;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            last++;
+        int w = last > cpu
+                    ? snprintf(buf + len, sizeof buf - len, "%s%d-%d", len ? "," : "", cpu, last)
+                    : snprintf(buf + len, sizeof buf - len, "%s%d", len ? "," : "", cpu);
+        len += w > 0 ? (size_t)w : 0;
+        cpu = last;
+    }
+    return json_string(buf);
+}
+
 /* ---- progress ------------------------------------------------------------------------------ */
 
 struct progress {
     bool tty;
     bool rounds;    /* rounds mode: one line per round when not a terminal */
     char phase[32]; /* rounds mode: shown instead of warm-up/measuring */
+    double later_s; /* rounds mode: the estimated time of the rounds after this one */
     size_t index, total;
     double run_start, series_start, per_series_s;
     const char *name;
@@ -122,7 +149,8 @@ static void show(const char *phase)
     double left_series = progress.per_series_s - (now - progress.series_start);
     if (left_series < 0)
         left_series = 0;
-    double eta = left_series + progress.per_series_s * (double)(progress.total - progress.index);
+    double eta = left_series + progress.per_series_s * (double)(progress.total - progress.index) +
+                 progress.later_s;
     if (progress.tty) {
         fprintf(stderr, "\r\033[K[%zu/%zu] %-48s %-9s elapsed %4.0fs  ETA %3.0fm%02.0fs",
                 progress.index, progress.total, progress.name, phase, now - progress.run_start,
@@ -671,12 +699,15 @@ static int run_rounds(struct collect *c)
     for (x.round = 0; rc == 0 && x.round <= prof->repetitions && !pkb_interrupted; x.round++) {
         progress.name = NULL; /* every call is a new line of progress */
         progress.index = 0;
+        double per_call = prof->min_time_s * 1.2 + 0.005;
+        progress.later_s = per_call * (double)per_round * (prof->repetitions - x.round);
         if (x.round == 0) {
             progress.total = per_round / (x.b != NULL ? 2 : 1);
+            progress.per_series_s = prof->warmup_s + 3 * prof->min_time_s + 0.05;
             snprintf(progress.phase, sizeof progress.phase, "calibrate");
         } else {
             progress.total = per_round;
-            progress.per_series_s = prof->min_time_s * 1.2 + 0.005;
+            progress.per_series_s = per_call;
             snprintf(progress.phase, sizeof progress.phase, "round %d/%d", x.round,
                      prof->repetitions);
         }
@@ -742,6 +773,7 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
                         json_pack("{s:i, s:f, s:f, s:f}", "repetitions", prof->repetitions,
                                   "min_time_s", prof->min_time_s, "warmup_s", prof->warmup_s,
                                   "priming_budget_s", prof->priming_budget_s));
+    json_object_set_new(json_object_get(doc, "settings"), "cpu_affinity", cpu_affinity());
     bool rounds = opts->interleave || opts->aa; /* see "Rounds" above */
     if (rounds) {
         json_object_set_new(json_object_get(doc, "settings"), "interleave", json_true());
