@@ -86,19 +86,25 @@ static int compare_option(int argc,
                  strcmp(a, "--env-keys") == 0 || strcmp(a, "--format") == 0;
     if (!known)
         return 0;
-    if (v == NULL)
-        return usage_error(usage, "%s needs a value", a), -1;
+    if (v == NULL) {
+        usage_error(usage, "%s needs a value", a);
+        return -1;
+    }
     (*i)++;
     if (strcmp(a, "--alpha") == 0) {
-        if (!parse_number(v, false, &x) || !(x > 0 && x < 1))
-            return usage_error(usage, "--alpha needs a number in (0, 1), got '%s'", v), -1;
+        if (!parse_number(v, false, &x) || !(x > 0 && x < 1)) {
+            usage_error(usage, "--alpha needs a number in (0, 1), got '%s'", v);
+            return -1;
+        }
         o->alpha = x;
     } else if (strcmp(a, "--threshold") == 0 || strcmp(a, "--cv-limit") == 0) {
         bool none = strcmp(v, "none") == 0;
-        if (!none && (!parse_number(v, true, &x) || x < 0 || x >= 1000))
-            return usage_error(usage, "%s needs a percentage (5 or 5%%) or none", a), -1;
+        if (!none && (!parse_number(v, true, &x) || x < 0 || x >= 1000)) {
+            usage_error(usage, "%s needs a percentage (5 or 5%%) or none", a);
+            return -1;
+        }
         double frac = none || x == 0 ? -1 : x / 100; /* compare.h: negative means none */
-        if (a[2] == 't')
+        if (strcmp(a, "--threshold") == 0)
             o->threshold = frac;
         else
             o->cv_limit = frac;
@@ -107,7 +113,8 @@ static int compare_option(int argc,
     } else if (strcmp(a, "--env-keys") == 0) {
         o->env_keys = v;
     } else if (pkb_compare_parse_format(v, format) != 0) {
-        return usage_error(usage, "--format needs text, md or json, got '%s'", v), -1;
+        usage_error(usage, "--format needs text, md or json, got '%s'", v);
+        return -1;
     }
     return 1;
 }
@@ -247,8 +254,10 @@ static int run_child(const struct check_args *a, const char *filter, const char 
     const char *argv[16] = {self,        "run",      "--suite", a->suite,
                             "--profile", a->profile, "--out",   out};
     int k = 8;
-    if (filter != NULL)
-        argv[k++] = "--filter", argv[k++] = filter;
+    if (filter != NULL) {
+        argv[k++] = "--filter";
+        argv[k++] = filter;
+    }
     if (!a->prime)
         argv[k++] = "--no-prime";
     if (!a->sequential)
@@ -550,10 +559,15 @@ int pkb_cmd_check(int argc, char **argv)
         say_confirmed(&first, &again, status);
     else if (have_first && status == first.status)
         say_status(&first, "");
-    if (have_first || status == 130)
-        fprintf(stderr, "pkbench: results %s%s%s%s\n", path, have_again ? " and " : "",
-                have_again ? rerun : "",
-                status == 130 ? " (interrupted: finished series kept)" : "");
+    if (status == 130 && have_first)
+        fprintf(stderr,
+                "pkbench: check interrupted during the re-run; results %s and %s (partial)\n", path,
+                rerun);
+    else if (status == 130)
+        fprintf(stderr, "pkbench: check interrupted; results so far in %s\n", path);
+    else if (have_first)
+        fprintf(stderr, "pkbench: results %s%s%s\n", path, have_again ? " and " : "",
+                have_again ? rerun : "");
     pkb_compare_free(&first);
     pkb_compare_free(&again);
     pk_cancel_free(check_cancel);
