@@ -46,6 +46,16 @@ bench-quick *args: (build "release")
     build/release/harness/pkbench run --suite compare --profile quick --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
+# Exit 0 ok, 2 regressed, 3 too noisy to decide, 1 bad input. Extra arguments go to `pkbench check`
+# (e.g. --filter spawn_only --profile full); pin both runs on a small VM (taskset -c 1 just check ...).
+# Check for regressions against a baseline file: run (quick, interleaved), compare, confirm by a re-run.
+check base *args: (build "release")
+    build/release/harness/pkbench check --baseline {{base}} {{args}}
+
+# Compare two results files (a table; --format md|json). Same exit codes as `check`.
+compare base new *args: (build "release")
+    build/release/harness/pkbench compare {{base}} {{new}} {{args}}
+
 # Render a results file (reports/<name>.md and plots).
 report file: (build "release")
     build/release/harness/pkbench report {{file}}

@@ -2,15 +2,18 @@
  * pkbench — the benchmark harness's command line.
  *
  *   pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]
- *               [--no-prime]
+ *               [--no-prime] [--interleave] [--aa [--alpha A]]
  *   pkbench report FILE [--out DIR] [--no-plots]
  *   pkbench list
+ *   pkbench compare BASE.json NEW.json [options]      (compare_cli.c)
+ *   pkbench check --baseline FILE [options]           (compare_cli.c)
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, or a suite that
  * could not start (one line on stderr says which); 130 when a run was interrupted (its results
  * file still holds every finished series).
  */
 #define _GNU_SOURCE
+#include "compare.h"
 #include "processkit.h"
 #include "report.h"
 #include "scenario.h"
@@ -31,9 +34,15 @@
 
 static const char usage_text[] =
     "usage: pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
-    "                   [--no-prime]\n"
+    "                   [--no-prime] [--interleave] [--aa [--alpha A]]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
+    "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
+    "                       [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
+    "                       [--env-keys LIST] [--strict-env]\n"
+    "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
+    "       pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
+    "                     [--no-prime] [--sequential] [--out FILE] [compare's options]\n"
     "       pkbench --help\n";
 
 static void help(void)
@@ -48,11 +57,21 @@ static void help(void)
           "         compare suite in well under 90 s. --filter selects series by an extended\n"
           "         regular expression over their names (scenario/contender). --no-prime skips\n"
           "         the priming batches. PKBENCH_TINY overrides the tiny helper's path.\n"
+          "         --interleave samples in rounds (one repetition of every series per round).\n"
+          "         --aa also runs a copy of every series next to it in every round and stores\n"
+          "         each series' noise floor (minimum detectable effect at --alpha, 0.05).\n"
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) bar charts; --out DIR changes the directory.\n"
           "list     prints the contenders and the scenarios each one runs.\n"
+          "compare  medians, bootstrap CI of their ratio, Mann-Whitney p with Holm's correction\n"
+          "         and a verdict per series (regressed / improved / ~ / undecidable), then a\n"
+          "         geomean; --threshold (5%) and the base file's noise floor set the bar.\n"
+          "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
+          "         series that regressed once and reports only regressions that repeat.\n"
           "\n"
-          "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept).\n",
+          "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
+          "compare and check: 2 a regression, 3 none but a series too noisy or with too few\n"
+          "samples to decide (named).\n",
           stdout);
 }
 
@@ -97,7 +116,8 @@ static int cmd_run(int argc, char **argv)
     const char *suite = "compare", *out = NULL;
     pkb_cli cli = {.tiny_path = getenv("PKBENCH_TINY")};
     const pkb_profile *prof = &pkb_profile_quick;
-    bool prime = true;
+    bool prime = true, interleave = false, aa = false;
+    double alpha = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--suite") == 0 && v != NULL) {
@@ -116,10 +136,22 @@ static int cmd_run(int argc, char **argv)
             out = v, i++;
         } else if (strcmp(a, "--no-prime") == 0) {
             prime = false;
+        } else if (strcmp(a, "--interleave") == 0) {
+            interleave = true;
+        } else if (strcmp(a, "--aa") == 0) {
+            aa = true;
+        } else if (strcmp(a, "--alpha") == 0 && v != NULL) {
+            char *end;
+            alpha = strtod(v, &end);
+            if (end == v || *end != '\0' || !(alpha > 0 && alpha < 1))
+                bad_usage("--alpha needs a number in (0, 1), got '%s'", v);
+            i++;
         } else {
             bad_usage("run: unknown or incomplete argument '%s'", a);
         }
     }
+    if (alpha != 0 && !aa)
+        bad_usage("--alpha is the noise floor's significance level: it needs --aa%s", "");
     if (strcmp(suite, "compare") != 0)
         bad_usage("--suite: unknown suite '%s' (known: compare)", suite);
     if (cli.tiny_path == NULL || cli.tiny_path[0] == '\0')
@@ -161,6 +193,9 @@ static int cmd_run(int argc, char **argv)
         .prime = prime,
         .argc = argc,
         .argv = argv,
+        .interleave = interleave,
+        .aa = aa,
+        .aa_alpha = alpha,
     };
     int rc = pkb_suite_compare(&cli, &opts);
     pk_cleanup();
@@ -218,5 +253,9 @@ int main(int argc, char **argv)
         return cmd_report(argc, argv);
     if (strcmp(cmd, "list") == 0)
         return cmd_list();
+    if (strcmp(cmd, "compare") == 0)
+        return pkb_cmd_compare(argc, argv);
+    if (strcmp(cmd, "check") == 0)
+        return pkb_cmd_check(argc, argv);
     bad_usage("unknown command '%s'", cmd);
 }

@@ -21,6 +21,24 @@
  * Nothing lost. The results file is rewritten atomically after every finished series; an
  * interrupt (SIGINT/SIGTERM) makes the running series stop at its next iteration, its partial
  * data is dropped, and the file keeps every finished series with "complete": false.
+ *
+ * Rounds (--interleave, --aa). By default each series runs all its repetitions in one go (one
+ * registration with `repetitions`), so a drift of the machine lands on whichever series was
+ * running. In rounds mode the runner calls pkb_run_benchmarks once per round instead,
+ * re-registering the series for each call:
+ *   - round 0 calibrates: every series is registered with the profile's warm-up and min_time and
+ *     one repetition; Google Benchmark warms it up and sizes its iteration count. That sample is
+ *     discarded and the count kept.
+ *   - rounds 1..R (R = the profile's repetitions) each run every series once with exactly that
+ *     iteration count (`iterations`, no warm-up, no sizing: one call of the benchmark function,
+ *     one sample), in an order rotated by one series every round.
+ * With --aa every series also gets a B copy (same workload, same state, same iteration count,
+ * registered as "<name> [B]") run right next to it in every round, A B in odd rounds and B A in
+ * even ones so neither copy always goes first. A's samples are the series' samples_ns as usual;
+ * B's go to "noise_floor", with the series' minimum detectable effect (stats.h's pks_mde of A and
+ * B at --alpha): the noise floor `pkbench compare` uses when this file is the base. The file is
+ * rewritten after every round; an interrupt keeps the rounds every series completed. Series
+ * records in `benchmarks` are the measured rounds' iteration runs, numbered as repetitions.
  */
 #define _GNU_SOURCE
 #include "run.h"
@@ -32,6 +50,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,10 +103,38 @@ int pkb_write_json_atomic(json_t *doc, const char *path)
     return 0;
 }
 
+/* The CPUs this process may run on, as a list ("0-1", "1", "0,2-3"): `taskset -c 1 pkbench run`
+ * records "1". Pinned and unpinned runs of spawn benchmarks differ by up to 2x on small VMs, so
+ * `pkbench compare` checks this key. */
+static json_t *cpu_affinity(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return json_null();
+    char buf[256] = "";
+    size_t len = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && len < sizeof buf - 16; cpu++) {
+        if (!CPU_ISSET(cpu, &set))
+            continue;
+        int last = cpu;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            last++;
+        int w = last > cpu
+                    ? snprintf(buf + len, sizeof buf - len, "%s%d-%d", len ? "," : "", cpu, last)
+                    : snprintf(buf + len, sizeof buf - len, "%s%d", len ? "," : "", cpu);
+        len += w > 0 ? (size_t)w : 0;
+        cpu = last;
+    }
+    return json_string(buf);
+}
+
 /* ---- progress ------------------------------------------------------------------------------ */
 
 struct progress {
     bool tty;
+    bool rounds;    /* rounds mode: one line per round when not a terminal */
+    char phase[32]; /* rounds mode: shown instead of warm-up/measuring */
+    double later_s; /* rounds mode: the estimated time of the rounds after this one */
     size_t index, total;
     double run_start, series_start, per_series_s;
     const char *name;
@@ -102,7 +149,8 @@ static void show(const char *phase)
     double left_series = progress.per_series_s - (now - progress.series_start);
     if (left_series < 0)
         left_series = 0;
-    double eta = left_series + progress.per_series_s * (double)(progress.total - progress.index);
+    double eta = left_series + progress.per_series_s * (double)(progress.total - progress.index) +
+                 progress.later_s;
     if (progress.tty) {
         fprintf(stderr, "\r\033[K[%zu/%zu] %-48s %-9s elapsed %4.0fs  ETA %3.0fm%02.0fs",
                 progress.index, progress.total, progress.name, phase, now - progress.run_start,
@@ -176,7 +224,7 @@ static void bench(pkb_state *st, void *user)
         progress.name = s->name;
         progress.index++;
         progress.series_start = now_s();
-        if (!progress.tty)
+        if (!progress.tty && !progress.rounds)
             fprintf(stderr, "pkbench: [%zu/%zu] %s\n", progress.index, progress.total, s->name);
     }
     double child_ns = 0, self_ns = 0;
@@ -228,7 +276,9 @@ static void bench(pkb_state *st, void *user)
                         PKB_COUNTER_ITERATION_INVARIANT_RATE);
     }
     record_call(s);
-    show(now_s() - progress.series_start < progress.prof->warmup_s ? "warm-up" : "measuring");
+    show(progress.phase[0] != '\0'                                   ? progress.phase
+         : now_s() - progress.series_start < progress.prof->warmup_s ? "warm-up"
+                                                                     : "measuring");
 }
 
 /* ---- collecting runs ----------------------------------------------------------------------- */
@@ -373,6 +423,19 @@ static int write_doc(struct collect *c)
     return rc;
 }
 
+/* Appends one repetition's sample; returns its index, or -1 when out of memory. */
+static long append_sample(pkb_series *s, const pkb_run *run)
+{
+    if (grow_samples(s, s->nreps + 1) != 0)
+        return -1;
+    size_t k = s->nreps++;
+    s->samples_ns[k] = to_ns(run->real_time, run->time_unit);
+    s->child_cpu_ns[k] = counter(run, "child_cpu_ns");
+    s->parent_cpu_ns[k] = counter(run, "parent_cpu_ns");
+    s->iterations[k] = run->iterations;
+    return (long)k;
+}
+
 static pkb_series *find_series(struct collect *c, const char *name)
 {
     for (size_t i = 0; i < c->n; i++)
@@ -432,12 +495,8 @@ static int on_run(const pkb_run *run, void *user)
             if (s->status != PKB_SERIES_FAILED)
                 snprintf(s->reason, sizeof s->reason, "%s", run->error_message);
             s->status = PKB_SERIES_FAILED;
-        } else if (grow_samples(s, s->nreps + 1) == 0) {
-            size_t k = s->nreps++;
-            s->samples_ns[k] = to_ns(run->real_time, run->time_unit);
-            s->child_cpu_ns[k] = counter(run, "child_cpu_ns");
-            s->parent_cpu_ns[k] = counter(run, "parent_cpu_ns");
-            s->iterations[k] = run->iterations;
+        } else {
+            append_sample(s, run);
         }
         /* A failed series reports no aggregates: it is finished at its last repetition. */
         if (run->repetition_index == run->repetitions - 1 &&
@@ -447,6 +506,238 @@ static int on_run(const pkb_run *run, void *user)
         finish_series(c, s);
     }
     return pkb_interrupted ? 1 : 0;
+}
+
+/* ---- rounds: --interleave and --aa ------------------------------------------------------- */
+
+#define PKB_AA_SEED 20240601u /* the noise floor's bootstrap seed: reproducible from the file */
+
+struct rounds {
+    struct collect *c;
+    pkb_series *b;    /* --aa: the B copy of every series (NULL otherwise) */
+    long long *iters; /* per series: the iteration count round 0 sized */
+    int round;        /* 0: calibration; 1..R: measured */
+};
+
+static bool in_play(const pkb_series *s)
+{
+    return s->status != PKB_SERIES_REFUSED && s->status != PKB_SERIES_FAILED;
+}
+
+static void fail_series(pkb_series *s, const char *why)
+{
+    if (s->status != PKB_SERIES_FAILED)
+        snprintf(s->reason, sizeof s->reason, "%s", why);
+    s->status = PKB_SERIES_FAILED;
+    s->done = true;
+}
+
+static int on_round_run(const pkb_run *run, void *user)
+{
+    struct rounds *x = user;
+    struct collect *c = x->c;
+    if (run->run_type != PKB_RUN_ITERATION)
+        return pkb_interrupted ? 1 : 0;
+    size_t i = 0;
+    bool is_b = false;
+    for (; i < c->n; i++) {
+        if (strcmp(c->series[i].name, run->function_name) == 0)
+            break;
+        if (x->b != NULL && strcmp(x->b[i].name, run->function_name) == 0) {
+            is_b = true;
+            break;
+        }
+    }
+    if (i == c->n || pkb_interrupted)
+        return pkb_interrupted ? 1 : 0;
+    pkb_series *a = &c->series[i], *s = is_b ? &x->b[i] : a;
+    if (run->error_occurred) {
+        fail_series(a, run->error_message); /* a failing B copy fails the series */
+        return 0;
+    }
+    if (x->round == 0) {
+        x->iters[i] = run->iterations;
+        return 0;
+    }
+    long k = append_sample(s, run);
+    if (k < 0)
+        return -ENOMEM;
+    s->procs_running[k] = s->ncalls > 0 ? s->call_procs[s->ncalls - 1] : -1;
+    if (!is_b) {
+        json_t *rec = gb_record(run);
+        json_object_set_new(rec, "family_index", json_integer((json_int_t)i));
+        json_object_set_new(rec, "repetitions", json_integer(c->opts->profile->repetitions));
+        json_object_set_new(rec, "repetition_index", json_integer(x->round - 1));
+        if (a->gb_runs == NULL)
+            a->gb_runs = json_array();
+        json_array_append_new(a->gb_runs, rec);
+    }
+    return 0;
+}
+
+static int on_round_context(const pkb_context *ctx, void *user)
+{
+    return on_context(ctx, ((struct rounds *)user)->c);
+}
+
+/* Registers every series still in play for round x->round (A and B copies). */
+static int register_round(struct rounds *x)
+{
+    struct collect *c = x->c;
+    const pkb_profile *prof = c->opts->profile;
+    pkb_clear();
+    int rc = 0;
+    for (size_t k = 0; k < c->n && rc == 0; k++) {
+        size_t i = (k + (size_t)x->round) % c->n; /* rotate the order every round */
+        pkb_series *a = &c->series[i];
+        if (!in_play(a))
+            continue;
+        pkb_series *copies[2] = {a, x->b != NULL && x->round > 0 ? &x->b[i] : NULL};
+        if (x->round % 2 == 0 && copies[1] != NULL) { /* B A in even rounds */
+            copies[0] = copies[1];
+            copies[1] = a;
+        }
+        for (int h = 0; h < 2 && rc == 0 && copies[h] != NULL; h++) {
+            pkb_def def = {.name = copies[h]->name,
+                           .fn = bench,
+                           .user = copies[h],
+                           .time_mode = PKB_TIME_MANUAL,
+                           .unit = PKB_UNIT_NS,
+                           .repetitions = 1};
+            if (x->round == 0) {
+                def.min_warmup_time = prof->warmup_s;
+                def.min_time = prof->min_time_s;
+            } else {
+                def.iterations = x->iters[i] > 0 ? x->iters[i] : 1;
+            }
+            rc = pkb_register(&def);
+            if (rc != 0)
+                fprintf(stderr, "pkbench: cannot register %s: %s\n", def.name, strerror(-rc));
+        }
+    }
+    return rc;
+}
+
+/* The "noise_floor" object of an A/A run: per series, the MDE of A (samples_ns) against B. */
+static json_t *noise_floor(struct rounds *x)
+{
+    struct collect *c = x->c;
+    double alpha = c->opts->aa_alpha > 0 ? c->opts->aa_alpha : PKS_DEFAULT_ALPHA;
+    json_t *series = json_object();
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *a = &c->series[i], *b = &x->b[i];
+        double mde;
+        pks_interval ci;
+        if (a->status != PKB_SERIES_MEASURED || a->nreps < 2 || b->nreps < 2 ||
+            pks_mde(a->samples_ns, a->nreps, b->samples_ns, b->nreps, alpha,
+                    &(pks_bootstrap){.seed = PKB_AA_SEED}, NULL, &mde, &ci) != 0)
+            continue;
+        json_t *bs = json_array();
+        for (size_t k = 0; k < b->nreps; k++)
+            json_array_append_new(bs, json_real(b->samples_ns[k]));
+        json_object_set_new(series, a->name,
+                            json_pack("{s:f, s:f, s:[f, f], s:[i, i], s:o}", "mde", mde, "ratio",
+                                      ci.estimate, "ci", ci.lo, ci.hi, "n", (int)a->nreps,
+                                      (int)b->nreps, "samples_b_ns", bs));
+    }
+    return json_pack(
+        "{s:f, s:s, s:i, s:I, s:o}", "alpha", alpha, "definition",
+        "per series: max(|lo - 1|, |hi - 1|) of the (1 - alpha) percentile-bootstrap CI of "
+        "median(B) / median(A); A = the series' samples_ns, B = samples_b_ns, an identical copy "
+        "run next to it in every round of the same run (stats.h, pks_mde)",
+        "bootstrap_iterations", PKS_BOOTSTRAP_DEFAULT_ITERATIONS, "seed", (json_int_t)PKB_AA_SEED,
+        "series", series);
+}
+
+/* Marks every series in play as measured with the rounds it completed (and drops the samples of
+ * a round cut short), so the file can be written between rounds. */
+static void settle_round(struct rounds *x, size_t completed)
+{
+    struct collect *c = x->c;
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *a = &c->series[i];
+        if (a->nreps > completed)
+            a->nreps = completed;
+        if (x->b != NULL && x->b[i].nreps > completed)
+            x->b[i].nreps = completed;
+        if (in_play(a) && completed > 0) {
+            a->status = PKB_SERIES_MEASURED;
+            a->done = true;
+        }
+    }
+}
+
+static int run_rounds(struct collect *c)
+{
+    const pkb_profile *prof = c->opts->profile;
+    struct rounds x = {.c = c, .iters = calloc(c->n, sizeof *x.iters)};
+    int rc = x.iters != NULL ? 0 : -ENOMEM;
+    if (rc == 0 && c->opts->aa) {
+        x.b = calloc(c->n, sizeof *x.b);
+        for (size_t i = 0; x.b != NULL && i < c->n; i++) {
+            const pkb_series *a = &c->series[i];
+            pkb_series *b = &x.b[i];
+            if (snprintf(b->name, sizeof b->name, "%.150s [B]", a->name) >= (int)sizeof b->name)
+                rc = -ENAMETOOLONG;
+            snprintf(b->scenario, sizeof b->scenario, "%s", a->scenario);
+            snprintf(b->contender, sizeof b->contender, "%s", a->contender);
+            b->iterate = a->iterate;
+            b->ctx = a->ctx;
+            b->check_counts = a->check_counts;
+            b->expect_bytes = a->expect_bytes;
+            b->expect_lines = a->expect_lines;
+            b->expect_children = a->expect_children;
+        }
+        if (x.b == NULL)
+            rc = -ENOMEM;
+    }
+    size_t per_round = 0;
+    for (size_t i = 0; i < c->n; i++)
+        per_round += in_play(&c->series[i]) ? (x.b != NULL ? 2 : 1) : 0;
+    progress.rounds = true;
+    int completed = 0;
+    for (x.round = 0; rc == 0 && x.round <= prof->repetitions && !pkb_interrupted; x.round++) {
+        progress.name = NULL; /* every call is a new line of progress */
+        progress.index = 0;
+        double per_call = prof->min_time_s * 1.2 + 0.005;
+        progress.later_s = per_call * (double)per_round * (prof->repetitions - x.round);
+        if (x.round == 0) {
+            progress.total = per_round / (x.b != NULL ? 2 : 1);
+            progress.per_series_s = prof->warmup_s + 3 * prof->min_time_s + 0.05;
+            snprintf(progress.phase, sizeof progress.phase, "calibrate");
+        } else {
+            progress.total = per_round;
+            progress.per_series_s = per_call;
+            snprintf(progress.phase, sizeof progress.phase, "round %d/%d", x.round,
+                     prof->repetitions);
+        }
+        if (!progress.tty)
+            fprintf(stderr, "pkbench: %s (%zu series%s)\n",
+                    x.round == 0 ? "calibrating: warm-up and iteration counts" : progress.phase,
+                    per_round / (x.b != NULL ? 2 : 1),
+                    x.b != NULL && x.round > 0 ? ", A and B" : "");
+        rc = register_round(&x);
+        if (rc == 0)
+            rc = pkb_run_benchmarks(&(pkb_run_options){.filter = "all",
+                                                       .on_context = on_round_context,
+                                                       .on_run = on_round_run,
+                                                       .user = &x},
+                                    NULL);
+        if (rc == 0 && !pkb_interrupted && x.round > 0) {
+            completed = x.round;
+            settle_round(&x, (size_t)completed);
+            write_doc(c);
+        }
+    }
+    settle_round(&x, (size_t)completed);
+    if (x.b != NULL)
+        json_object_set_new(c->doc, "noise_floor", noise_floor(&x));
+    for (size_t i = 0; x.b != NULL && i < c->n; i++)
+        pkb_series_free(&x.b[i]);
+    free(x.b);
+    free(x.iters);
+    progress.phase[0] = '\0';
+    return rc;
 }
 
 /* ---- the run ------------------------------------------------------------------------------- */
@@ -482,6 +773,12 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
                         json_pack("{s:i, s:f, s:f, s:f}", "repetitions", prof->repetitions,
                                   "min_time_s", prof->min_time_s, "warmup_s", prof->warmup_s,
                                   "priming_budget_s", prof->priming_budget_s));
+    json_object_set_new(json_object_get(doc, "settings"), "cpu_affinity", cpu_affinity());
+    bool rounds = opts->interleave || opts->aa; /* see "Rounds" above */
+    if (rounds) {
+        json_object_set_new(json_object_get(doc, "settings"), "interleave", json_true());
+        json_object_set_new(json_object_get(doc, "settings"), "aa", json_boolean(opts->aa));
+    }
     json_object_set_new(doc, "context", json_object());
     if (opts->suite_section != NULL)
         json_object_set(doc, opts->suite, opts->suite_section);
@@ -496,6 +793,9 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
             s->done = true;
             continue;
         }
+        timed++;
+        if (rounds)
+            continue; /* registered round by round */
         int rc = pkb_register(&(pkb_def){.name = s->name,
                                          .fn = bench,
                                          .user = s,
@@ -510,7 +810,6 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
             json_decref(doc);
             return rc;
         }
-        timed++;
     }
     progress.total = timed;
     write_doc(&c); /* the file exists from the start: refused series and the environment */
@@ -519,12 +818,13 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
     write_doc(&c);
 
     size_t matched = 0;
-    int rc = timed > 0
-                 ? pkb_run_benchmarks(
+    int rc = timed == 0 ? 0
+             : rounds
+                 ? run_rounds(&c)
+                 : pkb_run_benchmarks(
                        &(pkb_run_options){
                            .filter = "all", .on_context = on_context, .on_run = on_run, .user = &c},
-                       &matched)
-                 : 0;
+                       &matched);
     if (progress.tty)
         fprintf(stderr, "\r\033[K");
     if (rc < 0 && !pkb_interrupted)

@@ -72,6 +72,14 @@ typedef struct pkb_suite_options {
     int argc;
     char **argv;           /* the command line, recorded */
     json_t *suite_section; /* merged into the results document under the suite's name */
+
+    /* Rounds (run.c, "Rounds"): `interleave` samples the series in rounds, one repetition of
+     * every series per round, instead of one series after another; `aa` also runs an identical
+     * second copy (B) of every series next to it in each round and writes each series' minimum
+     * detectable effect at `aa_alpha` (0: 0.05) into the top-level "noise_floor" object. */
+    bool interleave;
+    bool aa;
+    double aa_alpha;
 } pkb_suite_options;
 
 /* Set by pkbench's SIGINT/SIGTERM handler; the runner stops at the next iteration and writes

@@ -125,4 +125,14 @@
     X(report_partial_file_wording, 10)                                                             \
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \
-    X(pkbench_bad_inputs, 30)
+    X(pkbench_bad_inputs, 30)                                                                      \
+    X(compare_synthetic_aa_false_positive, 20)                                                     \
+    X(compare_synthetic_shift, 10)                                                                 \
+    X(compare_undecidable_exit_3, 10)                                                              \
+    X(compare_contenders_in_one_file, 10)                                                          \
+    X(compare_environment_check, 10)                                                               \
+    X(compare_formats, 10)                                                                         \
+    X(compare_bad_inputs, 20)                                                                      \
+    X(compare_real_quick_runs, 30)                                                                 \
+    X(pkbench_run_aa_and_interleave, 30)                                                           \
+    X(pkbench_check_confirms_regressions, 30)

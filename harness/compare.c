@@ -1,0 +1,658 @@
+/*
+ * compare — matching, statistics and verdicts of `pkbench compare` (see compare.h for the rules;
+ * compare_render.c prints the result).
+ *
+ * The files are read by the report's loader (report_load.c: the same validation and the same
+ * one-line messages), so compare accepts exactly what `pkbench report` accepts. On top of it this
+ * file reads the optional `noise_floor` object a `pkbench run --aa` file carries:
+ *
+ *     "noise_floor": {"alpha": 0.05, "series": {"<name>": {"mde": 0.031, "samples_b_ns": [...]}}}
+ *
+ * The MDE is used as stored when it was measured at the comparison's alpha; otherwise, when the
+ * file keeps the B half of the A/A run, it is recomputed at the comparison's alpha from the
+ * series' samples (the A half) and samples_b_ns, with the same pks_mde.
+ *
+ * Bootstrap seeds are the option's seed mixed with a hash of the row's name, so every row has
+ * its own stream and the whole output is reproducible from the two files and the options.
+ */
+#define _GNU_SOURCE
+#include "compare.h"
+
+#include "report_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+{
+    if (err != NULL && err_len > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+        for (char *p = err; *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+    }
+    return rc;
+}
+
+static char *xstrdup(const char *s)
+{
+    return strdup(s != NULL ? s : "");
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+/* FNV-1a: a stable per-row seed offset. */
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+    return h;
+}
+
+/* ==== Options ================================================================================ */
+
+static int
+resolve_options(const pkb_compare_options *in, pkb_compare_options *o, char *err, size_t err_len)
+{
+    *o = in != NULL ? *in : (pkb_compare_options){0};
+    if (o->alpha == 0)
+        o->alpha = PKS_DEFAULT_ALPHA;
+    if (!(o->alpha > 0 && o->alpha < 1))
+        return fail(err, err_len, -EINVAL, "--alpha must be in (0, 1), got %g", o->alpha);
+    if (o->threshold == 0)
+        o->threshold = PKB_COMPARE_DEFAULT_THRESHOLD;
+    else if (o->threshold < 0)
+        o->threshold = 0; /* none */
+    if (!(isfinite(o->threshold) && o->threshold < 10))
+        return fail(err, err_len, -EINVAL, "--threshold must be a percentage below 1000%%");
+    if (o->cv_limit == 0)
+        o->cv_limit = PKS_DEFAULT_CV_LIMIT;
+    else if (o->cv_limit < 0)
+        o->cv_limit = -1; /* no limit */
+    if (!isfinite(o->cv_limit))
+        return fail(err, err_len, -EINVAL, "--cv-limit must be a finite percentage");
+    if (o->iterations == 0)
+        o->iterations = PKS_BOOTSTRAP_DEFAULT_ITERATIONS;
+    if (o->seed == 0)
+        o->seed = PKB_COMPARE_DEFAULT_SEED;
+    if (o->env_keys == NULL)
+        o->env_keys = PKB_COMPARE_ENV_KEYS;
+    return 0;
+}
+
+/* ==== The noise floor of the base file ======================================================= */
+
+struct floor {
+    const json_t *series; /* noise_floor.series, NULL when the file has none */
+    double alpha;
+};
+
+static int
+read_floor(const pkb__results *r, const char *path, struct floor *f, char *err, size_t err_len)
+{
+    *f = (struct floor){0};
+    const json_t *nf = json_object_get(r->root, "noise_floor");
+    if (nf == NULL || json_is_null(nf))
+        return 0;
+    if (!json_is_object(nf))
+        return fail(err, err_len, -EBADMSG, "%s: field noise_floor is not an object", path);
+    const json_t *alpha = json_object_get(nf, "alpha"), *series = json_object_get(nf, "series");
+    if (!json_is_number(alpha) || !(json_number_value(alpha) > 0 && json_number_value(alpha) < 1))
+        return fail(err, err_len, -EBADMSG, "%s: noise_floor.alpha is not a number in (0, 1)",
+                    path);
+    if (!json_is_object(series))
+        return fail(err, err_len, -EBADMSG, "%s: noise_floor.series is not an object", path);
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)series, name, v)
+    {
+        const json_t *mde = json_object_get(v, "mde"), *b = json_object_get(v, "samples_b_ns");
+        if (!json_is_object(v) || !json_is_number(mde) || !isfinite(json_number_value(mde)) ||
+            json_number_value(mde) < 0)
+            return fail(err, err_len, -EBADMSG,
+                        "%s: noise_floor.series.%.80s.mde is not a non-negative number", path,
+                        name);
+        size_t i;
+        const json_t *x;
+        if (b != NULL && !json_is_array(b))
+            return fail(err, err_len, -EBADMSG,
+                        "%s: noise_floor.series.%.80s.samples_b_ns is not an array", path, name);
+        json_array_foreach(b, i, x)
+        {
+            if (!json_is_number(x) || !(json_number_value(x) > 0) ||
+                !isfinite(json_number_value(x)))
+                return fail(err, err_len, -EBADMSG,
+                            "%s: noise_floor.series.%.80s.samples_b_ns[%zu] is not a positive "
+                            "time",
+                            path, name, i);
+        }
+    }
+    f->series = series;
+    f->alpha = json_number_value(alpha);
+    return 0;
+}
+
+static const pkb__series *find_by_name(const pkb__results *r, const char *name)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if (strcmp(r->series[i].name, name) == 0)
+            return &r->series[i];
+    return NULL;
+}
+
+/* The MDE of `name` at `alpha`; 0 when the file has none for it. */
+static int floor_of(const struct floor *f,
+                    const pkb__results *r,
+                    const char *name,
+                    const pkb_compare_options *o,
+                    double *out)
+{
+    *out = 0;
+    const json_t *e = json_object_get(f->series, name);
+    if (e == NULL)
+        return 0;
+    *out = json_number_value(json_object_get(e, "mde"));
+    const json_t *b = json_object_get(e, "samples_b_ns");
+    const pkb__series *a = find_by_name(r, name);
+    if (fabs(f->alpha - o->alpha) < 1e-12 || json_array_size(b) == 0 || a == NULL || !a->measured)
+        return 0;
+    size_t nb = json_array_size(b);
+    double *xb = malloc(nb * sizeof *xb);
+    if (xb == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < nb; i++)
+        xb[i] = json_number_value(json_array_get(b, i));
+    int rc =
+        pks_mde(a->samples, a->n, xb, nb, o->alpha,
+                &(pks_bootstrap){.iterations = o->iterations, .seed = o->seed ^ hash_name(name)},
+                NULL, out, NULL);
+    free(xb);
+    return rc == -ENOMEM ? rc : 0;
+}
+
+/* ==== Matching =============================================================================== */
+
+struct ctx {
+    pkb_compare *c;
+    const pkb__results *base, *cand;
+    struct floor floor;
+    regex_t re;
+    bool have_re;
+    size_t cap_rows, cap_notes;
+    /* parallel to c->rows: the samples of each row (borrowed from the loaded files) */
+    const pkb__series **row_base, **row_cand;
+};
+
+static bool selected(const struct ctx *x, const char *name)
+{
+    return !x->have_re || regexec(&x->re, name, 0, NULL, 0) == 0;
+}
+
+static int push_str(char ***arr, size_t *n, const char *s)
+{
+    char **bigger = realloc(*arr, (*n + 1) * sizeof **arr);
+    if (bigger == NULL)
+        return -ENOMEM;
+    *arr = bigger;
+    if ((bigger[*n] = xstrdup(s)) == NULL)
+        return -ENOMEM;
+    (*n)++;
+    return 0;
+}
+
+static int push_note(struct ctx *x, const char *name, char *why)
+{
+    pkb_compare *c = x->c;
+    if (why == NULL)
+        return -ENOMEM;
+    pkb_compare_note *bigger = realloc(c->skipped, (c->nskipped + 1) * sizeof *bigger);
+    if (bigger == NULL) {
+        free(why);
+        return -ENOMEM;
+    }
+    c->skipped = bigger;
+    bigger[c->nskipped] = (pkb_compare_note){.name = xstrdup(name), .why = why};
+    if (bigger[c->nskipped].name == NULL) {
+        free(why);
+        return -ENOMEM;
+    }
+    c->nskipped++;
+    return 0;
+}
+
+/* Why a series present in a file cannot be compared: "refused in new: <reason>". */
+static char *unmeasured(const pkb__series *s, const char *side)
+{
+    if (s->n == 0 && strcmp(s->status, "measured") == 0)
+        return xasprintf("no samples in %s", side);
+    return xasprintf("%s in %s%s%s", s->status, side, s->reason ? ": " : "",
+                     s->reason ? s->reason : "");
+}
+
+static int push_row(struct ctx *x, const char *name, const pkb__series *b, const pkb__series *n)
+{
+    pkb_compare *c = x->c;
+    if (!b->measured || !n->measured)
+        return push_note(x, name, unmeasured(!b->measured ? b : n, !b->measured ? "base" : "new"));
+    if (c->nrows == x->cap_rows) {
+        size_t cap = x->cap_rows ? x->cap_rows * 2 : 16;
+        pkb_compare_row *rows = realloc(c->rows, cap * sizeof *rows);
+        if (rows != NULL)
+            c->rows = rows;
+        const pkb__series **rb = realloc(x->row_base, cap * sizeof *rb);
+        if (rb != NULL)
+            x->row_base = rb;
+        const pkb__series **rc = realloc(x->row_cand, cap * sizeof *rc);
+        if (rc != NULL)
+            x->row_cand = rc;
+        if (rows == NULL || rb == NULL || rc == NULL)
+            return -ENOMEM;
+        x->cap_rows = cap;
+    }
+    pkb_compare_row *r = &c->rows[c->nrows];
+    *r = (pkb_compare_row){.name = xstrdup(name), .base_name = xstrdup(b->name)};
+    x->row_base[c->nrows] = b;
+    x->row_cand[c->nrows] = n;
+    c->nrows++;
+    return r->name != NULL && r->base_name != NULL ? 0 : -ENOMEM;
+}
+
+static int match_files(struct ctx *x)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < x->base->nseries; i++) {
+        const pkb__series *b = &x->base->series[i];
+        if (!selected(x, b->name))
+            continue;
+        const pkb__series *n = find_by_name(x->cand, b->name);
+        rc = n == NULL ? push_str(&x->c->only_base, &x->c->nonly_base, b->name)
+                       : push_row(x, b->name, b, n);
+    }
+    for (size_t i = 0; rc == 0 && i < x->cand->nseries; i++) {
+        const pkb__series *n = &x->cand->series[i];
+        if (selected(x, n->name) && find_by_name(x->base, n->name) == NULL)
+            rc = push_str(&x->c->only_cand, &x->c->nonly_cand, n->name);
+    }
+    return rc;
+}
+
+static int match_contenders(struct ctx *x, const char *path, char *err, size_t err_len)
+{
+    const char *name = x->c->opts.baseline_contender;
+    const pkb__results *r = x->base;
+    bool any = false;
+    for (size_t i = 0; i < r->nseries; i++)
+        any |= strcmp(r->series[i].contender, name) == 0;
+    if (!any)
+        return fail(err, err_len, -EINVAL,
+                    "%s: no series of contender '%.60s' (--baseline-contender)", path, name);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < r->nseries; i++) {
+        const pkb__series *s = &r->series[i];
+        if (strcmp(s->contender, name) == 0 || !selected(x, s->name))
+            continue;
+        const pkb__series *b = NULL;
+        for (size_t k = 0; k < r->nseries && b == NULL; k++)
+            if (strcmp(r->series[k].scenario, s->scenario) == 0 &&
+                strcmp(r->series[k].contender, name) == 0)
+                b = &r->series[k];
+        if (b == NULL)
+            rc = push_note(x, s->name, xasprintf("no %s series in scenario %s", name, s->scenario));
+        else if (!b->measured)
+            rc = push_note(x, s->name, xasprintf("its base %s is %s", b->name, b->status));
+        else if (!s->measured)
+            rc = push_note(x, s->name, unmeasured(s, "the file"));
+        else
+            rc = push_row(x, s->name, b, s);
+    }
+    return rc;
+}
+
+/* ==== Statistics and verdicts ================================================================ */
+
+/* The robust coefficient of variation (compare.h): NaN when it is not defined. */
+static double robust_cv(const pks_summary *s)
+{
+    return s->n >= 2 && s->median > 0 ? PKS_MAD_NORMAL_SCALE * s->mad / s->median : NAN;
+}
+
+static int decide_rows(struct ctx *x)
+{
+    pkb_compare *c = x->c;
+    const pkb_compare_options *o = &c->opts;
+    double *p = calloc(c->nrows, sizeof *p);
+    if (p == NULL)
+        return -ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
+        pkb_compare_row *r = &c->rows[i];
+        const pkb__series *b = x->row_base[i], *n = x->row_cand[i];
+        rc = pks_series_compare(
+            b->samples, b->n, n->samples, n->n,
+            &(pks_bootstrap){.iterations = o->iterations, .seed = o->seed ^ hash_name(r->name)},
+            NULL, &r->s);
+        p[i] = r->s.mwu.p;
+        double fb = 0, fc = 0;
+        if (rc == 0 && x->floor.series != NULL) {
+            rc = floor_of(&x->floor, x->base, r->base_name, o, &fb);
+            if (rc == 0 && o->baseline_contender != NULL)
+                rc = floor_of(&x->floor, x->base, r->name, o, &fc);
+        }
+        r->noise_floor = fmax(fb, fc);
+    }
+    if (rc == 0)
+        rc = pks_holm(p, c->nrows, p, NULL);
+    for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
+        pkb_compare_row *r = &c->rows[i];
+        r->p_holm = p[i];
+        r->cv_base = robust_cv(&r->s.base);
+        r->cv_cand = robust_cv(&r->s.cand);
+        r->d = pks_decide(&(pks_decision_in){
+            .p = r->p_holm,
+            .alpha = o->alpha,
+            .delta = r->s.delta,
+            .threshold = o->threshold,
+            .noise_floor = r->noise_floor,
+            .samples =
+                pks_check_samples(r->s.base.n, r->s.cand.n, r->cv_base, r->cv_cand, o->cv_limit),
+        });
+    }
+    free(p);
+    return rc == -ENOMEM ? rc : rc != 0 ? -EINVAL : 0;
+}
+
+static void tally(pkb_compare *c)
+{
+    double lb = 0, lc = 0, lr = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const pkb_compare_row *r = &c->rows[i];
+        switch (r->d.verdict) {
+        case PKS_REGRESSED:
+            c->regressed++;
+            break;
+        case PKS_IMPROVED:
+            c->improved++;
+            break;
+        case PKS_NO_CHANGE:
+            c->unchanged++;
+            break;
+        case PKS_UNDECIDABLE:
+            c->undecidable++;
+            continue; /* not in the geomean */
+        }
+        lb += log(r->s.base.median);
+        lc += log(r->s.cand.median);
+        lr += log(r->s.ratio.estimate);
+        c->geomean_n++;
+    }
+    double n = (double)c->geomean_n;
+    c->geomean_base = c->geomean_n ? exp(lb / n) : NAN;
+    c->geomean_cand = c->geomean_n ? exp(lc / n) : NAN;
+    c->geomean = c->geomean_n ? exp(lr / n) : NAN;
+    c->status = c->regressed > 0 ? 2 : c->undecidable > 0 ? 3 : 0;
+}
+
+/* ==== Environment ============================================================================ */
+
+static char *env_text(const json_t *v)
+{
+    if (v == NULL)
+        return xstrdup("(absent)");
+    if (json_is_string(v))
+        return xstrdup(json_string_value(v));
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    return s != NULL ? s : xstrdup("?");
+}
+
+static int check_env(struct ctx *x, char *err, size_t err_len)
+{
+    pkb_compare *c = x->c;
+    const json_t *eb = json_object_get(x->base->root, "environment");
+    const json_t *ec = json_object_get(x->cand->root, "environment");
+    const json_t *sb = json_object_get(x->base->root, "settings");
+    const json_t *sc = json_object_get(x->cand->root, "settings");
+    const char *p = c->opts.env_keys;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        char key[64];
+        size_t k = 0;
+        for (size_t i = 0; i < len; i++)
+            if (p[i] != ' ' && k + 1 < sizeof key)
+                key[k++] = p[i];
+        key[k] = '\0';
+        p += len + (p[len] == ',');
+        if (k == 0)
+            continue;
+        for (size_t i = 0; i < k; i++)
+            if (!((key[i] >= 'a' && key[i] <= 'z') || (key[i] >= '0' && key[i] <= '9') ||
+                  key[i] == '_'))
+                return fail(err, err_len, -EINVAL, "--env-keys: '%s' is not a key name", key);
+        const json_t *vb = json_object_get(eb, key), *vc = json_object_get(ec, key);
+        if (vb == NULL && vc == NULL) { /* not an environment key: a setting (cpu_affinity) */
+            vb = json_object_get(sb, key);
+            vc = json_object_get(sc, key);
+        }
+        if ((vb == NULL && vc == NULL) || (vb != NULL && vc != NULL && json_equal(vb, vc)))
+            continue;
+        pkb_compare_env_diff *bigger = realloc(c->env, (c->nenv + 1) * sizeof *bigger);
+        if (bigger == NULL)
+            return -ENOMEM;
+        c->env = bigger;
+        bigger[c->nenv] =
+            (pkb_compare_env_diff){.key = xstrdup(key), .base = env_text(vb), .cand = env_text(vc)};
+        c->nenv++;
+        if (bigger[c->nenv - 1].key == NULL || bigger[c->nenv - 1].base == NULL ||
+            bigger[c->nenv - 1].cand == NULL)
+            return -ENOMEM;
+    }
+    if (c->nenv > 0 && c->opts.strict_env) {
+        pkb__buf b = {0};
+        for (size_t i = 0; i < c->nenv; i++)
+            pkb__buf_printf(&b, "%s%s '%.80s' vs '%.80s'", i ? ", " : "", c->env[i].key,
+                            c->env[i].base, c->env[i].cand);
+        int rc = fail(err, err_len, -EPROTO, "the environments differ (--strict-env): %s",
+                      b.failed ? "?" : b.data);
+        pkb__buf_free(&b);
+        return rc;
+    }
+    return 0;
+}
+
+/* ==== The comparison ========================================================================= */
+
+void pkb_compare_free(pkb_compare *c)
+{
+    if (c == NULL)
+        return;
+    for (size_t i = 0; i < c->nrows; i++) {
+        free(c->rows[i].name);
+        free(c->rows[i].base_name);
+    }
+    for (size_t i = 0; i < c->nonly_base; i++)
+        free(c->only_base[i]);
+    for (size_t i = 0; i < c->nonly_cand; i++)
+        free(c->only_cand[i]);
+    for (size_t i = 0; i < c->nskipped; i++) {
+        free(c->skipped[i].name);
+        free(c->skipped[i].why);
+    }
+    for (size_t i = 0; i < c->nenv; i++) {
+        free(c->env[i].key);
+        free(c->env[i].base);
+        free(c->env[i].cand);
+    }
+    free(c->rows);
+    free(c->only_base);
+    free(c->only_cand);
+    free(c->skipped);
+    free(c->env);
+    free(c->base_path);
+    free(c->cand_path);
+    memset(c, 0, sizeof *c);
+}
+
+int pkb_compare_files(const char *base_path,
+                      const char *cand_path,
+                      const pkb_compare_options *opts,
+                      pkb_compare *out,
+                      char *err,
+                      size_t err_len)
+{
+    pkb_compare c = {0};
+    int rc = resolve_options(opts, &c.opts, err, err_len);
+    if (rc != 0)
+        return rc;
+    bool contenders = c.opts.baseline_contender != NULL;
+    if (base_path == NULL || (cand_path == NULL) != contenders)
+        return fail(err, err_len, -EINVAL,
+                    contenders ? "--baseline-contender compares the contenders of one file"
+                               : "compare needs two results files, BASE and NEW");
+    struct ctx x = {.c = &c};
+    if (c.opts.filter != NULL) {
+        if (regcomp(&x.re, c.opts.filter, REG_EXTENDED | REG_NOSUB) != 0)
+            return fail(err, err_len, -EINVAL,
+                        "--filter: '%.100s' is not a valid extended regular expression",
+                        c.opts.filter);
+        x.have_re = true;
+    }
+    pkb__results rb = {0}, rn = {0};
+    bool have_b = false, have_n = false;
+    rc = pkb__results_load(base_path, &rb, err, err_len);
+    have_b = rc == 0;
+    if (rc == 0 && !contenders) {
+        rc = pkb__results_load(cand_path, &rn, err, err_len);
+        have_n = rc == 0;
+    }
+    x.base = &rb;
+    x.cand = contenders ? &rb : &rn;
+    c.base_path = xstrdup(base_path);
+    c.cand_path = contenders ? NULL : xstrdup(cand_path);
+    if (rc == 0 && (c.base_path == NULL || (!contenders && c.cand_path == NULL)))
+        rc = fail(err, err_len, -ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = read_floor(&rb, base_path, &x.floor, err, err_len);
+    c.noise_floor_known = x.floor.series != NULL;
+    c.noise_floor_alpha = c.noise_floor_known ? x.floor.alpha : 0;
+    if (rc == 0 && !contenders)
+        rc = check_env(&x, err, err_len);
+    if (rc == 0)
+        rc = contenders ? match_contenders(&x, base_path, err, err_len) : match_files(&x);
+    if (rc == 0 && c.nrows == 0)
+        rc = c.opts.filter != NULL
+                 ? fail(err, err_len, -ENODATA,
+                        "no series matching --filter '%.100s' can be compared", c.opts.filter)
+             : c.nskipped > 0
+                 ? fail(err, err_len, -ENODATA,
+                        "no series can be compared: %zu not measured in both", c.nskipped)
+                 : fail(err, err_len, -ENODATA, "no series can be compared: %s",
+                        contenders ? "the file has no other contender" : "none in common");
+    if (rc == 0)
+        rc = decide_rows(&x);
+    if (rc == -ENOMEM)
+        fail(err, err_len, rc, "out of memory");
+    else if (rc == -EINVAL && err != NULL && err[0] == '\0')
+        fail(err, err_len, rc, "the statistics could not be computed");
+    if (rc == 0) {
+        tally(&c);
+        *out = c;
+    } else {
+        pkb_compare_free(&c);
+    }
+    if (x.have_re)
+        regfree(&x.re);
+    free(x.row_base);
+    free(x.row_cand);
+    if (have_b)
+        pkb__results_free(&rb);
+    if (have_n)
+        pkb__results_free(&rn);
+    return rc;
+}
+
+int pkb_compare_check_file(const char *path, char *err, size_t err_len)
+{
+    pkb__results r;
+    int rc = pkb__results_load(path, &r, err, err_len);
+    if (rc != 0)
+        return rc;
+    struct floor f;
+    rc = read_floor(&r, path, &f, err, err_len);
+    pkb__results_free(&r);
+    return rc;
+}
+
+void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    const pks_summary *b = &r->s.base, *n = &r->s.cand;
+    if (r->d.reason == PKS_TOO_FEW_SAMPLES) {
+        snprintf(buf, len, "too few samples: %zu in base, %zu in new, need %d", b->n, n->n,
+                 PKS_MIN_SAMPLES);
+    } else if (r->d.reason == PKS_TOO_NOISY) {
+        double lim = c->opts.cv_limit;
+        bool bad_b = !(r->cv_base <= lim), bad_n = !(r->cv_cand <= lim);
+        if (bad_b && bad_n)
+            snprintf(buf, len, "too noisy: cv %.1f%% in base and %.1f%% in new > %.1f%%",
+                     100 * r->cv_base, 100 * r->cv_cand, 100 * lim);
+        else
+            snprintf(buf, len, "too noisy: cv %.1f%% in %s > %.1f%%",
+                     100 * (bad_b ? r->cv_base : r->cv_cand), bad_b ? "base" : "new", 100 * lim);
+    }
+}
+
+void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    pkb__buf b = {0};
+    bool regress = c->status == 2;
+    pkb__buf_puts(&b, c->status == 0 ? "" : regress ? "regressed: " : "cannot decide: ");
+    size_t k = 0;
+    for (size_t i = 0; c->status != 0 && i < c->nrows; i++) {
+        const pkb_compare_row *r = &c->rows[i];
+        if (r->d.verdict != (regress ? PKS_REGRESSED : PKS_UNDECIDABLE))
+            continue;
+        char why[160];
+        if (regress)
+            snprintf(why, sizeof why, "%+.1f%%", 100 * r->s.delta);
+        else
+            pkb_compare_why(c, r, why, sizeof why);
+        pkb__buf_printf(&b, "%s%s (%s)", k++ ? ", " : "", r->name, why);
+    }
+    const char *s = b.failed || b.data == NULL ? "" : b.data;
+    size_t n = strlen(s);
+    if (n < len) {
+        memcpy(buf, s, n + 1);
+    } else {
+        memcpy(buf, s, len - 1);
+        buf[len - 1] = '\0';
+        if (len > 4)
+            memcpy(buf + len - 4, "...", 4);
+    }
+    pkb__buf_free(&b);
+}

@@ -1,0 +1,163 @@
+/*
+ * compare — `pkbench compare`: did a change make any series slower? Two results files (base and
+ * new) matched series by series, or one file's contenders against one of them per scenario.
+ *
+ * Per compared series (stats.h does every computation; nothing is re-implemented here):
+ *
+ *     medians of both samples (samples_ns), ratio = median(new) / median(base) with its seeded
+ *     percentile-bootstrap 95% CI (pks_series_compare), the Mann-Whitney U p-value (exact when
+ *     both samples have ≤ 50 values and no ties, else the normal approximation with tie
+ *     correction), then Holm's correction over every compared series (pks_holm), then
+ *
+ *         verdict = pks_decide(p_holm < alpha AND |ratio − 1| > max(threshold, noise floor))
+ *
+ *     where the noise floor is the series' minimum detectable effect from the base file's A/A run
+ *     (`noise_floor`, written by `pkbench run --aa`), 0 when the base file has none. A series with
+ *     fewer than 6 samples on either side, or a coefficient of variation above the limit, is
+ *     undecidable (pks_check_samples), and says which and why.
+ *
+ *     The coefficient of variation is the robust one, PKS_MAD_NORMAL_SCALE · MAD / median (for a
+ *     normal sample it estimates sd / mean): the verdict rests on medians and ranks, which one
+ *     outlier does not move, so one outlier — a neighbour's burst during one repetition — must not
+ *     make a series undecidable either; a sample whose bulk is spread (two modes, drift) still is.
+ *
+ * Plus a geometric-mean row over the ratios of every decided series, the series present in only
+ * one file, the series present in both but not measured in one (refused or failed), and the
+ * environment keys whose values differ between the two files.
+ *
+ * Exit status of a comparison (pkb_compare.status): 2 when a series regressed; else 3 when a
+ * series was undecidable; else 0. Errors (1 for the command line) are the negative returns of
+ * pkb_compare_files.
+ */
+#ifndef PKB_COMPARE_H
+#define PKB_COMPARE_H
+
+#include "stats.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The environment keys compared by default: a difference in any of them makes two files' times
+ * hard to compare. Load, process counts and the git commit are expected to differ. A key is looked
+ * up in `environment`, then in `settings` (where the runner records cpu_affinity: pinned and
+ * unpinned spawn timings differ by up to 2x on a small VM). */
+#define PKB_COMPARE_ENV_KEYS "cpu_model,kernel,build_type,spawn_mechanism,cpu_affinity"
+
+#define PKB_COMPARE_DEFAULT_THRESHOLD 0.05 /* |delta| at or below 5% is never reported */
+#define PKB_COMPARE_DEFAULT_SEED      20240601u
+
+typedef enum pkb_compare_format {
+    PKB_COMPARE_TEXT = 0, /* an aligned table for a terminal */
+    PKB_COMPARE_MD,       /* a Markdown table */
+    PKB_COMPARE_JSON,     /* schema "pkbench-compare", version 1 */
+} pkb_compare_format;
+
+/* Options; all-zero (or NULL) gives the defaults noted. */
+typedef struct pkb_compare_options {
+    double alpha;       /* family-wise significance level, in (0, 1); 0: 0.05 */
+    double threshold;   /* smallest |delta| reported, a fraction; 0: 5%; negative: none */
+    double cv_limit;    /* largest coefficient of variation of a decidable sample; 0: 10%;
+                           negative: no limit */
+    const char *filter; /* extended regex over row names; NULL: every series */
+    const char *baseline_contender; /* one file: per scenario, <scenario>/<this> is the base of
+                                       every other <scenario>/<contender>; NULL: two files */
+    const char *env_keys;           /* comma-separated keys of `environment` (else `settings`) to
+                                       compare; NULL: PKB_COMPARE_ENV_KEYS; "": none */
+    bool strict_env;                /* a differing key is an error (-EPROTO) instead of a warning */
+    size_t iterations;              /* bootstrap resamples; 0: 10000 */
+    uint64_t seed; /* bootstrap seed (mixed with each series' name); 0: the default */
+} pkb_compare_options;
+
+typedef struct pkb_compare_row {
+    char *name;              /* the row: the series (two files), or <scenario>/<contender> */
+    char *base_name;         /* the series it is compared with (the same name with two files) */
+    pks_series s;            /* medians, CI of the ratio, Mann-Whitney (raw p) */
+    double cv_base, cv_cand; /* the robust coefficients of variation the noise check used */
+    double p_holm;           /* p after Holm's correction over every row */
+    double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
+    pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
+} pkb_compare_row;
+
+typedef struct pkb_compare_note {
+    char *name; /* a series */
+    char *why;  /* e.g. "refused in new: ..." */
+} pkb_compare_note;
+
+typedef struct pkb_compare_env_diff {
+    char *key, *base, *cand; /* values as text; "(absent)" when a file lacks the key */
+} pkb_compare_env_diff;
+
+typedef struct pkb_compare {
+    char *base_path, *cand_path; /* cand_path NULL when comparing contenders in one file */
+    pkb_compare_options opts;    /* as used: defaults filled in */
+    bool noise_floor_known;      /* the base file carries an A/A noise floor */
+    double noise_floor_alpha;    /* ... measured at this alpha (recomputed at opts.alpha when the
+                                    file keeps the A/A samples and the two differ) */
+
+    pkb_compare_row *rows; /* base file order (two files) or file order (contenders) */
+    size_t nrows;
+    char **only_base, **only_cand; /* series (matching the filter) present in one file only */
+    size_t nonly_base, nonly_cand;
+    pkb_compare_note *skipped; /* present in both, not measured in one; or no base contender */
+    size_t nskipped;
+    pkb_compare_env_diff *env; /* differing environment keys */
+    size_t nenv;
+
+    size_t geomean_n;                           /* decided rows in the geomean */
+    double geomean_base, geomean_cand, geomean; /* of medians (ns) and of ratios; NaN when n = 0 */
+    size_t regressed, improved, unchanged, undecidable;
+    int status; /* 0, 2 (a regression) or 3 (no regression, something undecidable) */
+} pkb_compare;
+
+/* Compares `base_path` with `cand_path` (two files), or the contenders of `base_path` with
+ * opts->baseline_contender (cand_path NULL). Returns 0 with *out filled (free it with
+ * pkb_compare_free), or a negative errno with a one-line message in err (no newline):
+ *   -EINVAL    an option out of range, an invalid filter, a missing or extra file for the mode,
+ *              no series of the baseline contender in the file
+ *   -ENOENT... a file cannot be read; -EBADMSG not JSON, not a results file, a bad field
+ *              (report_load.c's checks, plus the noise_floor object); -ENOTSUP another
+ *              schema_version
+ *   -ENODATA   no series to compare (none in common, or none matches the filter)
+ *   -EPROTO    opts->strict_env and an environment key differs (the message names it)
+ *   -ENOMEM
+ * On error *out needs no freeing. */
+int pkb_compare_files(const char *base_path,
+                      const char *cand_path,
+                      const pkb_compare_options *opts,
+                      pkb_compare *out,
+                      char *err,
+                      size_t err_len);
+
+void pkb_compare_free(pkb_compare *c);
+
+/* Reads and checks one results file as pkb_compare_files would (a baseline before `check` spends
+ * minutes measuring). Returns 0, or its errors with the message in err. */
+int pkb_compare_check_file(const char *path, char *err, size_t err_len);
+
+/* Renders the comparison as text, Markdown or JSON into a malloc'd NUL-terminated string (*text,
+ * the caller frees it). Returns 0 or -ENOMEM. */
+int pkb_compare_render(const pkb_compare *c, pkb_compare_format format, char **text);
+
+/* The comparison as a JSON object (a new reference; NULL when out of memory): what
+ * pkb_compare_render writes for PKB_COMPARE_JSON. */
+json_t *pkb_compare_json(const pkb_compare *c);
+
+/* One line naming what made the status non-zero: "regressed: a (+12.3%), b (+8.0%)" or "cannot
+ * decide: c (too noisy: cv 14.1% in new > 10.0%)" (robust cv); "" when status is 0. Writes at most
+ * len bytes (truncated with "..."). */
+void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len);
+
+/* Why a row is undecidable, in words ("too few samples: 4 in base, need 6"). */
+void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len);
+
+/* Parses a format name ("text", "md", "json"); returns 0 or -EINVAL. */
+int pkb_compare_parse_format(const char *name, pkb_compare_format *out);
+
+/* The commands (compare_cli.c, linked into pkbench): argv[1] is "compare" or "check"; they
+ * return pkbench's exit status. */
+int pkb_cmd_compare(int argc, char **argv);
+int pkb_cmd_check(int argc, char **argv);
+
+#endif /* PKB_COMPARE_H */

@@ -1,0 +1,577 @@
+/*
+ * `pkbench compare` and `pkbench check`: the command line over compare.h.
+ *
+ * compare reads files only. check measures: it runs `pkbench run --interleave` (this very
+ * executable, as a child process, so every suite `run` knows works here unchanged, and the run
+ * sees exactly the environment a direct run would: no extra cgroup, the same PKBENCH_TINY; rounds
+ * spread a neighbour's burst over every series; --sequential opts out), compares the new file
+ * with the baseline, and before it reports a regression re-runs only the series that regressed
+ * (a filter built from their names) and compares again. A regression is reported only when it
+ * repeats: two independent runs must both show it, so noise has to strike twice (≈ p² instead of
+ * p). The re-run's comparison corrects for the re-run series only. Both new results files are
+ * kept and named on stderr.
+ *
+ * Exit status (both commands): 0 no regression; 2 a (confirmed) regression; 3 no regression but
+ * a series was undecidable (too few samples, too noisy: named); 1 a usage or input error (one
+ * line on stderr, nothing written); 130 interrupted (check: the run's file keeps finished series).
+ */
+#define _GNU_SOURCE
+#include "compare.h"
+
+#include "processkit.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char compare_usage[] =
+    "usage: pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE]\n"
+    "                       [--alpha A] [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
+    "                       [--env-keys K1,K2,...] [--strict-env]\n"
+    "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n";
+
+static const char check_usage[] =
+    "usage: pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
+    "                     [--no-prime] [--sequential] [--out FILE] [--format text|md|json]\n"
+    "                     [--alpha A] [--threshold PCT] [--cv-limit PCT] [--env-keys LIST]\n"
+    "                     [--strict-env]\n";
+
+static int usage_error(const char *usage, const char *fmt, const char *arg)
+{
+    fputs("pkbench: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    fputs(usage, stderr);
+    return 1;
+}
+
+/* A number, all of `s`; a trailing '%' is allowed (and ignored) when `percent`. */
+static bool parse_number(const char *s, bool percent, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (percent && *end == '%')
+        end++;
+    if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The options compare and check share. Returns 1 when argv[*i] was one of them (consumed, with
+ * its value), 0 when it was not, -1 after printing a usage error. */
+static int compare_option(int argc,
+                          char **argv,
+                          int *i,
+                          pkb_compare_options *o,
+                          pkb_compare_format *format,
+                          const char *usage)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    double x;
+    if (strcmp(a, "--strict-env") == 0) {
+        o->strict_env = true;
+        return 1;
+    }
+    bool known = strcmp(a, "--alpha") == 0 || strcmp(a, "--threshold") == 0 ||
+                 strcmp(a, "--cv-limit") == 0 || strcmp(a, "--filter") == 0 ||
+                 strcmp(a, "--env-keys") == 0 || strcmp(a, "--format") == 0;
+    if (!known)
+        return 0;
+    if (v == NULL) {
+        usage_error(usage, "%s needs a value", a);
+        return -1;
+    }
+    (*i)++;
+    if (strcmp(a, "--alpha") == 0) {
+        if (!parse_number(v, false, &x) || !(x > 0 && x < 1)) {
+            usage_error(usage, "--alpha needs a number in (0, 1), got '%s'", v);
+            return -1;
+        }
+        o->alpha = x;
+    } else if (strcmp(a, "--threshold") == 0 || strcmp(a, "--cv-limit") == 0) {
+        bool none = strcmp(v, "none") == 0;
+        if (!none && (!parse_number(v, true, &x) || x < 0 || x >= 1000)) {
+            usage_error(usage, "%s needs a percentage (5 or 5%%) or none", a);
+            return -1;
+        }
+        double frac = none || x == 0 ? -1 : x / 100; /* compare.h: negative means none */
+        if (strcmp(a, "--threshold") == 0)
+            o->threshold = frac;
+        else
+            o->cv_limit = frac;
+    } else if (strcmp(a, "--filter") == 0) {
+        o->filter = v;
+    } else if (strcmp(a, "--env-keys") == 0) {
+        o->env_keys = v;
+    } else if (pkb_compare_parse_format(v, format) != 0) {
+        usage_error(usage, "--format needs text, md or json, got '%s'", v);
+        return -1;
+    }
+    return 1;
+}
+
+/* Writes text to path atomically, or to stdout when path is NULL. */
+static int emit(const char *text, const char *path)
+{
+    if (path == NULL) {
+        fputs(text, stdout);
+        return fflush(stdout) == 0 ? 0 : -EIO;
+    }
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
+        return -ENAMETOOLONG;
+    FILE *f = fopen(tmp, "we");
+    if (f == NULL)
+        return -errno;
+    bool ok = fputs(text, f) >= 0;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno ? -errno : -EIO;
+        unlink(tmp);
+        return e;
+    }
+    return 0;
+}
+
+static void warn_env(const pkb_compare *c)
+{
+    if (c->nenv == 0)
+        return;
+    fputs("pkbench: warning: the environments differ:", stderr);
+    for (size_t i = 0; i < c->nenv; i++)
+        fprintf(stderr, "%s %s '%s' (base) vs '%s' (new)", i ? ";" : "", c->env[i].key,
+                c->env[i].base, c->env[i].cand);
+    fputs(" (--strict-env makes this an error)\n", stderr);
+}
+
+static void say_status(const pkb_compare *c, const char *prefix)
+{
+    if (c->status == 0)
+        return;
+    char line[2048];
+    pkb_compare_summary_line(c, line, sizeof line);
+    fprintf(stderr, "pkbench: %s%s\n", prefix, line);
+}
+
+/* ==== compare ================================================================================ */
+
+int pkb_cmd_compare(int argc, char **argv)
+{
+    const char *files[2] = {NULL, NULL}, *out = NULL;
+    size_t nfiles = 0;
+    pkb_compare_options o = {0};
+    pkb_compare_format format = PKB_COMPARE_TEXT;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int r = compare_option(argc, argv, &i, &o, &format, compare_usage);
+        if (r < 0)
+            return 1;
+        if (r > 0)
+            continue;
+        if (strcmp(a, "--baseline-contender") == 0 && v != NULL && v[0] != '\0') {
+            o.baseline_contender = v, i++;
+        } else if (strcmp(a, "--out") == 0 && v != NULL && v[0] != '\0') {
+            out = v, i++;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error(compare_usage, "compare: unknown or incomplete argument '%s'", a);
+        } else if (nfiles < 2) {
+            files[nfiles++] = a;
+        } else {
+            return usage_error(compare_usage, "compare: extra argument '%s'", a);
+        }
+    }
+    if (o.baseline_contender != NULL && nfiles != 1)
+        return usage_error(compare_usage,
+                           "compare: --baseline-contender takes exactly one results file%s", "");
+    if (o.baseline_contender == NULL && nfiles != 2)
+        return usage_error(compare_usage, "compare: needs BASE.json and NEW.json%s", "");
+
+    pkb_compare c;
+    char err[1024] = "";
+    int rc = pkb_compare_files(files[0], files[1], &o, &c, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));
+        return 1;
+    }
+    warn_env(&c);
+    char *text;
+    rc = pkb_compare_render(&c, format, &text);
+    if (rc == 0) {
+        rc = emit(text, out);
+        free(text);
+        if (rc != 0)
+            fprintf(stderr, "pkbench: cannot write %s: %s\n", out ? out : "the output",
+                    strerror(-rc));
+    } else {
+        fprintf(stderr, "pkbench: out of memory\n");
+    }
+    int status = rc != 0 ? 1 : c.status;
+    if (rc == 0)
+        say_status(&c, "");
+    pkb_compare_free(&c);
+    return status;
+}
+
+/* ==== check ================================================================================== */
+
+static pk_cancel *check_cancel;
+static volatile sig_atomic_t check_interrupted;
+
+static void on_check_signal(int sig)
+{
+    (void)sig;
+    check_interrupted = 1;
+    /* SIGTERM, not the signal we got: a terminal's Ctrl-C already reached the child, whose
+     * SIGINT handler is one-shot; its SIGTERM handler stops it the same graceful way. */
+    if (check_cancel != NULL)
+        pk_cancel_trigger(check_cancel);
+}
+
+struct check_args {
+    const char *suite, *profile, *filter;
+    bool prime, sequential;
+};
+
+/* Runs `pkbench run` into `out` with `filter`. Returns its exit status, or 1 after a message. */
+static int run_child(const struct check_args *a, const char *filter, const char *out)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "pkbench: cannot find this executable: %s\n", strerror(errno));
+        return 1;
+    }
+    self[n] = '\0';
+    const char *argv[16] = {self,        "run",      "--suite", a->suite,
+                            "--profile", a->profile, "--out",   out};
+    int k = 8;
+    if (filter != NULL) {
+        argv[k++] = "--filter";
+        argv[k++] = filter;
+    }
+    if (!a->prime)
+        argv[k++] = "--no-prime";
+    if (!a->sequential)
+        argv[k++] = "--interleave";
+    argv[k] = NULL;
+    pk_result r;
+    int rc = pk_run(
+        &(pk_command){
+            .argv = argv,
+            .out = {.kind = PK_STDIO_FD, .fd = 2}, /* stdout stays ours (--format json) */
+            .err = {.kind = PK_STDIO_INHERIT},
+            .containment = PK_CONTAIN_NONE, /* measured exactly as a direct run */
+            .grace_ms = 30000,
+            .cancel = check_cancel,
+        },
+        &r);
+    int status = 1;
+    if (rc == PK_ECANCELLED)
+        status = 130;
+    else if (rc != 0)
+        fprintf(stderr, "pkbench: cannot start %s run: %s\n", self, pk_strerror(rc));
+    else if (r.outcome.kind == PK_OUTCOME_EXITED)
+        status = r.outcome.code;
+    else if (r.outcome.kind == PK_OUTCOME_CANCELLED) /* how it ended after our SIGTERM */
+        status = r.outcome.signo != 0 ? 130 : r.outcome.code;
+    else
+        fprintf(stderr, "pkbench: the run ended by signal %d\n", r.outcome.signo);
+    pk_result_release(&r);
+    return status;
+}
+
+/* "^(a|b)$" with the names' ERE metacharacters escaped. */
+static char *names_filter(const pkb_compare *c)
+{
+    size_t cap = 8;
+    for (size_t i = 0; i < c->nrows; i++)
+        cap += 2 * strlen(c->rows[i].name) + 1;
+    char *f = malloc(cap), *p = f;
+    if (f == NULL)
+        return NULL;
+    p += sprintf(p, "^(");
+    bool first = true;
+    for (size_t i = 0; i < c->nrows; i++) {
+        if (c->rows[i].d.verdict != PKS_REGRESSED)
+            continue;
+        if (!first)
+            *p++ = '|';
+        first = false;
+        for (const char *s = c->rows[i].name; *s; s++) {
+            if (strchr(".[]()*+?{}|^$\\", *s) != NULL)
+                *p++ = '\\';
+            *p++ = *s;
+        }
+    }
+    strcpy(p, ")$");
+    return f;
+}
+
+static const pkb_compare_row *row_named(const pkb_compare *c, const char *name)
+{
+    for (size_t i = 0; i < c->nrows; i++)
+        if (strcmp(c->rows[i].name, name) == 0)
+            return &c->rows[i];
+    return NULL;
+}
+
+static void print_rendered(const pkb_compare *c, pkb_compare_format format)
+{
+    char *text;
+    if (pkb_compare_render(c, format, &text) == 0) {
+        fputs(text, stdout);
+        free(text);
+    }
+}
+
+/* The conclusion of a check: the final status, and the text/Markdown/JSON that says it. */
+static int conclude(const pkb_compare *first,
+                    const pkb_compare *again,
+                    const char *results,
+                    const char *rerun_path,
+                    const char *baseline,
+                    pkb_compare_format format)
+{
+    size_t confirmed = 0;
+    bool undecided = first->undecidable > 0;
+    json_t *jc = json_array(), *jn = json_array();
+    char line[4096] = "";
+    size_t used = 0;
+    for (size_t i = 0; again != NULL && i < first->nrows; i++) {
+        const pkb_compare_row *r1 = &first->rows[i];
+        if (r1->d.verdict != PKS_REGRESSED)
+            continue;
+        const pkb_compare_row *r2 = row_named(again, r1->name);
+        bool repeat = r2 != NULL && r2->d.verdict == PKS_REGRESSED;
+        undecided |= r2 == NULL || r2->d.verdict == PKS_UNDECIDABLE;
+        confirmed += repeat;
+        json_array_append_new(repeat ? jc : jn, json_string(r1->name));
+        if (format != PKB_COMPARE_JSON && used < sizeof line) {
+            char d2[64] = "not measured again";
+            if (r2 != NULL)
+                snprintf(d2, sizeof d2, "%+.1f%%, %s", 100 * r2->s.delta,
+                         pks_verdict_name(r2->d.verdict));
+            int w = snprintf(line + used, sizeof line - used, "%s%s %s (%+.1f%%, then %s)\n",
+                             format == PKB_COMPARE_MD ? "- " : "  ",
+                             repeat ? "confirmed:   " : "not repeated:", r1->name,
+                             100 * r1->s.delta, d2);
+            used += w > 0 ? (size_t)w : 0;
+        }
+    }
+    int status = confirmed > 0 ? 2 : undecided ? 3 : 0;
+    if (again == NULL)
+        status = first->status;
+    if (format == PKB_COMPARE_JSON) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "schema", json_string("pkbench-check"));
+        json_object_set_new(doc, "schema_version", json_integer(1));
+        json_object_set_new(doc, "baseline", json_string(baseline));
+        json_object_set_new(doc, "results", json_string(results));
+        json_object_set_new(doc, "comparison", pkb_compare_json(first));
+        json_t *rerun = json_null();
+        if (again != NULL)
+            rerun = json_pack("{s:s, s:s, s:o}", "results", rerun_path, "why",
+                              "these series regressed in the first run; a regression is reported "
+                              "only when it repeats",
+                              "comparison", pkb_compare_json(again));
+        json_object_set_new(doc, "rerun", rerun);
+        json_object_set_new(doc, "confirmed", jc);
+        json_object_set_new(doc, "not_repeated", jn);
+        json_object_set_new(doc, "status", json_integer(status));
+        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        if (s != NULL)
+            printf("%s\n", s);
+        free(s);
+        json_decref(doc);
+        return status;
+    }
+    json_decref(jc);
+    json_decref(jn);
+    if (again != NULL) {
+        printf("%s", line);
+        printf("\n%s %zu of %zu regression%s repeated.\n",
+               format == PKB_COMPARE_MD ? "**Conclusion:**" : "Conclusion:", confirmed,
+               first->regressed, first->regressed == 1 ? "" : "s");
+    }
+    fflush(stdout);
+    return status;
+}
+
+/* The stderr line after a re-run: what repeated, or that nothing did. */
+static void say_confirmed(const pkb_compare *first, const pkb_compare *again, int status)
+{
+    fprintf(stderr, "pkbench: %s",
+            status == 2 ? "regressed (repeated in the re-run):"
+                        : "no regression repeated in the re-run");
+    size_t k = 0;
+    for (size_t i = 0; status == 2 && i < again->nrows; i++) {
+        const pkb_compare_row *r2 = &again->rows[i], *r1 = row_named(first, r2->name);
+        if (r2->d.verdict == PKS_REGRESSED && r1 != NULL && r1->d.verdict == PKS_REGRESSED)
+            fprintf(stderr, "%s %s (%+.1f%%, then %+.1f%%)", k++ ? "," : "", r2->name,
+                    100 * r1->s.delta, 100 * r2->s.delta);
+    }
+    if (status == 3) {
+        fputs("; cannot decide:", stderr);
+        for (int pass = 0; pass < 2; pass++) {
+            const pkb_compare *c = pass ? again : first;
+            for (size_t i = 0; i < c->nrows; i++) {
+                if (c->rows[i].d.verdict != PKS_UNDECIDABLE)
+                    continue;
+                char why[200];
+                pkb_compare_why(c, &c->rows[i], why, sizeof why);
+                fprintf(stderr, "%s %s (%s%s)", k++ ? "," : "", c->rows[i].name,
+                        pass ? "re-run: " : "", why);
+            }
+        }
+    }
+    fputc('\n', stderr);
+}
+
+static void default_paths(const char *out, char *path, size_t cap, char *rerun, size_t rcap)
+{
+    if (out != NULL) {
+        snprintf(path, cap, "%s", out);
+    } else {
+        char stamp[32];
+        time_t t = time(NULL);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+        snprintf(path, cap, "results/check-%s.json", stamp);
+    }
+    size_t n = strlen(path);
+    bool json = n > 5 && strcmp(path + n - 5, ".json") == 0;
+    if (snprintf(rerun, rcap, "%.*s-rerun.json", (int)(json ? n - 5 : n), path) >= (int)rcap)
+        rerun[0] = '\0';
+}
+
+int pkb_cmd_check(int argc, char **argv)
+{
+    struct check_args a = {.suite = "compare", .profile = "quick", .prime = true};
+    const char *baseline = NULL, *out = NULL;
+    pkb_compare_options o = {0};
+    pkb_compare_format format = PKB_COMPARE_TEXT;
+    for (int i = 2; i < argc; i++) {
+        const char *arg = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int r = compare_option(argc, argv, &i, &o, &format, check_usage);
+        if (r < 0)
+            return 1;
+        if (r > 0)
+            continue;
+        if (strcmp(arg, "--baseline") == 0 && v != NULL && v[0] != '\0')
+            baseline = v, i++;
+        else if (strcmp(arg, "--suite") == 0 && v != NULL && v[0] != '\0')
+            a.suite = v, i++;
+        else if (strcmp(arg, "--profile") == 0 && v != NULL && v[0] != '\0')
+            a.profile = v, i++;
+        else if (strcmp(arg, "--out") == 0 && v != NULL && v[0] != '\0')
+            out = v, i++;
+        else if (strcmp(arg, "--no-prime") == 0)
+            a.prime = false;
+        else if (strcmp(arg, "--sequential") == 0)
+            a.sequential = true;
+        else
+            return usage_error(check_usage, "check: unknown or incomplete argument '%s'", arg);
+    }
+    a.filter = o.filter;
+    if (baseline == NULL)
+        return usage_error(check_usage, "check: --baseline FILE is required%s", "");
+    if (strcmp(a.profile, "quick") != 0 && strcmp(a.profile, "full") != 0)
+        return usage_error(check_usage, "--profile needs full or quick, got '%s'", a.profile);
+    char err[1024] = "";
+    if (pkb_compare_check_file(baseline, err, sizeof err) != 0) {
+        fprintf(stderr, "pkbench: %s\n", err);
+        return 1;
+    }
+    char path[PATH_MAX], rerun[PATH_MAX];
+    default_paths(out, path, sizeof path, rerun, sizeof rerun);
+    if (rerun[0] == '\0')
+        return usage_error(check_usage, "check: --out path too long: '%s'", path);
+    if (out == NULL && mkdir("results", 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "pkbench: cannot create results/: %s\n", strerror(errno));
+        return 1;
+    }
+
+    if (pk_cancel_new(&check_cancel) != 0) {
+        fprintf(stderr, "pkbench: out of memory\n");
+        return 1;
+    }
+    struct sigaction sa = {.sa_handler = on_check_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    int status = run_child(&a, a.filter, path);
+    pkb_compare first = {0}, again = {0};
+    bool have_first = false, have_again = false;
+    if (status == 0) {
+        int rc = pkb_compare_files(baseline, path, &o, &first, err, sizeof err);
+        have_first = rc == 0;
+        status = rc == 0 ? first.status : 1;
+        if (rc != 0)
+            fprintf(stderr, "pkbench: %s\n", err);
+    }
+    if (have_first) {
+        warn_env(&first);
+        if (format != PKB_COMPARE_JSON)
+            print_rendered(&first, format);
+    }
+    if (have_first && first.status == 2) {
+        char *filter = names_filter(&first);
+        char line[2048];
+        pkb_compare_summary_line(&first, line, sizeof line); /* "regressed: a (+x%), ..." */
+        const char *list = line + strlen("regressed: ");
+        fprintf(stderr, "pkbench: re-running %zu series that regressed, to confirm: %s\n",
+                first.regressed, list);
+        if (format != PKB_COMPARE_JSON)
+            printf("\n%sRe-running the %zu series that regressed, once: %s. A regression counts "
+                   "only when it repeats.\n\n",
+                   format == PKB_COMPARE_MD ? "### Confirmation\n\n" : "", first.regressed, list);
+        fflush(stdout);
+        status = filter != NULL ? run_child(&a, filter, rerun) : 1;
+        if (status == 0) {
+            pkb_compare_options o2 = o;
+            o2.filter = filter;
+            int rc = pkb_compare_files(baseline, rerun, &o2, &again, err, sizeof err);
+            have_again = rc == 0;
+            if (rc != 0) {
+                fprintf(stderr, "pkbench: %s\n", err);
+                status = 1;
+            } else if (format != PKB_COMPARE_JSON) {
+                print_rendered(&again, format);
+                printf("\n");
+            }
+        }
+        free(filter);
+    }
+    if (have_first && (first.status != 2 || have_again))
+        status = conclude(&first, have_again ? &again : NULL, path, rerun, baseline, format);
+    if (have_again)
+        say_confirmed(&first, &again, status);
+    else if (have_first && status == first.status)
+        say_status(&first, "");
+    if (status == 130 && have_first)
+        fprintf(stderr,
+                "pkbench: check interrupted during the re-run; results %s and %s (partial)\n", path,
+                rerun);
+    else if (status == 130)
+        fprintf(stderr, "pkbench: check interrupted; results so far in %s\n", path);
+    else if (have_first)
+        fprintf(stderr, "pkbench: results %s%s%s\n", path, have_again ? " and " : "",
+                have_again ? rerun : "");
+    pkb_compare_free(&first);
+    pkb_compare_free(&again);
+    pk_cancel_free(check_cancel);
+    check_cancel = NULL;
+    pk_cleanup();
+    return status;
+}

@@ -1,0 +1,436 @@
+/*
+ * compare_render — a comparison (compare.h) as an aligned text table, a Markdown table or JSON.
+ *
+ * One row per compared series, benchstat's columns with the verdict spelt out:
+ *
+ *     series  base  new  delta  95% CI  p (Holm)  n  bar  verdict
+ *
+ * base and new are medians in the unit the base reads best in; delta = median(new) /
+ * median(base) − 1 with the bootstrap CI of the same ratio; p is Mann-Whitney's after Holm's
+ * correction; bar = max(threshold, noise floor), what |delta| had to exceed. A geomean row
+ * follows (decided series only), then the notes: why a series was undecidable, series in only one
+ * file, series not measured in both, and (Markdown, JSON) differing environment keys.
+ */
+#define _GNU_SOURCE
+#include "compare.h"
+
+#include "report_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pkb_compare_parse_format(const char *name, pkb_compare_format *out)
+{
+    if (strcmp(name, "text") == 0)
+        *out = PKB_COMPARE_TEXT;
+    else if (strcmp(name, "md") == 0 || strcmp(name, "markdown") == 0)
+        *out = PKB_COMPARE_MD;
+    else if (strcmp(name, "json") == 0)
+        *out = PKB_COMPARE_JSON;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+/* ==== Cells ================================================================================== */
+
+enum { C_NAME, C_BASE, C_NEW, C_DELTA, C_CI, C_P, C_N, C_BAR, C_VERDICT, NCOL };
+
+static const char *const headers[NCOL] = {"series",   "base", "new", "delta",  "95% CI",
+                                          "p (Holm)", "n",    "bar", "verdict"};
+
+typedef char cell[200];
+
+static void pct(char *out, size_t len, double d)
+{
+    double v = 100 * d;
+    if (fabs(v) < 0.05)
+        v = 0;
+    snprintf(out, len, "%+.1f%%", v);
+}
+
+static void fill_row(const pkb_compare *c, const pkb_compare_row *r, cell *row)
+{
+    double scale;
+    const char *unit = pkb__time_unit(r->s.base.median, &scale);
+    snprintf(row[C_NAME], sizeof(cell), "%s", r->name);
+    snprintf(row[C_BASE], sizeof(cell), "%.2f %s", r->s.base.median / scale, unit);
+    snprintf(row[C_NEW], sizeof(cell), "%.2f %s", r->s.cand.median / scale, unit);
+    pct(row[C_DELTA], sizeof(cell), r->s.delta);
+    char lo[32], hi[32];
+    pct(lo, sizeof lo, r->s.ratio.lo - 1);
+    pct(hi, sizeof hi, r->s.ratio.hi - 1);
+    snprintf(row[C_CI], sizeof(cell), "[%s, %s]", lo, hi);
+    if (r->p_holm < 0.001)
+        snprintf(row[C_P], sizeof(cell), "<0.001");
+    else
+        snprintf(row[C_P], sizeof(cell), "%.3f", r->p_holm);
+    snprintf(row[C_N], sizeof(cell), "%zu/%zu", r->s.base.n, r->s.cand.n);
+    snprintf(row[C_BAR], sizeof(cell), "%.1f%%%s", 100 * r->d.bar,
+             r->noise_floor > c->opts.threshold ? " (floor)" : "");
+    if (r->d.verdict == PKS_UNDECIDABLE)
+        snprintf(row[C_VERDICT], sizeof(cell), "undecidable (%s)",
+                 pks_undecidable_name(r->d.reason));
+    else
+        snprintf(row[C_VERDICT], sizeof(cell), "%s", pks_verdict_name(r->d.verdict));
+}
+
+static void fill_geomean(const pkb_compare *c, cell *row)
+{
+    snprintf(row[C_NAME], sizeof(cell), "geomean");
+    if (c->geomean_n == 0) {
+        snprintf(row[C_DELTA], sizeof(cell), "n/a");
+        return;
+    }
+    double scale;
+    const char *unit = pkb__time_unit(c->geomean_base, &scale);
+    snprintf(row[C_BASE], sizeof(cell), "%.2f %s", c->geomean_base / scale, unit);
+    snprintf(row[C_NEW], sizeof(cell), "%.2f %s", c->geomean_cand / scale, unit);
+    pct(row[C_DELTA], sizeof(cell), c->geomean - 1);
+    snprintf(row[C_N], sizeof(cell), "%zu series", c->geomean_n);
+}
+
+/* Display width of UTF-8 text: code points, not bytes ("µs" is two columns). */
+static size_t width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+/* Two lines (text) or one paragraph (Markdown): the rule every verdict followed. */
+static void settings_line(const pkb_compare *c, pkb__buf *b, bool md)
+{
+    const pkb_compare_options *o = &c->opts;
+    pkb__buf_printf(b, "alpha %g, Holm's correction over %zu series; threshold ", o->alpha,
+                    c->nrows);
+    if (o->threshold > 0)
+        pkb__buf_printf(b, "%.1f%%", 100 * o->threshold);
+    else
+        pkb__buf_puts(b, "none");
+    if (o->cv_limit > 0)
+        pkb__buf_printf(b, "; cv limit %.1f%% (robust: 1.4826 MAD / median)", 100 * o->cv_limit);
+    else
+        pkb__buf_puts(b, "; no cv limit");
+    pkb__buf_puts(b, md ? ". " : "\n");
+    if (c->noise_floor_known)
+        pkb__buf_printf(b, "noise floor: the base file's A/A run (alpha %g)", c->noise_floor_alpha);
+    else
+        pkb__buf_printf(b, "noise floor: none in the base file (%s measures one)",
+                        md ? "`pkbench run --aa`" : "pkbench run --aa");
+    pkb__buf_printf(b, "; bootstrap %zu resamples, seed %llu.\n", o->iterations,
+                    (unsigned long long)o->seed);
+}
+
+static void counts_line(const pkb_compare *c, pkb__buf *b)
+{
+    pkb__buf_printf(b, "%zu regressed, %zu improved, %zu unchanged, %zu undecidable.\n",
+                    c->regressed, c->improved, c->unchanged, c->undecidable);
+}
+
+/* The notes after the table, as "- " items (Markdown) or indented lines (text). */
+static void notes(const pkb_compare *c, pkb__buf *b, bool md)
+{
+    const char *item = md ? "- " : "  ";
+    bool any = false;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const pkb_compare_row *r = &c->rows[i];
+        if (r->d.verdict != PKS_UNDECIDABLE)
+            continue;
+        char why[200];
+        pkb_compare_why(c, r, why, sizeof why);
+        pkb__buf_printf(b, "%s%sundecidable: %s — %s\n", any ? "" : "\n", item, r->name, why);
+        any = true;
+    }
+    for (int side = 0; side < 2; side++) {
+        char **names = side ? c->only_cand : c->only_base;
+        size_t n = side ? c->nonly_cand : c->nonly_base;
+        if (n == 0)
+            continue;
+        pkb__buf_printf(b, "%s%sonly in %s: ", any ? "" : "\n", item, side ? "new" : "base");
+        for (size_t i = 0; i < n; i++)
+            pkb__buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+        pkb__buf_puts(b, "\n");
+        any = true;
+    }
+    for (size_t i = 0; i < c->nskipped; i++) {
+        pkb__buf_printf(b, "%s%snot compared: %s — %s\n", any ? "" : "\n", item, c->skipped[i].name,
+                        c->skipped[i].why);
+        any = true;
+    }
+    for (size_t i = 0; md && i < c->nenv; i++) {
+        pkb__buf_printf(b, "%s- environment differs: %s `%s` vs `%s`\n", any ? "" : "\n",
+                        c->env[i].key, c->env[i].base, c->env[i].cand);
+        any = true;
+    }
+}
+
+/* ==== Text =================================================================================== */
+
+static void render_text(const pkb_compare *c, pkb__buf *b)
+{
+    size_t nrows = c->nrows + 2;
+    cell(*t)[NCOL] = calloc(nrows, sizeof *t);
+    if (t == NULL) {
+        b->failed = true;
+        return;
+    }
+    for (int k = 0; k < NCOL; k++)
+        snprintf(t[0][k], sizeof(cell), "%s", headers[k]);
+    for (size_t i = 0; i < c->nrows; i++)
+        fill_row(c, &c->rows[i], t[i + 1]);
+    fill_geomean(c, t[nrows - 1]);
+    size_t w[NCOL] = {0};
+    for (size_t i = 0; i < nrows; i++)
+        for (int k = 0; k < NCOL; k++)
+            if (width(t[i][k]) > w[k])
+                w[k] = width(t[i][k]);
+
+    if (c->cand_path != NULL)
+        pkb__buf_printf(b, "base: %s\nnew:  %s\n", c->base_path, c->cand_path);
+    else
+        pkb__buf_printf(b, "file: %s (every contender against %s, per scenario)\n", c->base_path,
+                        c->opts.baseline_contender);
+    settings_line(c, b, false);
+    pkb__buf_puts(b, "\n");
+    for (size_t i = 0; i < nrows; i++) {
+        for (int k = 0; k < NCOL; k++) {
+            size_t pad = w[k] - width(t[i][k]);
+            bool left = k == C_NAME || k == C_VERDICT;
+            if (k == NCOL - 1 && left) /* no trailing blanks */
+                pad = 0;
+            if (!left)
+                pkb__buf_printf(b, "%*s", (int)pad, "");
+            pkb__buf_puts(b, t[i][k]);
+            if (left)
+                pkb__buf_printf(b, "%*s", (int)pad, "");
+            if (k < NCOL - 1)
+                pkb__buf_puts(b, "  ");
+        }
+        /* the geomean row leaves the last columns empty: trim */
+        while (b->len > 0 && b->data[b->len - 1] == ' ')
+            b->data[--b->len] = '\0';
+        pkb__buf_puts(b, "\n");
+    }
+    free(t);
+    pkb__buf_puts(b, "\n");
+    counts_line(c, b);
+    notes(c, b, false);
+}
+
+/* ==== Markdown =============================================================================== */
+
+static void render_md(const pkb_compare *c, pkb__buf *b)
+{
+    pkb__buf_puts(b, "## pkbench compare\n\n");
+    if (c->cand_path != NULL) {
+        pkb__buf_puts(b, "Base ");
+        pkb__md_code(b, c->base_path);
+        pkb__buf_puts(b, ", new ");
+        pkb__md_code(b, c->cand_path);
+    } else {
+        pkb__buf_puts(b, "File ");
+        pkb__md_code(b, c->base_path);
+        pkb__buf_puts(b, ", every contender against ");
+        pkb__md_code(b, c->opts.baseline_contender);
+        pkb__buf_puts(b, " per scenario");
+    }
+    pkb__buf_puts(b, ". ");
+    settings_line(c, b, true);
+    pkb__buf_puts(b, "\n|");
+    for (int k = 0; k < NCOL; k++)
+        pkb__buf_printf(b, " %s |", headers[k]);
+    pkb__buf_puts(b, "\n|");
+    for (int k = 0; k < NCOL; k++)
+        pkb__buf_puts(b, k == C_NAME || k == C_VERDICT ? "---|" : "---:|");
+    pkb__buf_puts(b, "\n");
+    cell row[NCOL];
+    for (size_t i = 0; i <= c->nrows; i++) {
+        memset(row, 0, sizeof row);
+        if (i < c->nrows)
+            fill_row(c, &c->rows[i], row);
+        else
+            fill_geomean(c, row);
+        pkb__buf_puts(b, "|");
+        for (int k = 0; k < NCOL; k++) {
+            pkb__buf_puts(b, " ");
+            bool strong =
+                k == C_VERDICT && i < c->nrows &&
+                (c->rows[i].d.verdict == PKS_REGRESSED || c->rows[i].d.verdict == PKS_IMPROVED);
+            if (k == C_NAME && i < c->nrows)
+                pkb__md_code(b, row[k]);
+            else if (k == C_NAME)
+                pkb__buf_printf(b, "**%s**", row[k]);
+            else if (strong)
+                pkb__buf_printf(b, "**%s**", row[k]);
+            else
+                pkb__md_text(b, row[k]);
+            pkb__buf_puts(b, " |");
+        }
+        pkb__buf_puts(b, "\n");
+    }
+    pkb__buf_puts(b, "\n");
+    counts_line(c, b);
+    notes(c, b, true);
+}
+
+/* ==== JSON =================================================================================== */
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *summary_json(const pks_summary *s, double robust_cv)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "n", json_integer((json_int_t)s->n));
+    json_object_set_new(o, "median_ns", num(s->median));
+    json_object_set_new(o, "mean_ns", num(s->mean));
+    json_object_set_new(o, "cv", num(s->cv));
+    json_object_set_new(o, "robust_cv", num(robust_cv)); /* what the noise check used */
+    json_object_set_new(o, "min_ns", num(s->min));
+    json_object_set_new(o, "max_ns", num(s->max));
+    return o;
+}
+
+static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
+{
+    json_t *o = json_object();
+    char why[200] = "";
+    pkb_compare_why(c, r, why, sizeof why);
+    json_object_set_new(o, "name", json_string(r->name));
+    json_object_set_new(o, "base_name", json_string(r->base_name));
+    json_object_set_new(o, "verdict", json_string(pks_verdict_name(r->d.verdict)));
+    json_object_set_new(o, "reason", why[0] ? json_string(why) : json_null());
+    json_object_set_new(o, "base", summary_json(&r->s.base, r->cv_base));
+    json_object_set_new(o, "new", summary_json(&r->s.cand, r->cv_cand));
+    json_object_set_new(o, "ratio", num(r->s.ratio.estimate));
+    json_object_set_new(o, "ratio_ci", json_pack("[o, o]", num(r->s.ratio.lo), num(r->s.ratio.hi)));
+    json_object_set_new(o, "delta", num(r->s.delta));
+    json_object_set_new(o, "p", num(r->s.mwu.p));
+    json_object_set_new(o, "p_holm", num(r->p_holm));
+    json_object_set_new(o, "mwu_method", json_string(pks_mwu_method_name(r->s.mwu.method)));
+    json_object_set_new(o, "noise_floor", r->noise_floor > 0 ? num(r->noise_floor) : json_null());
+    json_object_set_new(o, "bar", num(r->d.bar));
+    return o;
+}
+
+static json_t *names_json(char **names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+json_t *pkb_compare_json(const pkb_compare *c)
+{
+    const pkb_compare_options *o = &c->opts;
+    json_t *keys = json_array();
+    const char *p = o->env_keys;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len > 0)
+            json_array_append_new(keys, json_stringn(p, len));
+        p += len + (p[len] == ',');
+    }
+    json_t *options = json_object();
+    json_object_set_new(options, "alpha", num(o->alpha));
+    json_object_set_new(options, "threshold", num(o->threshold));
+    json_object_set_new(options, "cv_limit", o->cv_limit > 0 ? num(o->cv_limit) : json_null());
+    json_object_set_new(options, "filter", o->filter ? json_string(o->filter) : json_null());
+    json_object_set_new(options, "bootstrap_iterations", json_integer((json_int_t)o->iterations));
+    json_object_set_new(options, "seed", json_integer((json_int_t)(o->seed & INT64_MAX)));
+    json_object_set_new(options, "env_keys", keys);
+    json_object_set_new(options, "strict_env", json_boolean(o->strict_env));
+
+    json_t *series = json_array(), *env = json_array(), *skipped = json_array();
+    json_t *regressed = json_array(), *undecidable = json_array();
+    for (size_t i = 0; i < c->nrows; i++) {
+        json_array_append_new(series, row_json(c, &c->rows[i]));
+        if (c->rows[i].d.verdict == PKS_REGRESSED)
+            json_array_append_new(regressed, json_string(c->rows[i].name));
+        if (c->rows[i].d.verdict == PKS_UNDECIDABLE)
+            json_array_append_new(undecidable, json_string(c->rows[i].name));
+    }
+    for (size_t i = 0; i < c->nenv; i++)
+        json_array_append_new(env, json_pack("{s:s, s:s, s:s}", "key", c->env[i].key, "base",
+                                             c->env[i].base, "new", c->env[i].cand));
+    for (size_t i = 0; i < c->nskipped; i++)
+        json_array_append_new(
+            skipped, json_pack("{s:s, s:s}", "name", c->skipped[i].name, "why", c->skipped[i].why));
+    json_t *geo = json_object();
+    json_object_set_new(geo, "n", json_integer((json_int_t)c->geomean_n));
+    json_object_set_new(geo, "base_median_ns", num(c->geomean_base));
+    json_object_set_new(geo, "new_median_ns", num(c->geomean_cand));
+    json_object_set_new(geo, "ratio", num(c->geomean));
+    json_object_set_new(geo, "delta", num(c->geomean - 1));
+
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema", json_string("pkbench-compare"));
+    json_object_set_new(doc, "schema_version", json_integer(1));
+    json_object_set_new(doc, "base", json_string(c->base_path));
+    json_object_set_new(doc, "new", c->cand_path ? json_string(c->cand_path) : json_null());
+    json_object_set_new(doc, "baseline_contender",
+                        o->baseline_contender ? json_string(o->baseline_contender) : json_null());
+    json_object_set_new(doc, "options", options);
+    json_object_set_new(doc, "noise_floor",
+                        json_pack("{s:b, s:o}", "known", c->noise_floor_known, "alpha",
+                                  c->noise_floor_known ? num(c->noise_floor_alpha) : json_null()));
+    json_object_set_new(doc, "environment_differs", env);
+    json_object_set_new(doc, "series", series);
+    json_object_set_new(doc, "geomean", geo);
+    json_object_set_new(doc, "only_in_base", names_json(c->only_base, c->nonly_base));
+    json_object_set_new(doc, "only_in_new", names_json(c->only_cand, c->nonly_cand));
+    json_object_set_new(doc, "not_compared", skipped);
+    json_object_set_new(doc, "counts",
+                        json_pack("{s:I, s:I, s:I, s:I}", "regressed", (json_int_t)c->regressed,
+                                  "improved", (json_int_t)c->improved, "unchanged",
+                                  (json_int_t)c->unchanged, "undecidable",
+                                  (json_int_t)c->undecidable));
+    json_object_set_new(doc, "regressed", regressed);
+    json_object_set_new(doc, "undecidable", undecidable);
+    json_object_set_new(doc, "status", json_integer(c->status));
+    return doc;
+}
+
+/* ==== Entry point ============================================================================ */
+
+int pkb_compare_render(const pkb_compare *c, pkb_compare_format format, char **text)
+{
+    *text = NULL;
+    if (format == PKB_COMPARE_JSON) {
+        json_t *doc = pkb_compare_json(c);
+        char *s =
+            doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+                : NULL;
+        json_decref(doc);
+        if (s == NULL)
+            return -ENOMEM;
+        size_t n = strlen(s);
+        char *t = realloc(s, n + 2);
+        if (t == NULL) {
+            free(s);
+            return -ENOMEM;
+        }
+        memcpy(t + n, "\n", 2);
+        *text = t;
+        return 0;
+    }
+    pkb__buf b = {0};
+    if (format == PKB_COMPARE_MD)
+        render_md(c, &b);
+    else
+        render_text(c, &b);
+    if (b.failed || b.data == NULL) {
+        pkb__buf_free(&b);
+        return -ENOMEM;
+    }
+    *text = b.data;
+    return 0;
+}
