@@ -1,8 +1,8 @@
 /*
  * pkbench — the benchmark harness's command line.
  *
- *   pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]
- *               [--no-prime]
+ *   pkbench run [--suite compare|forkathon] [--profile full|quick] [--filter REGEX] [--out FILE]
+ *               [--no-prime] [--iterations N]
  *   pkbench report FILE [--out DIR] [--no-plots]
  *   pkbench list
  *
@@ -30,8 +30,8 @@
 #endif
 
 static const char usage_text[] =
-    "usage: pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
-    "                   [--no-prime]\n"
+    "usage: pkbench run [--suite compare|forkathon] [--profile full|quick] [--filter REGEX]\n"
+    "                   [--out FILE] [--no-prime] [--iterations N]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
     "       pkbench --help\n";
@@ -48,6 +48,9 @@ static void help(void)
           "         compare suite in well under 90 s. --filter selects series by an extended\n"
           "         regular expression over their names (scenario/contender). --no-prime skips\n"
           "         the priming batches. PKBENCH_TINY overrides the tiny helper's path.\n"
+          "         --suite forkathon: the fork/vfork study (Wemm's fork/vfork loops, static and\n"
+          "         dynamic; spawn cost against the parent's RSS); --iterations N sets Wemm's\n"
+          "         loop count (full 100000, quick 10000).\n"
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) bar charts; --out DIR changes the directory.\n"
           "list     prints the contenders and the scenarios each one runs.\n"
@@ -116,12 +119,21 @@ static int cmd_run(int argc, char **argv)
             out = v, i++;
         } else if (strcmp(a, "--no-prime") == 0) {
             prime = false;
+        } else if (strcmp(a, "--iterations") == 0 && v != NULL) {
+            char *end;
+            cli.iterations = strtol(v, &end, 10);
+            if (*end != '\0' || end == v || cli.iterations < 1 || cli.iterations > 100000000)
+                bad_usage("--iterations needs a count from 1 to 100000000, got '%s'", v);
+            i++;
         } else {
             bad_usage("run: unknown or incomplete argument '%s'", a);
         }
     }
-    if (strcmp(suite, "compare") != 0)
-        bad_usage("--suite: unknown suite '%s' (known: compare)", suite);
+    bool forkathon = strcmp(suite, "forkathon") == 0;
+    if (strcmp(suite, "compare") != 0 && !forkathon)
+        bad_usage("--suite: unknown suite '%s' (known: compare, forkathon)", suite);
+    if (cli.iterations > 0 && !forkathon)
+        bad_usage("--iterations applies to --suite forkathon only%s", "");
     if (cli.tiny_path == NULL || cli.tiny_path[0] == '\0')
         cli.tiny_path = PKB_TINY_PATH;
     if (access(cli.tiny_path, X_OK) != 0) {
@@ -162,7 +174,7 @@ static int cmd_run(int argc, char **argv)
         .argc = argc,
         .argv = argv,
     };
-    int rc = pkb_suite_compare(&cli, &opts);
+    int rc = forkathon ? pkb_suite_forkathon(&cli, &opts) : pkb_suite_compare(&cli, &opts);
     pk_cleanup();
     if (rc == 0 || rc == 130)
         fprintf(stderr, "pkbench: results %s%s\n", out,

@@ -487,12 +487,13 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
         json_object_set(doc, opts->suite, opts->suite_section);
 
     struct collect c = {.series = series, .n = n, .doc = doc, .opts = opts};
-    /* Refused series are recorded at once; the rest is registered with Google Benchmark. */
+    /* Refused series, and series a suite measured itself (forkathon), are recorded at once; the
+     * rest is registered with Google Benchmark. */
     size_t timed = 0;
     pkb_clear();
     for (size_t i = 0; i < n; i++) {
         pkb_series *s = &series[i];
-        if (s->status == PKB_SERIES_REFUSED) {
+        if (s->status != PKB_SERIES_PENDING) {
             s->done = true;
             continue;
         }

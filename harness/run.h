@@ -78,7 +78,9 @@ typedef struct pkb_suite_options {
  * every finished series. */
 extern volatile sig_atomic_t pkb_interrupted;
 
-/* Runs the series (those with status PENDING are timed; REFUSED ones are recorded) and writes
+/* Runs the series (those with status PENDING are timed; REFUSED ones are recorded, and so are
+ * MEASURED or FAILED ones a suite settled itself: their samples, per-repetition arrays of nreps
+ * entries, extra and gb_runs are written as they are) and writes
  * the results file after every finished series and at the end, atomically. Returns 0, 130 when
  * interrupted (the file holds the finished series), or a negative errno (message printed). */
 int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts);
