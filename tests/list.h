@@ -125,4 +125,9 @@
     X(report_partial_file_wording, 10)                                                             \
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \
-    X(pkbench_bad_inputs, 30)
+    X(pkbench_bad_inputs, 30)                                                                      \
+    X(forkathon_reaps_exactly_n_static_and_dynamic, 20)                                            \
+    X(forkathon_ladder_releases_memory_between_steps, 20)                                          \
+    X(forkathon_least_squares_fit, 10)                                                             \
+    X(forkathon_summary_ratios_and_slopes, 10)                                                     \
+    X(forkathon_pkbench_tiny_run_and_report, 60)
