@@ -46,6 +46,14 @@ bench-quick *args: (build "release")
     build/release/harness/pkbench run --suite compare --profile quick --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
+# The fork/vfork study with the full profile: Wemm's 100,000-iteration fork and vfork loops, static
+# and dynamic, then spawn cost against the parent's RSS up to 4 GiB, THP off and on (a few
+# minutes), rendered to reports/. Extra arguments go to `pkbench run` (e.g. --iterations 20000).
+bench-forkathon *args: (build "release")
+    out=results/forkathon-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite forkathon --profile full --out "$out" {{args}} && \
+    build/release/harness/pkbench report "$out"
+
 # Render a results file (reports/<name>.md and plots).
 report file: (build "release")
     build/release/harness/pkbench report {{file}}
