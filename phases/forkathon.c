@@ -7,7 +7,6 @@
  *
  *     pk_forkathon fork|vfork N
  *
- * Two loops, not one with a function pointer: vfork returns twice and must be called directly.
  * The only additions to Wemm's loop are what a test needs to trust it: the parent counts the
  * children it started and the ones waitpid returned with exit status 0, stops at the first
  * failed fork (Wemm's loop would then wait for pid -1, any child), and after the loop asks the
@@ -48,26 +47,30 @@ static void reap(pid_t pid, struct tally *t)
         t->reaped++;
 }
 
-static void forkathon(long n, struct tally *t)
+/* Wemm's `switch (pid = fork()) { case 0: _exit(0); }`, each in a function of its own: vfork
+ * returns twice, and in its own frame no variable of the loop lives across it (the child never
+ * returns from here, it calls _exit), so nothing can be clobbered. fork gets the same shape so
+ * the two loops differ in the one call. */
+__attribute__((noinline)) static pid_t fork_exit(void)
 {
-    for (long i = 0; i < n; i++) {
-        pid_t pid = fork();
-        if (pid == 0)
-            _exit(0);
-        if (pid < 0) {
-            t->error = errno;
-            return;
-        }
-        reap(pid, t);
-    }
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    return pid;
 }
 
-static void vforkathon(long n, struct tally *t)
+__attribute__((noinline)) static pid_t vfork_exit(void)
+{
+    pid_t pid = vfork();
+    if (pid == 0)
+        _exit(0);
+    return pid;
+}
+
+static void loop(pid_t (*start)(void), long n, struct tally *t)
 {
     for (long i = 0; i < n; i++) {
-        pid_t pid = vfork();
-        if (pid == 0)
-            _exit(0);
+        pid_t pid = start();
         if (pid < 0) {
             t->error = errno;
             return;
@@ -108,10 +111,7 @@ int main(int argc, char **argv)
     }
     struct tally t = {0};
     long long t0 = now_ns();
-    if (strcmp(argv[1], "fork") == 0)
-        forkathon(n, &t);
-    else
-        vforkathon(n, &t);
+    loop(strcmp(argv[1], "fork") == 0 ? fork_exit : vfork_exit, n, &t);
     long long loop_ns = now_ns() - t0;
 
     siginfo_t si;
