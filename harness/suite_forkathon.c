@@ -258,7 +258,8 @@ static void record(pkb_series *s, double ns, double child_ns, double parent_ns, 
 static void settle(pkb_series *s, pkb_series_status status, const char *what, const char *why)
 {
     s->status = status;
-    snprintf(s->reason, sizeof s->reason, "%s%s", what, why);
+    if (snprintf(s->reason, sizeof s->reason, "%s%s", what, why) >= (int)sizeof s->reason)
+        memcpy(s->reason + sizeof s->reason - 4, "...", 4); /* cut, and says so */
     fprintf(stderr, "pkbench: %s %s: %s\n",
             status == PKB_SERIES_REFUSED ? "refusing to time" : "failed:", s->name, s->reason);
 }
