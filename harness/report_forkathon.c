@@ -248,7 +248,8 @@ static void md_wemm(const pkb__results *r, const json_t *sum, bool plots, pkb__b
                         "Each binary ran %lld times, the four interleaved in rounds of rotating "
                         "order; the table gives medians over the runs, with the wall range. ",
                         (long long)json_integer_value(json_object_get(fk, "wemm_rounds")));
-    pkb__buf_puts(b, "Every run reaped exactly the N children it started and left none.\n\n");
+    pkb__buf_puts(b, "Every run in the table reaped exactly the N children it started and left "
+                     "none (a run that did not fails its series: see \"Not measured\").\n\n");
     wemm_table(b, rows, true);
 
     pkb__buf_puts(b, "Wemm's own numbers (FreeBSD 5-current, 2003; one run each, csh's time):\n\n");
@@ -543,6 +544,27 @@ static void md_ladder(const pkb__results *r, const json_t *sum, bool plots, pkb_
 
 /* ---- noise and the rest -------------------------------------------------------------------- */
 
+/* Refused and failed series, with the reason the file gives: never silently missing. */
+static void md_not_measured(const pkb__results *r, pkb__buf *b)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->nseries; i++) {
+        const pkb__series *s = &r->series[i];
+        if (s->measured)
+            continue;
+        if (!any)
+            pkb__buf_puts(b, "## Not measured\n\n");
+        any = true;
+        pkb__buf_puts(b, "- ");
+        pkb__md_code(b, s->name);
+        pkb__buf_printf(b, ": %s — ", s->status);
+        pkb__md_text(b, s->reason ? s->reason : "no reason given");
+        pkb__buf_puts(b, "\n");
+    }
+    if (any)
+        pkb__buf_puts(b, "\n");
+}
+
 static void md_noise(const pkb__results *r, pkb__buf *b)
 {
     size_t noisy = 0, total = 0;
@@ -578,6 +600,7 @@ int pkb__forkathon_markdown(const pkb__results *r, bool plots, pkb__buf *b)
                      "are what carries over.\n\n");
     md_wemm(r, sum, plots, b);
     md_ladder(r, sum, plots, b);
+    md_not_measured(r, b);
     md_noise(r, b);
     pkb__buf_puts(b, "## Settings\n\n");
     md_fields(b, json_object_get(r->root, "settings"), NULL);
