@@ -461,7 +461,10 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
         .per_series_s = prof->warmup_s + prof->repetitions * prof->min_time_s * 1.3 + 0.05,
     };
     char created[40];
-    iso_time(created, sizeof created);
+    if (opts->created != NULL)
+        snprintf(created, sizeof created, "%s", opts->created);
+    else
+        iso_time(created, sizeof created);
     json_t *command = json_array();
     for (int i = 0; i < opts->argc; i++)
         json_array_append_new(command, json_string(opts->argv[i]));
@@ -476,7 +479,7 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
     json_object_set_new(doc, "interrupted", json_false());
     json_object_set_new(doc, "command", command);
     json_object_set_new(doc, "filter", opts->filter ? json_string(opts->filter) : json_null());
-    json_t *env = pkb_env_capture();
+    json_t *env = opts->environment != NULL ? json_incref(opts->environment) : pkb_env_capture();
     json_object_set(doc, "environment", env);
     json_object_set_new(doc, "settings",
                         json_pack("{s:i, s:f, s:f, s:f}", "repetitions", prof->repetitions,

@@ -72,6 +72,11 @@ typedef struct pkb_suite_options {
     int argc;
     char **argv;           /* the command line, recorded */
     json_t *suite_section; /* merged into the results document under the suite's name */
+    /* A suite that measures before calling pkb_run_series (forkathon) sets these at its start,
+     * so `created` and the environment's start fields describe the start of the measurement;
+     * NULL: now. `environment` is borrowed (the end fields are added to it). */
+    const char *created;
+    json_t *environment;
 } pkb_suite_options;
 
 /* Set by pkbench's SIGINT/SIGTERM handler; the runner stops at the next iteration and writes

@@ -645,6 +645,14 @@ int pkb_suite_forkathon(const pkb_cli *cli, pkb_suite_options *opts)
         return 1;
     }
     tiny_argv[0] = (char *)cli->tiny_path;
+    /* The file's `created` and the environment's start fields: now, before anything runs. */
+    char created[40];
+    time_t t0 = time(NULL);
+    struct tm tm;
+    gmtime_r(&t0, &tm);
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    opts->created = created;
+    opts->environment = pkb_env_capture();
     size_t cap = 4 + 2 * c.nsteps * NMECH;
     pkb_series *series = calloc(cap, sizeof *series);
     struct item *items = calloc(cap, sizeof *items);
@@ -697,9 +705,13 @@ int pkb_suite_forkathon(const pkb_cli *cli, pkb_suite_options *opts)
     rc = pkb_run_series(series, kept, opts);
     json_decref(opts->suite_section);
     opts->suite_section = NULL;
+    opts->created = NULL;
     rc = rc < 0 ? 1 : rc;
 
 out:
+    json_decref(opts->environment);
+    opts->environment = NULL;
+    opts->created = NULL;
     if (cli->filter != NULL)
         regfree(&re);
     for (size_t i = 0; i < cap && series != NULL; i++)
