@@ -279,9 +279,10 @@ static void md_wemm(const pkb__results *r, const json_t *sum, bool plots, pkb__b
         if (json_is_number(df) && json_is_number(dv))
             pkb__buf_printf(b,
                             " Forking the dynamic parent costs %.2f× forking the static one; with "
-                            "vfork the linkage costs %.2f× (Wemm: 2.79× and 0.98×): fork copies "
-                            "the page tables and mappings of every shared library, vfork copies "
-                            "nothing.",
+                            "vfork the linkage costs %.2f× (Wemm: 2.79× and 0.98×): fork "
+                            "duplicates every mapping of the parent, and a dynamic parent has "
+                            "several times more (ld.so, libc.so, their segments), whose children "
+                            "also resolve `_exit` through ld.so anew; vfork copies nothing.",
                             json_number_value(df), json_number_value(dv));
         pkb__buf_puts(b, "\n\n");
     }
