@@ -46,15 +46,23 @@ bench-quick *args: (build "release")
     build/release/harness/pkbench run --suite compare --profile quick --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
+# Check for regressions against a baseline file: run (quick, interleaved), compare, confirm by a re-run.
 # Exit 0 ok, 2 regressed, 3 too noisy to decide, 1 bad input. Extra arguments go to `pkbench check`
 # (e.g. --filter spawn_only --profile full); pin both runs on a small VM (taskset -c 1 just check ...).
-# Check for regressions against a baseline file: run (quick, interleaved), compare, confirm by a re-run.
 check base *args: (build "release")
     build/release/harness/pkbench check --baseline {{base}} {{args}}
 
 # Compare two results files (a table; --format md|json). Same exit codes as `check`.
 compare base new *args: (build "release")
     build/release/harness/pkbench compare {{base}} {{new}} {{args}}
+
+# The fork/vfork study with the full profile: Wemm's 100,000-iteration fork and vfork loops, static
+# and dynamic, then spawn cost against the parent's RSS up to 4 GiB, THP off and on (a few
+# minutes), rendered to reports/. Extra arguments go to `pkbench run` (e.g. --iterations 20000).
+bench-forkathon *args: (build "release")
+    out=results/forkathon-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite forkathon --profile full --out "$out" {{args}} && \
+    build/release/harness/pkbench report "$out"
 
 # Render a results file (reports/<name>.md and plots).
 report file: (build "release")

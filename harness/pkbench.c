@@ -1,8 +1,8 @@
 /*
  * pkbench — the benchmark harness's command line.
  *
- *   pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]
- *               [--no-prime] [--interleave] [--aa [--alpha A]]
+ *   pkbench run [--suite compare|forkathon] [--profile full|quick] [--filter REGEX]
+ *               [--out FILE] [--no-prime] [--interleave] [--aa [--alpha A]] [--iterations N]
  *   pkbench report FILE [--out DIR] [--no-plots]
  *   pkbench list
  *   pkbench compare BASE.json NEW.json [options]      (compare_cli.c)
@@ -33,8 +33,9 @@
 #endif
 
 static const char usage_text[] =
-    "usage: pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
-    "                   [--no-prime] [--interleave] [--aa [--alpha A]]\n"
+    "usage: pkbench run [--suite compare|forkathon] [--profile full|quick] [--filter REGEX]\n"
+    "                   [--out FILE] [--no-prime] [--interleave] [--aa [--alpha A]]\n"
+    "                   [--iterations N]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -60,6 +61,9 @@ static void help(void)
           "         --interleave samples in rounds (one repetition of every series per round).\n"
           "         --aa also runs a copy of every series next to it in every round and stores\n"
           "         each series' noise floor (minimum detectable effect at --alpha, 0.05).\n"
+          "         --suite forkathon: the fork/vfork study (Wemm's fork/vfork loops, static and\n"
+          "         dynamic; spawn cost against the parent's RSS); --iterations N sets Wemm's\n"
+          "         loop count (full 100000, quick 10000).\n"
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) bar charts; --out DIR changes the directory.\n"
           "list     prints the contenders and the scenarios each one runs.\n"
@@ -145,6 +149,11 @@ static int cmd_run(int argc, char **argv)
             alpha = strtod(v, &end);
             if (end == v || *end != '\0' || !(alpha > 0 && alpha < 1))
                 bad_usage("--alpha needs a number in (0, 1), got '%s'", v);
+        } else if (strcmp(a, "--iterations") == 0 && v != NULL) {
+            char *end;
+            cli.iterations = strtol(v, &end, 10);
+            if (*end != '\0' || end == v || cli.iterations < 1 || cli.iterations > 100000000)
+                bad_usage("--iterations needs a count from 1 to 100000000, got '%s'", v);
             i++;
         } else {
             bad_usage("run: unknown or incomplete argument '%s'", a);
@@ -152,8 +161,15 @@ static int cmd_run(int argc, char **argv)
     }
     if (alpha != 0 && !aa)
         bad_usage("--alpha is the noise floor's significance level: it needs --aa%s", "");
-    if (strcmp(suite, "compare") != 0)
-        bad_usage("--suite: unknown suite '%s' (known: compare)", suite);
+    bool forkathon = strcmp(suite, "forkathon") == 0;
+    if (strcmp(suite, "compare") != 0 && !forkathon)
+        bad_usage("--suite: unknown suite '%s' (known: compare, forkathon)", suite);
+    if (cli.iterations > 0 && !forkathon)
+        bad_usage("--iterations applies to --suite forkathon only%s", "");
+    if (forkathon && (interleave || aa))
+        bad_usage("--interleave and --aa apply to suites timed through Google Benchmark; "
+                  "the forkathon interleaves its own rounds%s",
+                  "");
     if (cli.tiny_path == NULL || cli.tiny_path[0] == '\0')
         cli.tiny_path = PKB_TINY_PATH;
     if (access(cli.tiny_path, X_OK) != 0) {
@@ -197,7 +213,7 @@ static int cmd_run(int argc, char **argv)
         .aa = aa,
         .aa_alpha = alpha,
     };
-    int rc = pkb_suite_compare(&cli, &opts);
+    int rc = forkathon ? pkb_suite_forkathon(&cli, &opts) : pkb_suite_compare(&cli, &opts);
     pk_cleanup();
     if (rc == 0 || rc == 130)
         fprintf(stderr, "pkbench: results %s%s\n", out,

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "contender.h"
+#include "report_forkathon.h"
 #include "report_internal.h"
 
 #include <errno.h>
@@ -570,7 +571,15 @@ static int commit(const pkb__results *r, const char *stage, const char *out_dir,
     static const char *const plot_suffixes[] = {".dat",         ".gp", ".gnuplot.png",
                                                 ".gnuplot.svg", ".py", ".matplotlib.png"};
     int rc = 0;
-    for (size_t i = 0; plots && rc == 0 && i < r->nscenarios; i++) {
+    bool forkathon = pkb__forkathon_is(r);
+    if (plots && forkathon) { /* the forkathon suite's own figures (report_forkathon.h) */
+        pkb__buf names = {0};
+        rc = pkb__forkathon_plot_files(r, &names);
+        for (size_t at = 0; rc == 0 && at < names.len; at += strlen(names.data + at) + 1)
+            rc = commit_file(stage, out_dir, names.data + at);
+        pkb__buf_free(&names);
+    }
+    for (size_t i = 0; plots && !forkathon && rc == 0 && i < r->nscenarios; i++) {
         if (r->scenarios[i].measured == 0)
             continue;
         for (size_t k = 0; rc == 0 && k < sizeof plot_suffixes / sizeof plot_suffixes[0]; k++) {
@@ -620,9 +629,9 @@ int pkb_report_render(const char *results_path,
     int rc = pkb__results_load(results_path, &r, err, err_len);
     if (rc != 0)
         return rc;
-    bool plots = !opts->no_plots;
+    bool plots = !opts->no_plots, forkathon = pkb__forkathon_is(&r);
     pkb__buf md = {0};
-    rc = pkb__markdown(&r, plots, &md);
+    rc = forkathon ? pkb__forkathon_markdown(&r, plots, &md) : pkb__markdown(&r, plots, &md);
     if (rc != 0) {
         fail_out(err, err_len, rc, "rendering", results_path);
         goto out;
@@ -648,7 +657,8 @@ int pkb_report_render(const char *results_path,
     if (rc != 0)
         fail_out(err, err_len, rc, "cannot write in", stage);
     if (rc == 0 && plots)
-        rc = pkb__plots_render(&r, stage, opts, err, err_len);
+        rc = forkathon ? pkb__forkathon_plots_render(&r, stage, opts, err, err_len)
+                       : pkb__plots_render(&r, stage, opts, err, err_len);
     if (rc == 0) {
         rc = commit(&r, stage, out_dir, plots);
         if (rc != 0)

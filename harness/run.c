@@ -752,7 +752,10 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
         .per_series_s = prof->warmup_s + prof->repetitions * prof->min_time_s * 1.3 + 0.05,
     };
     char created[40];
-    iso_time(created, sizeof created);
+    if (opts->created != NULL)
+        snprintf(created, sizeof created, "%s", opts->created);
+    else
+        iso_time(created, sizeof created);
     json_t *command = json_array();
     for (int i = 0; i < opts->argc; i++)
         json_array_append_new(command, json_string(opts->argv[i]));
@@ -767,7 +770,7 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
     json_object_set_new(doc, "interrupted", json_false());
     json_object_set_new(doc, "command", command);
     json_object_set_new(doc, "filter", opts->filter ? json_string(opts->filter) : json_null());
-    json_t *env = pkb_env_capture();
+    json_t *env = opts->environment != NULL ? json_incref(opts->environment) : pkb_env_capture();
     json_object_set(doc, "environment", env);
     json_object_set_new(doc, "settings",
                         json_pack("{s:i, s:f, s:f, s:f}", "repetitions", prof->repetitions,
@@ -784,12 +787,13 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
         json_object_set(doc, opts->suite, opts->suite_section);
 
     struct collect c = {.series = series, .n = n, .doc = doc, .opts = opts};
-    /* Refused series are recorded at once; the rest is registered with Google Benchmark. */
+    /* Refused series, and series a suite measured itself (forkathon), are recorded at once; the
+     * rest is registered with Google Benchmark. */
     size_t timed = 0;
     pkb_clear();
     for (size_t i = 0; i < n; i++) {
         pkb_series *s = &series[i];
-        if (s->status == PKB_SERIES_REFUSED) {
+        if (s->status != PKB_SERIES_PENDING) {
             s->done = true;
             continue;
         }

@@ -80,13 +80,20 @@ typedef struct pkb_suite_options {
     bool interleave;
     bool aa;
     double aa_alpha;
+    /* A suite that measures before calling pkb_run_series (forkathon) sets these at its start,
+     * so `created` and the environment's start fields describe the start of the measurement;
+     * NULL: now. `environment` is borrowed (the end fields are added to it). */
+    const char *created;
+    json_t *environment;
 } pkb_suite_options;
 
 /* Set by pkbench's SIGINT/SIGTERM handler; the runner stops at the next iteration and writes
  * every finished series. */
 extern volatile sig_atomic_t pkb_interrupted;
 
-/* Runs the series (those with status PENDING are timed; REFUSED ones are recorded) and writes
+/* Runs the series (those with status PENDING are timed; REFUSED ones are recorded, and so are
+ * MEASURED or FAILED ones a suite settled itself: their samples, per-repetition arrays of nreps
+ * entries, extra and gb_runs are written as they are) and writes
  * the results file after every finished series and at the end, atomically. Returns 0, 130 when
  * interrupted (the file holds the finished series), or a negative errno (message printed). */
 int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts);

@@ -135,4 +135,9 @@
     X(compare_bad_inputs, 20)                                                                      \
     X(compare_real_quick_runs, 30)                                                                 \
     X(pkbench_run_aa_and_interleave, 30)                                                           \
-    X(pkbench_check_confirms_regressions, 30)
+    X(pkbench_check_confirms_regressions, 30)                                                      \
+    X(forkathon_reaps_exactly_n_static_and_dynamic, 20)                                            \
+    X(forkathon_ladder_releases_memory_between_steps, 20)                                          \
+    X(forkathon_least_squares_fit, 10)                                                             \
+    X(forkathon_summary_ratios_and_slopes, 10)                                                     \
+    X(forkathon_pkbench_tiny_run_and_report, 60)
