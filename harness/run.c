@@ -42,6 +42,7 @@
  */
 #define _GNU_SOURCE
 #include "run.h"
+#include "run_internal.h"
 
 #include "env.h"
 #include "pkb_shim.h"
@@ -130,31 +131,21 @@ static json_t *cpu_affinity(void)
 
 /* ---- progress ------------------------------------------------------------------------------ */
 
-struct progress {
-    bool tty;
-    bool rounds;    /* rounds mode: one line per round when not a terminal */
-    char phase[32]; /* rounds mode: shown instead of warm-up/measuring */
-    double later_s; /* rounds mode: the estimated time of the rounds after this one */
-    size_t index, total;
-    double run_start, series_start, per_series_s;
-    const char *name;
-    const pkb_profile *prof;
-};
-
-static struct progress progress;
+struct pkb__progress pkb__progress;
 
 static void show(const char *phase)
 {
     double now = now_s();
-    double left_series = progress.per_series_s - (now - progress.series_start);
+    double left_series = pkb__progress.per_series_s - (now - pkb__progress.series_start);
     if (left_series < 0)
         left_series = 0;
-    double eta = left_series + progress.per_series_s * (double)(progress.total - progress.index) +
-                 progress.later_s;
-    if (progress.tty) {
+    double eta = left_series +
+                 pkb__progress.per_series_s * (double)(pkb__progress.total - pkb__progress.index) +
+                 pkb__progress.later_s;
+    if (pkb__progress.tty) {
         fprintf(stderr, "\r\033[K[%zu/%zu] %-48s %-9s elapsed %4.0fs  ETA %3.0fm%02.0fs",
-                progress.index, progress.total, progress.name, phase, now - progress.run_start,
-                floor(eta / 60), fmod(eta, 60));
+                pkb__progress.index, pkb__progress.total, pkb__progress.name, phase,
+                now - pkb__progress.run_start, floor(eta / 60), fmod(eta, 60));
         fflush(stderr);
     }
 }
@@ -189,13 +180,13 @@ static json_t *prime(const pkb_profile *prof, bool enabled)
         } else {
             stable = 0;
         }
-        if (progress.tty) {
+        if (pkb__progress.tty) {
             fprintf(stderr, "\r\033[Kpriming: batch %d, %.2f ms (best %.2f, %d/5 stable)", count,
                     ms, best, stable);
             fflush(stderr);
         }
     }
-    if (progress.tty)
+    if (pkb__progress.tty)
         fprintf(stderr, "\r\033[K");
     return json_pack("{s:b, s:i, s:i, s:f, s:o, s:b, s:f}", "performed", enabled, "batches", count,
                      "runs_per_batch", 16, "seconds", now_s() - start, "batch_ms", batches,
@@ -217,15 +208,16 @@ static void record_call(pkb_series *s)
     s->call_procs[s->ncalls++] = pkb_env_procs_running();
 }
 
-static void bench(pkb_state *st, void *user)
+void pkb__bench(pkb_state *st, void *user)
 {
     pkb_series *s = user;
-    if (progress.name != s->name) {
-        progress.name = s->name;
-        progress.index++;
-        progress.series_start = now_s();
-        if (!progress.tty && !progress.rounds)
-            fprintf(stderr, "pkbench: [%zu/%zu] %s\n", progress.index, progress.total, s->name);
+    if (pkb__progress.name != s->name) {
+        pkb__progress.name = s->name;
+        pkb__progress.index++;
+        pkb__progress.series_start = now_s();
+        if (!pkb__progress.tty && !pkb__progress.rounds)
+            fprintf(stderr, "pkbench: [%zu/%zu] %s\n", pkb__progress.index, pkb__progress.total,
+                    s->name);
     }
     double child_ns = 0, self_ns = 0;
     int64_t n = 0;
@@ -276,20 +268,12 @@ static void bench(pkb_state *st, void *user)
                         PKB_COUNTER_ITERATION_INVARIANT_RATE);
     }
     record_call(s);
-    show(progress.phase[0] != '\0'                                   ? progress.phase
-         : now_s() - progress.series_start < progress.prof->warmup_s ? "warm-up"
-                                                                     : "measuring");
+    show(pkb__progress.phase[0] != '\0'                                        ? pkb__progress.phase
+         : now_s() - pkb__progress.series_start < pkb__progress.prof->warmup_s ? "warm-up"
+                                                                               : "measuring");
 }
 
 /* ---- collecting runs ----------------------------------------------------------------------- */
-
-struct collect {
-    pkb_series *series;
-    size_t n;
-    json_t *doc;
-    const pkb_suite_options *opts;
-    int write_error;
-};
 
 static double to_ns(double v, const char *unit)
 {
@@ -310,7 +294,7 @@ static double counter(const pkb_run *run, const char *name)
     return NAN;
 }
 
-static json_t *gb_record(const pkb_run *run)
+json_t *pkb__gb_record(const pkb_run *run)
 {
     json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I}", "name", run->name, "family_index",
                           (json_int_t)run->family_index, "per_family_instance_index",
@@ -401,7 +385,7 @@ static json_t *series_json(const pkb_series *s, int cpus)
 }
 
 /* Rebuilds series[] and benchmarks[] from the finished series and writes the file. */
-static int write_doc(struct collect *c)
+int pkb__write_doc(struct pkb__collect *c)
 {
     json_t *series = json_array(), *benchmarks = json_array();
     int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -424,7 +408,7 @@ static int write_doc(struct collect *c)
 }
 
 /* Appends one repetition's sample; returns its index, or -1 when out of memory. */
-static long append_sample(pkb_series *s, const pkb_run *run)
+long pkb__append_sample(pkb_series *s, const pkb_run *run)
 {
     if (grow_samples(s, s->nreps + 1) != 0)
         return -1;
@@ -436,7 +420,7 @@ static long append_sample(pkb_series *s, const pkb_run *run)
     return (long)k;
 }
 
-static pkb_series *find_series(struct collect *c, const char *name)
+static pkb_series *find_series(struct pkb__collect *c, const char *name)
 {
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->series[i].name, name) == 0)
@@ -444,7 +428,7 @@ static pkb_series *find_series(struct collect *c, const char *name)
     return NULL;
 }
 
-static void finish_series(struct collect *c, pkb_series *s)
+void pkb__finish_series(struct pkb__collect *c, pkb_series *s)
 {
     /* The last nreps calls of the benchmark function were the repetitions. */
     for (size_t i = 0; i < s->nreps; i++) {
@@ -454,12 +438,12 @@ static void finish_series(struct collect *c, pkb_series *s)
     if (s->status == PKB_SERIES_PENDING)
         s->status = PKB_SERIES_MEASURED;
     s->done = true;
-    write_doc(c);
+    pkb__write_doc(c);
 }
 
-static int on_context(const pkb_context *ctx, void *user)
+int pkb__on_context(const pkb_context *ctx, void *user)
 {
-    struct collect *c = user;
+    struct pkb__collect *c = user;
     json_t *load = json_array(), *caches = json_array();
     for (size_t i = 0; i < ctx->load_avg_count; i++)
         json_array_append_new(load, json_real(ctx->load_avg[i]));
@@ -479,9 +463,9 @@ static int on_context(const pkb_context *ctx, void *user)
     return 0;
 }
 
-static int on_run(const pkb_run *run, void *user)
+int pkb__on_run(const pkb_run *run, void *user)
 {
-    struct collect *c = user;
+    struct pkb__collect *c = user;
     pkb_series *s = find_series(c, run->function_name);
     if (s == NULL || s->done)
         return pkb_interrupted ? 1 : 0;
@@ -489,255 +473,23 @@ static int on_run(const pkb_run *run, void *user)
         return 1; /* an interrupted series is dropped, not recorded as failed */
     if (s->gb_runs == NULL)
         s->gb_runs = json_array();
-    json_array_append_new(s->gb_runs, gb_record(run));
+    json_array_append_new(s->gb_runs, pkb__gb_record(run));
     if (run->run_type == PKB_RUN_ITERATION) {
         if (run->error_occurred) {
             if (s->status != PKB_SERIES_FAILED)
                 snprintf(s->reason, sizeof s->reason, "%s", run->error_message);
             s->status = PKB_SERIES_FAILED;
         } else {
-            append_sample(s, run);
+            pkb__append_sample(s, run);
         }
         /* A failed series reports no aggregates: it is finished at its last repetition. */
         if (run->repetition_index == run->repetitions - 1 &&
             (run->repetitions == 1 || s->status == PKB_SERIES_FAILED))
-            finish_series(c, s);
+            pkb__finish_series(c, s);
     } else if (strcmp(run->aggregate_name, "cv") == 0) {
-        finish_series(c, s);
+        pkb__finish_series(c, s);
     }
     return pkb_interrupted ? 1 : 0;
-}
-
-/* ---- rounds: --interleave and --aa ------------------------------------------------------- */
-
-#define PKB_AA_SEED 20240601u /* the noise floor's bootstrap seed: reproducible from the file */
-
-struct rounds {
-    struct collect *c;
-    pkb_series *b;    /* --aa: the B copy of every series (NULL otherwise) */
-    long long *iters; /* per series: the iteration count round 0 sized */
-    int round;        /* 0: calibration; 1..R: measured */
-};
-
-static bool in_play(const pkb_series *s)
-{
-    return s->status != PKB_SERIES_REFUSED && s->status != PKB_SERIES_FAILED;
-}
-
-static void fail_series(pkb_series *s, const char *why)
-{
-    if (s->status != PKB_SERIES_FAILED)
-        snprintf(s->reason, sizeof s->reason, "%s", why);
-    s->status = PKB_SERIES_FAILED;
-    s->done = true;
-}
-
-static int on_round_run(const pkb_run *run, void *user)
-{
-    struct rounds *x = user;
-    struct collect *c = x->c;
-    if (run->run_type != PKB_RUN_ITERATION)
-        return pkb_interrupted ? 1 : 0;
-    size_t i = 0;
-    bool is_b = false;
-    for (; i < c->n; i++) {
-        if (strcmp(c->series[i].name, run->function_name) == 0)
-            break;
-        if (x->b != NULL && strcmp(x->b[i].name, run->function_name) == 0) {
-            is_b = true;
-            break;
-        }
-    }
-    if (i == c->n || pkb_interrupted)
-        return pkb_interrupted ? 1 : 0;
-    pkb_series *a = &c->series[i], *s = is_b ? &x->b[i] : a;
-    if (run->error_occurred) {
-        fail_series(a, run->error_message); /* a failing B copy fails the series */
-        return 0;
-    }
-    if (x->round == 0) {
-        x->iters[i] = run->iterations;
-        return 0;
-    }
-    long k = append_sample(s, run);
-    if (k < 0)
-        return -ENOMEM;
-    s->procs_running[k] = s->ncalls > 0 ? s->call_procs[s->ncalls - 1] : -1;
-    if (!is_b) {
-        json_t *rec = gb_record(run);
-        json_object_set_new(rec, "family_index", json_integer((json_int_t)i));
-        json_object_set_new(rec, "repetitions", json_integer(c->opts->profile->repetitions));
-        json_object_set_new(rec, "repetition_index", json_integer(x->round - 1));
-        if (a->gb_runs == NULL)
-            a->gb_runs = json_array();
-        json_array_append_new(a->gb_runs, rec);
-    }
-    return 0;
-}
-
-static int on_round_context(const pkb_context *ctx, void *user)
-{
-    return on_context(ctx, ((struct rounds *)user)->c);
-}
-
-/* Registers every series still in play for round x->round (A and B copies). */
-static int register_round(struct rounds *x)
-{
-    struct collect *c = x->c;
-    const pkb_profile *prof = c->opts->profile;
-    pkb_clear();
-    int rc = 0;
-    for (size_t k = 0; k < c->n && rc == 0; k++) {
-        size_t i = (k + (size_t)x->round) % c->n; /* rotate the order every round */
-        pkb_series *a = &c->series[i];
-        if (!in_play(a))
-            continue;
-        pkb_series *copies[2] = {a, x->b != NULL && x->round > 0 ? &x->b[i] : NULL};
-        if (x->round % 2 == 0 && copies[1] != NULL) { /* B A in even rounds */
-            copies[0] = copies[1];
-            copies[1] = a;
-        }
-        for (int h = 0; h < 2 && rc == 0 && copies[h] != NULL; h++) {
-            pkb_def def = {.name = copies[h]->name,
-                           .fn = bench,
-                           .user = copies[h],
-                           .time_mode = PKB_TIME_MANUAL,
-                           .unit = PKB_UNIT_NS,
-                           .repetitions = 1};
-            if (x->round == 0) {
-                def.min_warmup_time = prof->warmup_s;
-                def.min_time = prof->min_time_s;
-            } else {
-                def.iterations = x->iters[i] > 0 ? x->iters[i] : 1;
-            }
-            rc = pkb_register(&def);
-            if (rc != 0)
-                fprintf(stderr, "pkbench: cannot register %s: %s\n", def.name, strerror(-rc));
-        }
-    }
-    return rc;
-}
-
-/* The "noise_floor" object of an A/A run: per series, the MDE of A (samples_ns) against B. */
-static json_t *noise_floor(struct rounds *x)
-{
-    struct collect *c = x->c;
-    double alpha = c->opts->aa_alpha > 0 ? c->opts->aa_alpha : PKS_DEFAULT_ALPHA;
-    json_t *series = json_object();
-    for (size_t i = 0; i < c->n; i++) {
-        pkb_series *a = &c->series[i], *b = &x->b[i];
-        double mde;
-        pks_interval ci;
-        if (a->status != PKB_SERIES_MEASURED || a->nreps < 2 || b->nreps < 2 ||
-            pks_mde(a->samples_ns, a->nreps, b->samples_ns, b->nreps, alpha,
-                    &(pks_bootstrap){.seed = PKB_AA_SEED}, NULL, &mde, &ci) != 0)
-            continue;
-        json_t *bs = json_array();
-        for (size_t k = 0; k < b->nreps; k++)
-            json_array_append_new(bs, json_real(b->samples_ns[k]));
-        json_object_set_new(series, a->name,
-                            json_pack("{s:f, s:f, s:[f, f], s:[i, i], s:o}", "mde", mde, "ratio",
-                                      ci.estimate, "ci", ci.lo, ci.hi, "n", (int)a->nreps,
-                                      (int)b->nreps, "samples_b_ns", bs));
-    }
-    return json_pack(
-        "{s:f, s:s, s:i, s:I, s:o}", "alpha", alpha, "definition",
-        "per series: max(|lo - 1|, |hi - 1|) of the (1 - alpha) percentile-bootstrap CI of "
-        "median(B) / median(A); A = the series' samples_ns, B = samples_b_ns, an identical copy "
-        "run next to it in every round of the same run (stats.h, pks_mde)",
-        "bootstrap_iterations", PKS_BOOTSTRAP_DEFAULT_ITERATIONS, "seed", (json_int_t)PKB_AA_SEED,
-        "series", series);
-}
-
-/* Marks every series in play as measured with the rounds it completed (and drops the samples of
- * a round cut short), so the file can be written between rounds. */
-static void settle_round(struct rounds *x, size_t completed)
-{
-    struct collect *c = x->c;
-    for (size_t i = 0; i < c->n; i++) {
-        pkb_series *a = &c->series[i];
-        if (a->nreps > completed)
-            a->nreps = completed;
-        if (x->b != NULL && x->b[i].nreps > completed)
-            x->b[i].nreps = completed;
-        if (in_play(a) && completed > 0) {
-            a->status = PKB_SERIES_MEASURED;
-            a->done = true;
-        }
-    }
-}
-
-static int run_rounds(struct collect *c)
-{
-    const pkb_profile *prof = c->opts->profile;
-    struct rounds x = {.c = c, .iters = calloc(c->n, sizeof *x.iters)};
-    int rc = x.iters != NULL ? 0 : -ENOMEM;
-    if (rc == 0 && c->opts->aa) {
-        x.b = calloc(c->n, sizeof *x.b);
-        for (size_t i = 0; x.b != NULL && i < c->n; i++) {
-            const pkb_series *a = &c->series[i];
-            pkb_series *b = &x.b[i];
-            if (snprintf(b->name, sizeof b->name, "%.150s [B]", a->name) >= (int)sizeof b->name)
-                rc = -ENAMETOOLONG;
-            snprintf(b->scenario, sizeof b->scenario, "%s", a->scenario);
-            snprintf(b->contender, sizeof b->contender, "%s", a->contender);
-            b->iterate = a->iterate;
-            b->ctx = a->ctx;
-            b->check_counts = a->check_counts;
-            b->expect_bytes = a->expect_bytes;
-            b->expect_lines = a->expect_lines;
-            b->expect_children = a->expect_children;
-        }
-        if (x.b == NULL)
-            rc = -ENOMEM;
-    }
-    size_t per_round = 0;
-    for (size_t i = 0; i < c->n; i++)
-        per_round += in_play(&c->series[i]) ? (x.b != NULL ? 2 : 1) : 0;
-    progress.rounds = true;
-    int completed = 0;
-    for (x.round = 0; rc == 0 && x.round <= prof->repetitions && !pkb_interrupted; x.round++) {
-        progress.name = NULL; /* every call is a new line of progress */
-        progress.index = 0;
-        double per_call = prof->min_time_s * 1.2 + 0.005;
-        progress.later_s = per_call * (double)per_round * (prof->repetitions - x.round);
-        if (x.round == 0) {
-            progress.total = per_round / (x.b != NULL ? 2 : 1);
-            progress.per_series_s = prof->warmup_s + 3 * prof->min_time_s + 0.05;
-            snprintf(progress.phase, sizeof progress.phase, "calibrate");
-        } else {
-            progress.total = per_round;
-            progress.per_series_s = per_call;
-            snprintf(progress.phase, sizeof progress.phase, "round %d/%d", x.round,
-                     prof->repetitions);
-        }
-        if (!progress.tty)
-            fprintf(stderr, "pkbench: %s (%zu series%s)\n",
-                    x.round == 0 ? "calibrating: warm-up and iteration counts" : progress.phase,
-                    per_round / (x.b != NULL ? 2 : 1),
-                    x.b != NULL && x.round > 0 ? ", A and B" : "");
-        rc = register_round(&x);
-        if (rc == 0)
-            rc = pkb_run_benchmarks(&(pkb_run_options){.filter = "all",
-                                                       .on_context = on_round_context,
-                                                       .on_run = on_round_run,
-                                                       .user = &x},
-                                    NULL);
-        if (rc == 0 && !pkb_interrupted && x.round > 0) {
-            completed = x.round;
-            settle_round(&x, (size_t)completed);
-            write_doc(c);
-        }
-    }
-    settle_round(&x, (size_t)completed);
-    if (x.b != NULL)
-        json_object_set_new(c->doc, "noise_floor", noise_floor(&x));
-    for (size_t i = 0; x.b != NULL && i < c->n; i++)
-        pkb_series_free(&x.b[i]);
-    free(x.b);
-    free(x.iters);
-    progress.phase[0] = '\0';
-    return rc;
 }
 
 /* ---- the run ------------------------------------------------------------------------------- */
@@ -745,7 +497,7 @@ static int run_rounds(struct collect *c)
 int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
 {
     const pkb_profile *prof = opts->profile;
-    progress = (struct progress){
+    pkb__progress = (struct pkb__progress){
         .tty = isatty(2) == 1,
         .run_start = now_s(),
         .prof = prof,
@@ -786,7 +538,7 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
     if (opts->suite_section != NULL)
         json_object_set(doc, opts->suite, opts->suite_section);
 
-    struct collect c = {.series = series, .n = n, .doc = doc, .opts = opts};
+    struct pkb__collect c = {.series = series, .n = n, .doc = doc, .opts = opts};
     /* Refused series, and series a suite measured itself (forkathon), are recorded at once; the
      * rest is registered with Google Benchmark. */
     size_t timed = 0;
@@ -801,7 +553,7 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
         if (rounds)
             continue; /* registered round by round */
         int rc = pkb_register(&(pkb_def){.name = s->name,
-                                         .fn = bench,
+                                         .fn = pkb__bench,
                                          .user = s,
                                          .time_mode = PKB_TIME_MANUAL,
                                          .unit = PKB_UNIT_NS,
@@ -815,21 +567,21 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
             return rc;
         }
     }
-    progress.total = timed;
-    write_doc(&c); /* the file exists from the start: refused series and the environment */
+    pkb__progress.total = timed;
+    pkb__write_doc(&c); /* the file exists from the start: refused series and the environment */
 
     json_object_set_new(doc, "priming", prime(prof, opts->prime && timed > 0));
-    write_doc(&c);
+    pkb__write_doc(&c);
 
     size_t matched = 0;
     int rc = timed == 0 ? 0
-             : rounds
-                 ? run_rounds(&c)
-                 : pkb_run_benchmarks(
-                       &(pkb_run_options){
-                           .filter = "all", .on_context = on_context, .on_run = on_run, .user = &c},
-                       &matched);
-    if (progress.tty)
+             : rounds   ? pkb__run_rounds(&c)
+                        : pkb_run_benchmarks(&(pkb_run_options){.filter = "all",
+                                                                .on_context = pkb__on_context,
+                                                                .on_run = pkb__on_run,
+                                                                .user = &c},
+                                             &matched);
+    if (pkb__progress.tty)
         fprintf(stderr, "\r\033[K");
     if (rc < 0 && !pkb_interrupted)
         fprintf(stderr, "pkbench: the benchmark run failed: %s\n", strerror(-rc));
@@ -843,7 +595,7 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
     json_object_set_new(doc, "finished", json_string(finished));
     json_object_set_new(doc, "complete", json_boolean(complete));
     json_object_set_new(doc, "interrupted", json_boolean(pkb_interrupted != 0));
-    write_doc(&c);
+    pkb__write_doc(&c);
     json_decref(env);
     json_decref(doc);
     pkb_clear();

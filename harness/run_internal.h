@@ -1,0 +1,46 @@
+/*
+ * What run.c and run_rounds.c share: the collection of runs into the results document, the
+ * progress line, and the benchmark function. Private to the runner.
+ */
+#ifndef PKB_RUN_INTERNAL_H
+#define PKB_RUN_INTERNAL_H
+
+#include "pkb_shim.h"
+#include "run.h"
+
+struct pkb__progress {
+    bool tty;
+    bool rounds;    /* rounds mode: one line per round when not a terminal */
+    char phase[32]; /* rounds mode: shown instead of warm-up/measuring */
+    double later_s; /* rounds mode: the estimated time of the rounds after this one */
+    size_t index, total;
+    double run_start, series_start, per_series_s;
+    const char *name;
+    const pkb_profile *prof;
+};
+
+extern struct pkb__progress pkb__progress;
+
+struct pkb__collect {
+    pkb_series *series;
+    size_t n;
+    json_t *doc;
+    const pkb_suite_options *opts;
+    int write_error;
+};
+
+/* The Google Benchmark function of every series (user data: the pkb_series). */
+void pkb__bench(pkb_state *st, void *user);
+/* A Google Benchmark-compatible record of one run (new reference). */
+json_t *pkb__gb_record(const pkb_run *run);
+/* Adds an iteration run's sample to the series; returns its index, or -1. */
+long pkb__append_sample(pkb_series *s, const pkb_run *run);
+void pkb__finish_series(struct pkb__collect *c, pkb_series *s);
+/* Rebuilds series[] and benchmarks[] from the finished series and writes the file. */
+int pkb__write_doc(struct pkb__collect *c);
+int pkb__on_context(const pkb_context *ctx, void *user);
+int pkb__on_run(const pkb_run *run, void *user);
+/* --interleave and --aa (run_rounds.c). */
+int pkb__run_rounds(struct pkb__collect *c);
+
+#endif /* PKB_RUN_INTERNAL_H */

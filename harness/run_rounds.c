@@ -1,0 +1,256 @@
+/*
+ * The runner's rounds mode (pkbench run --interleave, --aa): instead of one series after another,
+ * every series gets one repetition per round, in an order rotated every round, so drift on a shared
+ * machine spreads over all series alike. Round 0 calibrates (warm-up, and Google Benchmark sizes
+ * each series' iteration count; its sample is discarded); every later round runs each series once
+ * with that fixed count. --aa adds an identical B copy of every series next to it (A B in odd
+ * rounds, B A in even ones) and stores each series' minimum detectable effect in "noise_floor".
+ * The file is rewritten after every round.
+ */
+#define _GNU_SOURCE
+#include "run_internal.h"
+
+#include "env.h"
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- rounds: --interleave and --aa ------------------------------------------------------- */
+
+#define PKB_AA_SEED 20240601u /* the noise floor's bootstrap seed: reproducible from the file */
+
+struct rounds {
+    struct pkb__collect *c;
+    pkb_series *b;    /* --aa: the B copy of every series (NULL otherwise) */
+    long long *iters; /* per series: the iteration count round 0 sized */
+    int round;        /* 0: calibration; 1..R: measured */
+};
+
+static bool in_play(const pkb_series *s)
+{
+    return s->status != PKB_SERIES_REFUSED && s->status != PKB_SERIES_FAILED;
+}
+
+static void fail_series(pkb_series *s, const char *why)
+{
+    if (s->status != PKB_SERIES_FAILED)
+        snprintf(s->reason, sizeof s->reason, "%s", why);
+    s->status = PKB_SERIES_FAILED;
+    s->done = true;
+}
+
+static int on_round_run(const pkb_run *run, void *user)
+{
+    struct rounds *x = user;
+    struct pkb__collect *c = x->c;
+    if (run->run_type != PKB_RUN_ITERATION)
+        return pkb_interrupted ? 1 : 0;
+    size_t i = 0;
+    bool is_b = false;
+    for (; i < c->n; i++) {
+        if (strcmp(c->series[i].name, run->function_name) == 0)
+            break;
+        if (x->b != NULL && strcmp(x->b[i].name, run->function_name) == 0) {
+            is_b = true;
+            break;
+        }
+    }
+    if (i == c->n || pkb_interrupted)
+        return pkb_interrupted ? 1 : 0;
+    pkb_series *a = &c->series[i], *s = is_b ? &x->b[i] : a;
+    if (run->error_occurred) {
+        fail_series(a, run->error_message); /* a failing B copy fails the series */
+        return 0;
+    }
+    if (x->round == 0) {
+        x->iters[i] = run->iterations;
+        return 0;
+    }
+    long k = pkb__append_sample(s, run);
+    if (k < 0)
+        return -ENOMEM;
+    s->procs_running[k] = s->ncalls > 0 ? s->call_procs[s->ncalls - 1] : -1;
+    if (!is_b) {
+        json_t *rec = pkb__gb_record(run);
+        json_object_set_new(rec, "family_index", json_integer((json_int_t)i));
+        json_object_set_new(rec, "repetitions", json_integer(c->opts->profile->repetitions));
+        json_object_set_new(rec, "repetition_index", json_integer(x->round - 1));
+        if (a->gb_runs == NULL)
+            a->gb_runs = json_array();
+        json_array_append_new(a->gb_runs, rec);
+    }
+    return 0;
+}
+
+static int on_round_context(const pkb_context *ctx, void *user)
+{
+    return pkb__on_context(ctx, ((struct rounds *)user)->c);
+}
+
+/* Registers every series still in play for round x->round (A and B copies). */
+static int register_round(struct rounds *x)
+{
+    struct pkb__collect *c = x->c;
+    const pkb_profile *prof = c->opts->profile;
+    pkb_clear();
+    int rc = 0;
+    for (size_t k = 0; k < c->n && rc == 0; k++) {
+        size_t i = (k + (size_t)x->round) % c->n; /* rotate the order every round */
+        pkb_series *a = &c->series[i];
+        if (!in_play(a))
+            continue;
+        pkb_series *copies[2] = {a, x->b != NULL && x->round > 0 ? &x->b[i] : NULL};
+        if (x->round % 2 == 0 && copies[1] != NULL) { /* B A in even rounds */
+            copies[0] = copies[1];
+            copies[1] = a;
+        }
+        for (int h = 0; h < 2 && rc == 0 && copies[h] != NULL; h++) {
+            pkb_def def = {.name = copies[h]->name,
+                           .fn = pkb__bench,
+                           .user = copies[h],
+                           .time_mode = PKB_TIME_MANUAL,
+                           .unit = PKB_UNIT_NS,
+                           .repetitions = 1};
+            if (x->round == 0) {
+                def.min_warmup_time = prof->warmup_s;
+                def.min_time = prof->min_time_s;
+            } else {
+                def.iterations = x->iters[i] > 0 ? x->iters[i] : 1;
+            }
+            rc = pkb_register(&def);
+            if (rc != 0)
+                fprintf(stderr, "pkbench: cannot register %s: %s\n", def.name, strerror(-rc));
+        }
+    }
+    return rc;
+}
+
+/* The "noise_floor" object of an A/A run: per series, the MDE of A (samples_ns) against B. */
+static json_t *noise_floor(struct rounds *x)
+{
+    struct pkb__collect *c = x->c;
+    double alpha = c->opts->aa_alpha > 0 ? c->opts->aa_alpha : PKS_DEFAULT_ALPHA;
+    json_t *series = json_object();
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *a = &c->series[i], *b = &x->b[i];
+        double mde;
+        pks_interval ci;
+        if (a->status != PKB_SERIES_MEASURED || a->nreps < 2 || b->nreps < 2 ||
+            pks_mde(a->samples_ns, a->nreps, b->samples_ns, b->nreps, alpha,
+                    &(pks_bootstrap){.seed = PKB_AA_SEED}, NULL, &mde, &ci) != 0)
+            continue;
+        json_t *bs = json_array();
+        for (size_t k = 0; k < b->nreps; k++)
+            json_array_append_new(bs, json_real(b->samples_ns[k]));
+        json_object_set_new(series, a->name,
+                            json_pack("{s:f, s:f, s:[f, f], s:[i, i], s:o}", "mde", mde, "ratio",
+                                      ci.estimate, "ci", ci.lo, ci.hi, "n", (int)a->nreps,
+                                      (int)b->nreps, "samples_b_ns", bs));
+    }
+    return json_pack(
+        "{s:f, s:s, s:i, s:I, s:o}", "alpha", alpha, "definition",
+        "per series: max(|lo - 1|, |hi - 1|) of the (1 - alpha) percentile-bootstrap CI of "
+        "median(B) / median(A); A = the series' samples_ns, B = samples_b_ns, an identical copy "
+        "run next to it in every round of the same run (stats.h, pks_mde)",
+        "bootstrap_iterations", PKS_BOOTSTRAP_DEFAULT_ITERATIONS, "seed", (json_int_t)PKB_AA_SEED,
+        "series", series);
+}
+
+/* Marks every series in play as measured with the rounds it completed (and drops the samples of
+ * a round cut short), so the file can be written between rounds. */
+static void settle_round(struct rounds *x, size_t completed)
+{
+    struct pkb__collect *c = x->c;
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *a = &c->series[i];
+        if (a->nreps > completed)
+            a->nreps = completed;
+        if (x->b != NULL && x->b[i].nreps > completed)
+            x->b[i].nreps = completed;
+        if (in_play(a) && completed > 0) {
+            a->status = PKB_SERIES_MEASURED;
+            a->done = true;
+        }
+    }
+}
+
+int pkb__run_rounds(struct pkb__collect *c)
+{
+    const pkb_profile *prof = c->opts->profile;
+    struct rounds x = {.c = c, .iters = calloc(c->n, sizeof *x.iters)};
+    int rc = x.iters != NULL ? 0 : -ENOMEM;
+    if (rc == 0 && c->opts->aa) {
+        x.b = calloc(c->n, sizeof *x.b);
+        for (size_t i = 0; x.b != NULL && i < c->n; i++) {
+            const pkb_series *a = &c->series[i];
+            pkb_series *b = &x.b[i];
+            if (snprintf(b->name, sizeof b->name, "%.150s [B]", a->name) >= (int)sizeof b->name)
+                rc = -ENAMETOOLONG;
+            snprintf(b->scenario, sizeof b->scenario, "%s", a->scenario);
+            snprintf(b->contender, sizeof b->contender, "%s", a->contender);
+            b->iterate = a->iterate;
+            b->ctx = a->ctx;
+            b->check_counts = a->check_counts;
+            b->expect_bytes = a->expect_bytes;
+            b->expect_lines = a->expect_lines;
+            b->expect_children = a->expect_children;
+        }
+        if (x.b == NULL)
+            rc = -ENOMEM;
+    }
+    size_t per_round = 0;
+    for (size_t i = 0; i < c->n; i++)
+        per_round += in_play(&c->series[i]) ? (x.b != NULL ? 2 : 1) : 0;
+    pkb__progress.rounds = true;
+    int completed = 0;
+    for (x.round = 0; rc == 0 && x.round <= prof->repetitions && !pkb_interrupted; x.round++) {
+        pkb__progress.name = NULL; /* every call is a new line of pkb__progress */
+        pkb__progress.index = 0;
+        double per_call = prof->min_time_s * 1.2 + 0.005;
+        pkb__progress.later_s = per_call * (double)per_round * (prof->repetitions - x.round);
+        if (x.round == 0) {
+            pkb__progress.total = per_round / (x.b != NULL ? 2 : 1);
+            pkb__progress.per_series_s = prof->warmup_s + 3 * prof->min_time_s + 0.05;
+            snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "calibrate");
+        } else {
+            pkb__progress.total = per_round;
+            pkb__progress.per_series_s = per_call;
+            snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "round %d/%d", x.round,
+                     prof->repetitions);
+        }
+        if (!pkb__progress.tty)
+            fprintf(
+                stderr, "pkbench: %s (%zu series%s)\n",
+                x.round == 0 ? "calibrating: warm-up and iteration counts" : pkb__progress.phase,
+                per_round / (x.b != NULL ? 2 : 1), x.b != NULL && x.round > 0 ? ", A and B" : "");
+        rc = register_round(&x);
+        if (rc == 0)
+            rc = pkb_run_benchmarks(&(pkb_run_options){.filter = "all",
+                                                       .on_context = on_round_context,
+                                                       .on_run = on_round_run,
+                                                       .user = &x},
+                                    NULL);
+        if (rc == 0 && !pkb_interrupted && x.round > 0) {
+            completed = x.round;
+            settle_round(&x, (size_t)completed);
+            pkb__write_doc(c);
+        }
+    }
+    settle_round(&x, (size_t)completed);
+    if (x.b != NULL)
+        json_object_set_new(c->doc, "noise_floor", noise_floor(&x));
+    for (size_t i = 0; x.b != NULL && i < c->n; i++)
+        pkb_series_free(&x.b[i]);
+    free(x.b);
+    free(x.iters);
+    pkb__progress.phase[0] = '\0';
+    return rc;
+}
