@@ -1,7 +1,7 @@
 /*
  * pkbench — the benchmark harness's command line.
  *
- *   pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]
+ *   pkbench run [--suite compare|phases] [--profile full|quick] [--filter REGEX] [--out FILE]
  *               [--no-prime]
  *   pkbench report FILE [--out DIR] [--no-plots]
  *   pkbench list
@@ -30,8 +30,8 @@
 #endif
 
 static const char usage_text[] =
-    "usage: pkbench run [--suite compare] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
-    "                   [--no-prime]\n"
+    "usage: pkbench run [--suite compare|phases] [--profile full|quick] [--filter REGEX]\n"
+    "                   [--out FILE] [--no-prime]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
     "       pkbench --help\n";
@@ -48,6 +48,8 @@ static void help(void)
           "         compare suite in well under 90 s. --filter selects series by an extended\n"
           "         regular expression over their names (scenario/contender). --no-prime skips\n"
           "         the priming batches. PKBENCH_TINY overrides the tiny helper's path.\n"
+          "         --suite phases: where a start goes (phase/, primitive/, spawn_lock/ series);\n"
+          "         its report reconciles each composite with its parts.\n"
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) bar charts; --out DIR changes the directory.\n"
           "list     prints the contenders and the scenarios each one runs.\n"
@@ -120,8 +122,8 @@ static int cmd_run(int argc, char **argv)
             bad_usage("run: unknown or incomplete argument '%s'", a);
         }
     }
-    if (strcmp(suite, "compare") != 0)
-        bad_usage("--suite: unknown suite '%s' (known: compare)", suite);
+    if (strcmp(suite, "compare") != 0 && strcmp(suite, "phases") != 0)
+        bad_usage("--suite: unknown suite '%s' (known: compare, phases)", suite);
     if (cli.tiny_path == NULL || cli.tiny_path[0] == '\0')
         cli.tiny_path = PKB_TINY_PATH;
     if (access(cli.tiny_path, X_OK) != 0) {
@@ -162,7 +164,8 @@ static int cmd_run(int argc, char **argv)
         .argc = argc,
         .argv = argv,
     };
-    int rc = pkb_suite_compare(&cli, &opts);
+    int rc = strcmp(suite, "phases") == 0 ? pkb_suite_phases(&cli, &opts)
+                                          : pkb_suite_compare(&cli, &opts);
     pk_cleanup();
     if (rc == 0 || rc == 130)
         fprintf(stderr, "pkbench: results %s%s\n", out,
