@@ -125,4 +125,11 @@
     X(report_partial_file_wording, 10)                                                             \
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \
-    X(pkbench_bad_inputs, 30)
+    X(pkbench_bad_inputs, 30)                                                                      \
+    X(phases_reconcile_arithmetic, 10)                                                             \
+    X(phases_composition_covers_composites, 10)                                                    \
+    X(phases_snapshot_walk_sees_direct_threads, 10)                                                \
+    X(phases_series_run_and_leave_nothing, 10)                                                     \
+    X(phases_report_reconciles_synthetic_file, 10)                                                 \
+    X(phases_report_stacked_bar_plots, 30)                                                         \
+    X(pkbench_phases_quick_run_renders, 60)
