@@ -91,10 +91,8 @@ struct pkb_phase_run {
     struct pkb__lock_pool *lock;
 };
 
-/* The lock series' PKB__LOCK_SPAWNS threads, started for run->def (phases_series.c): 0, or a
- * negative errno with run->error set (run->lock is then partly built: free it). */
-int pkb__lock_pool_new(pkb_phase_run *run);
-/* Stops and joins the threads. Accepts NULL. */
-void pkb__lock_pool_free(struct pkb__lock_pool *pool);
+/* A lock series' PKB__LOCK_SPAWNS threads start in its first iteration (phases_series.c); this
+ * stops and joins them. Safe when they are not running. */
+void pkb__lock_release(pkb_phase_run *run);
 
 #endif /* PKB_PHASES_INTERNAL_H */

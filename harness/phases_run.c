@@ -42,10 +42,11 @@ int pkb_phase_run_open(
     }
     run->def = def;
     run->env = env;
-    int rc = def->kind == PKB_KIND_LOCK ? pkb__lock_pool_new(run) : 0;
     unsigned long leaves = env->leaves;
-    if (rc == 0)
-        rc = def->run(run);
+    int rc = def->run(run);
+    /* A lock series' threads stop until its own first timed iteration. */
+    if (def->kind == PKB_KIND_LOCK)
+        pkb__lock_release(run);
     if (rc == 0 && def->walk != PKB_WALK_NONE && !(def->steps & PKB_STEP_CGROUP) &&
         run->walk.target_threads == 0) {
         snprintf(run->error, sizeof run->error, "the %s walk did not find the child",
@@ -151,6 +152,6 @@ void pkb_phase_run_close(pkb_phase_run *run)
 {
     if (run == NULL)
         return;
-    pkb__lock_pool_free(run->lock);
+    pkb__lock_release(run);
     free(run);
 }

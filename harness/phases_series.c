@@ -403,7 +403,7 @@ static void *lock_worker_main(void *arg)
     }
 }
 
-void pkb__lock_pool_free(struct pkb__lock_pool *p)
+static void lock_pool_free(struct pkb__lock_pool *p)
 {
     if (p == NULL)
         return;
@@ -421,7 +421,7 @@ void pkb__lock_pool_free(struct pkb__lock_pool *p)
     free(p);
 }
 
-int pkb__lock_pool_new(pkb_phase_run *run)
+static int lock_pool_new(pkb_phase_run *run)
 {
     struct pkb__lock_pool *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -445,8 +445,32 @@ int pkb__lock_pool_new(pkb_phase_run *run)
     return 0;
 }
 
+/* The lock series whose threads exist: at most one, and only while it is the series being run,
+ * so that no other series — a walk of this process's own threads above all — ever runs next to
+ * sixteen idle threads. The pool starts in the series' first iteration (the untimed check, then
+ * the runner's warm-up) and stops when another lock series starts or the series is closed. */
+static pkb_phase_run *lock_owner;
+
+void pkb__lock_release(pkb_phase_run *run)
+{
+    lock_pool_free(run->lock);
+    run->lock = NULL;
+    if (lock_owner == run)
+        lock_owner = NULL;
+}
+
 static int run_lock(pkb_phase_run *run)
 {
+    if (run->lock == NULL) {
+        if (lock_owner != NULL)
+            pkb__lock_release(lock_owner);
+        int rc = lock_pool_new(run);
+        if (rc != 0) {
+            pkb__lock_release(run);
+            return rc;
+        }
+        lock_owner = run;
+    }
     struct pkb__lock_pool *p = run->lock;
     pthread_mutex_lock(&p->m);
     p->pending = PKB__LOCK_SPAWNS;
