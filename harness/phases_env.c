@@ -37,8 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEAF_PREFIX "pkb-phases-"
-
 int pkb__stack_map(pkb__stack *s)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -66,7 +64,7 @@ void pkb__stack_unmap(pkb__stack *s)
 int pkb__leaf_make(pkb_phases_env *e, char *name, size_t cap, int *dirfd)
 {
     *dirfd = -1;
-    snprintf(name, cap, LEAF_PREFIX "%d-%lu", e->self_pid, ++e->leaves);
+    snprintf(name, cap, PKB__LEAF_PREFIX "%d-%lu", e->self_pid, ++e->leaves);
     if (mkdirat(e->cgroup_fd, name, 0755) != 0)
         return -errno;
     *dirfd = openat(e->cgroup_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -101,9 +99,9 @@ static void sweep_stale(pkb_phases_env *e)
         return;
     }
     for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
-        if (strncmp(ent->d_name, LEAF_PREFIX, strlen(LEAF_PREFIX)) != 0)
+        if (strncmp(ent->d_name, PKB__LEAF_PREFIX, strlen(PKB__LEAF_PREFIX)) != 0)
             continue;
-        long pid = strtol(ent->d_name + strlen(LEAF_PREFIX), NULL, 10);
+        long pid = strtol(ent->d_name + strlen(PKB__LEAF_PREFIX), NULL, 10);
         if (pid > 0 && pid != e->self_pid && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
             (void)unlinkat(e->cgroup_fd, ent->d_name, AT_REMOVEDIR);
     }

@@ -68,6 +68,8 @@ struct pkb_phases_env {
     pkb_walk_counts machine; /* one snapshot when probed */
 };
 
+#define PKB__LEAF_PREFIX "pkb-phases-"
+
 /* Makes a fresh leaf "pkb-phases-<pid>-<n>" under the environment's cgroup: mkdir, then an O_PATH
  * descriptor of it (what CLONE_INTO_CGROUP takes). Returns 0 or a negative errno. */
 int pkb__leaf_make(pkb_phases_env *e, char *name, size_t cap, int *dirfd);
