@@ -46,6 +46,13 @@ bench-quick *args: (build "release")
     build/release/harness/pkbench run --suite compare --profile quick --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
+# Extra arguments go to `pkbench run` (e.g. --filter '^primitive/').
+# Where a start goes: the phases suite, full profile, then its report and reconciliation plots.
+bench-phases *args: (build "release")
+    out=results/phases-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite phases --profile full --out "$out" {{args}} && \
+    build/release/harness/pkbench report "$out"
+
 # Render a results file (reports/<name>.md and plots).
 report file: (build "release")
     build/release/harness/pkbench report {{file}}
