@@ -1,7 +1,7 @@
 /*
  * pkbench — the benchmark harness's command line.
  *
- *   pkbench run [--suite compare|forkathon] [--profile full|quick] [--filter REGEX]
+ *   pkbench run [--suite compare|phases|forkathon] [--profile full|quick] [--filter REGEX]
  *               [--out FILE] [--no-prime] [--interleave] [--aa [--alpha A]] [--iterations N]
  *   pkbench report FILE [--out DIR] [--no-plots]
  *   pkbench list
@@ -33,9 +33,9 @@
 #endif
 
 static const char usage_text[] =
-    "usage: pkbench run [--suite compare|forkathon] [--profile full|quick] [--filter REGEX]\n"
-    "                   [--out FILE] [--no-prime] [--interleave] [--aa [--alpha A]]\n"
-    "                   [--iterations N]\n"
+    "usage: pkbench run [--suite compare|phases|forkathon] [--profile full|quick]\n"
+    "                   [--filter REGEX] [--out FILE] [--no-prime] [--interleave]\n"
+    "                   [--aa [--alpha A]] [--iterations N]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -64,6 +64,8 @@ static void help(void)
           "         --suite forkathon: the fork/vfork study (Wemm's fork/vfork loops, static and\n"
           "         dynamic; spawn cost against the parent's RSS); --iterations N sets Wemm's\n"
           "         loop count (full 100000, quick 10000).\n"
+          "         --suite phases: where a start goes (phase/, primitive/, spawn_lock/ series);\n"
+          "         its report reconciles each composite with its parts.\n"
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) bar charts; --out DIR changes the directory.\n"
           "list     prints the contenders and the scenarios each one runs.\n"
@@ -161,9 +163,9 @@ static int cmd_run(int argc, char **argv)
     }
     if (alpha != 0 && !aa)
         bad_usage("--alpha is the noise floor's significance level: it needs --aa%s", "");
-    bool forkathon = strcmp(suite, "forkathon") == 0;
-    if (strcmp(suite, "compare") != 0 && !forkathon)
-        bad_usage("--suite: unknown suite '%s' (known: compare, forkathon)", suite);
+    bool forkathon = strcmp(suite, "forkathon") == 0, phases = strcmp(suite, "phases") == 0;
+    if (strcmp(suite, "compare") != 0 && !forkathon && !phases)
+        bad_usage("--suite: unknown suite '%s' (known: compare, phases, forkathon)", suite);
     if (cli.iterations > 0 && !forkathon)
         bad_usage("--iterations applies to --suite forkathon only%s", "");
     if (forkathon && (interleave || aa))
@@ -213,7 +215,9 @@ static int cmd_run(int argc, char **argv)
         .aa = aa,
         .aa_alpha = alpha,
     };
-    int rc = forkathon ? pkb_suite_forkathon(&cli, &opts) : pkb_suite_compare(&cli, &opts);
+    int rc = forkathon ? pkb_suite_forkathon(&cli, &opts)
+             : phases  ? pkb_suite_phases(&cli, &opts)
+                       : pkb_suite_compare(&cli, &opts);
     pk_cleanup();
     if (rc == 0 || rc == 130)
         fprintf(stderr, "pkbench: results %s%s\n", out,

@@ -446,3 +446,26 @@ out:
     pkb__buf_free(&py_names);
     return rc;
 }
+
+/* ---- for the phases suite's figure (plot_phases.c) ------------------------------------------ */
+
+int pkb__run_tool(const char *what,
+                  const char *const *argv,
+                  const char *dir,
+                  const char *const *env_set,
+                  int64_t timeout_ms,
+                  char *err,
+                  size_t err_len)
+{
+    return run_tool(what, argv, dir, env_set, timeout_ms, err, err_len);
+}
+
+void pkb__gp_string(pkb__buf *b, const char *s)
+{
+    gp_string(b, s);
+}
+
+void pkb__py_string(pkb__buf *b, const char *s)
+{
+    py_string(b, s);
+}

@@ -483,13 +483,28 @@ int pkb__markdown(const pkb__results *r, bool plots, pkb__buf *b)
         md_scenario(r, &r->scenarios[i], plots, b);
     pkb__md_conclusions(r, b);
     pkb__md_targets(r, b);
+    pkb__md_appendix(r, b);
+    return b->failed ? -ENOMEM : 0;
+}
+
+void pkb__md_title(const pkb__results *r, pkb__buf *b)
+{
+    md_title(r, b);
+}
+
+void pkb__md_appendix(const pkb__results *r, pkb__buf *b)
+{
     md_priming(r, b);
     pkb__buf_puts(b, "## Settings\n\n");
     md_object_table(b, json_object_get(r->root, "settings"));
     pkb__buf_puts(b, "\n## Environment\n\n");
     md_object_table(b, json_object_get(r->root, "environment"));
     md_footnotes(r, b);
-    return b->failed ? -ENOMEM : 0;
+}
+
+void pkb__md_object_table(pkb__buf *b, const json_t *obj)
+{
+    md_object_table(b, obj);
 }
 
 /* ==== Output files ============================================================================ */
@@ -565,28 +580,38 @@ static int commit_file(const char *stage, const char *out_dir, const char *name)
     return rc;
 }
 
-/* Moves every output into place: the plots' files, then the report. */
-static int commit(const pkb__results *r, const char *stage, const char *out_dir, bool plots)
+/* Moves one figure's files into place. */
+static int commit_figure(const char *stage, const char *out_dir, const char *stem)
 {
     static const char *const plot_suffixes[] = {".dat",         ".gp", ".gnuplot.png",
                                                 ".gnuplot.svg", ".py", ".matplotlib.png"};
     int rc = 0;
-    bool forkathon = pkb__forkathon_is(r);
-    if (plots && forkathon) { /* the forkathon suite's own figures (report_forkathon.h) */
+    for (size_t k = 0; rc == 0 && k < sizeof plot_suffixes / sizeof plot_suffixes[0]; k++) {
+        char name[320];
+        snprintf(name, sizeof name, "%s%s", stem, plot_suffixes[k]);
+        rc = commit_file(stage, out_dir, name);
+    }
+    return rc;
+}
+
+/* Moves every output into place: the plots' files, then the report. */
+static int commit(const pkb__results *r, const char *stage, const char *out_dir, bool plots)
+{
+    int rc = 0;
+    char stem[300];
+    if (pkb__forkathon_is(r)) { /* the forkathon suite's own figures (report_forkathon.h) */
         pkb__buf names = {0};
-        rc = pkb__forkathon_plot_files(r, &names);
-        for (size_t at = 0; rc == 0 && at < names.len; at += strlen(names.data + at) + 1)
+        rc = plots ? pkb__forkathon_plot_files(r, &names) : 0;
+        for (size_t at = 0; plots && rc == 0 && at < names.len; at += strlen(names.data + at) + 1)
             rc = commit_file(stage, out_dir, names.data + at);
         pkb__buf_free(&names);
-    }
-    for (size_t i = 0; plots && !forkathon && rc == 0 && i < r->nscenarios; i++) {
-        if (r->scenarios[i].measured == 0)
-            continue;
-        for (size_t k = 0; rc == 0 && k < sizeof plot_suffixes / sizeof plot_suffixes[0]; k++) {
-            char name[256];
-            snprintf(name, sizeof name, "%s%s", r->scenarios[i].stem, plot_suffixes[k]);
-            rc = commit_file(stage, out_dir, name);
-        }
+    } else if (pkb__phases_report(r)) {
+        if (plots && pkb__phases_plot_stem(r, stem, sizeof stem))
+            rc = commit_figure(stage, out_dir, stem);
+    } else {
+        for (size_t i = 0; plots && rc == 0 && i < r->nscenarios; i++)
+            if (r->scenarios[i].measured > 0)
+                rc = commit_figure(stage, out_dir, r->scenarios[i].stem);
     }
     char md[300];
     snprintf(md, sizeof md, "%s.md", r->name);
@@ -629,11 +654,18 @@ int pkb_report_render(const char *results_path,
     int rc = pkb__results_load(results_path, &r, err, err_len);
     if (rc != 0)
         return rc;
-    bool plots = !opts->no_plots, forkathon = pkb__forkathon_is(&r);
+    bool plots = !opts->no_plots, phases = pkb__phases_report(&r),
+         forkathon = pkb__forkathon_is(&r);
     pkb__buf md = {0};
-    rc = forkathon ? pkb__forkathon_markdown(&r, plots, &md) : pkb__markdown(&r, plots, &md);
+    if (forkathon)
+        rc = pkb__forkathon_markdown(&r, plots, &md);
+    else if (phases)
+        rc = pkb__phases_markdown(&r, plots, &md, err, err_len);
+    else
+        rc = pkb__markdown(&r, plots, &md);
     if (rc != 0) {
-        fail_out(err, err_len, rc, "rendering", results_path);
+        if (!phases)
+            fail_out(err, err_len, rc, "rendering", results_path);
         goto out;
     }
     rc = make_dirs(out_dir);
@@ -658,6 +690,7 @@ int pkb_report_render(const char *results_path,
         fail_out(err, err_len, rc, "cannot write in", stage);
     if (rc == 0 && plots)
         rc = forkathon ? pkb__forkathon_plots_render(&r, stage, opts, err, err_len)
+             : phases  ? pkb__phases_plots_render(&r, stage, opts, err, err_len)
                        : pkb__plots_render(&r, stage, opts, err, err_len);
     if (rc == 0) {
         rc = commit(&r, stage, out_dir, plots);

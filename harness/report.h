@@ -20,6 +20,10 @@
  * The scripts read the .dat next to them by its relative name, so `gnuplot <stem>.gp` or
  * `/usr/bin/python3 <stem>.py` run in out_dir redraws a figure.
  *
+ * A file of the phases suite (`suite` "phases") gets the phases report instead (report_phases.c):
+ * the phase, primitives, reconciliation and spawn-lock tables, and one figure set with the stem
+ * <name>-reconciliation (the stacked bars of plot_phases.c), written and committed the same way.
+ *
  * Atomicity: everything is first written into a private staging directory inside out_dir (each
  * file we write is fsync'ed; the tools write theirs there too). Only when every file is complete
  * are they renamed into place, the report last; on any failure the staging directory is removed,

@@ -83,6 +83,12 @@ void pkb__md_text(pkb__buf *b, const char *s);
 void pkb__md_code(pkb__buf *b, const char *s);
 void pkb__fmt_delta(pkb__buf *b, double d);
 
+/* report.c: the sections every suite's report shares — the title (first), and the appendix
+ * (last: priming, settings, environment, footnotes); a JSON object as a field | value table. */
+void pkb__md_title(const pkb__results *r, pkb__buf *b);
+void pkb__md_appendix(const pkb__results *r, pkb__buf *b);
+void pkb__md_object_table(pkb__buf *b, const json_t *obj);
+
 /* report_verdict.c: the "Conclusions" section and its "Targets" subsection. */
 void pkb__md_conclusions(const pkb__results *r, pkb__buf *b);
 void pkb__md_targets(const pkb__results *r, pkb__buf *b);
@@ -103,5 +109,34 @@ int pkb__plots_render(const pkb__results *r,
 
 /* report.c: the Markdown report. `plots`: link each scenario's figures. Returns 0 or -ENOMEM. */
 int pkb__markdown(const pkb__results *r, bool plots, pkb__buf *out);
+
+/* plot.c, for the phases suite's figure: a tool run (as for the scenario figures: captured
+ * output, time limit, the tool's last line in err) and string literals for the two scripts. */
+int pkb__run_tool(const char *what,
+                  const char *const *argv,
+                  const char *dir,
+                  const char *const *env_set,
+                  int64_t timeout_ms,
+                  char *err,
+                  size_t err_len);
+void pkb__gp_string(pkb__buf *b, const char *s);
+void pkb__py_string(pkb__buf *b, const char *s);
+
+/* ---- the phases suite (suite "phases": report_phases.c, plot_phases.c) ---------------------- */
+
+/* True when the file is a phases results file: its report is the phases report. */
+bool pkb__phases_report(const pkb__results *r);
+/* The Markdown report; -EBADMSG (a malformed phases field, named in err) or -ENOMEM. */
+int pkb__phases_markdown(
+    const pkb__results *r, bool plots, pkb__buf *out, char *err, size_t err_len);
+/* The stacked-bar figure's .dat, .gp, .py, drawn by gnuplot and matplotlib into dir; errors as
+ * pkb__plots_render. Draws nothing (and returns 0) when no composite could be reconciled. */
+int pkb__phases_plots_render(const pkb__results *r,
+                             const char *dir,
+                             const pkb_report_options *opts,
+                             char *err,
+                             size_t err_len);
+/* The figure's file stem into stem; false when there is no figure (nothing reconciled). */
+bool pkb__phases_plot_stem(const pkb__results *r, char *stem, size_t cap);
 
 #endif /* PKB_REPORT_INTERNAL_H */

@@ -15,5 +15,6 @@ typedef struct pkb_cli {
 /* Each returns pkbench's exit status: 0, 1 (input or set-up error, message printed) or 130. */
 int pkb_suite_compare(const pkb_cli *cli, pkb_suite_options *opts);
 int pkb_suite_forkathon(const pkb_cli *cli, pkb_suite_options *opts);
+int pkb_suite_phases(const pkb_cli *cli, pkb_suite_options *opts);
 
 #endif /* PKB_SUITES_H */

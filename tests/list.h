@@ -140,4 +140,11 @@
     X(forkathon_ladder_releases_memory_between_steps, 20)                                          \
     X(forkathon_least_squares_fit, 10)                                                             \
     X(forkathon_summary_ratios_and_slopes, 10)                                                     \
-    X(forkathon_pkbench_tiny_run_and_report, 60)
+    X(forkathon_pkbench_tiny_run_and_report, 60)                                                   \
+    X(phases_reconcile_arithmetic, 10)                                                             \
+    X(phases_composition_covers_composites, 10)                                                    \
+    X(phases_snapshot_walk_sees_direct_threads, 10)                                                \
+    X(phases_series_run_and_leave_nothing, 10)                                                     \
+    X(phases_report_reconciles_synthetic_file, 10)                                                 \
+    X(phases_report_stacked_bar_plots, 30)                                                         \
+    X(pkbench_phases_quick_run_renders, 60)

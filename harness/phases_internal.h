@@ -1,0 +1,100 @@
+/*
+ * Private to the phases suite's series (phases_env.c, phases_series.c, phases_run.c): the probed
+ * environment, the raw clone3 the sequence series use, cgroup leaves, and a series being run.
+ */
+#ifndef PKB_PHASES_INTERNAL_H
+#define PKB_PHASES_INTERNAL_H
+
+#include "phases.h"
+#include "phases_walk.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* The kernel's struct clone_args up to version 2 (with .cgroup). */
+struct pkb__clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+        set_tid_size, cgroup;
+};
+
+#define PKB__CLONE_CLEAR_SIGHAND 0x100000000ULL
+#define PKB__CLONE_INTO_CGROUP   0x200000000ULL
+
+/* phases/raw_clone3.<arch>.S: clone3 onto args->stack; the child calls fn(arg) and exits with its
+ * result; the parent gets the pid or -errno (-ENOSYS where this tree has no trampoline). */
+long raw_clone3(void *args, size_t size, int (*fn)(void *), void *arg);
+
+/* A child stack: 64 KiB above a guard page, like the library's per-thread stack. */
+#define PKB__STACK_SIZE (64 * 1024)
+
+typedef struct pkb__stack {
+    unsigned char *base; /* the mapping, guard page first */
+    unsigned char *low;  /* the lowest usable byte: clone3's .stack */
+    size_t len;
+} pkb__stack;
+
+int pkb__stack_map(pkb__stack *s);
+void pkb__stack_unmap(pkb__stack *s);
+
+struct pkb_phases_env {
+    char child[PATH_MAX]; /* the tiny helper, absolute */
+    char *argv[2];
+    int self_pid;
+    pkb__stack stack; /* the sequence series' child stack (the parent waits: one is enough) */
+
+    bool clone3_ok, clear_sighand;
+    char clone3_why[160];
+
+    int pgid; /* our own process group: the setpgid primitive joins it again */
+    bool setpgid_ok;
+    char setpgid_why[160];
+    int own_pdeathsig; /* the pdeathsig primitive sets this, the value we already have */
+
+    bool cgroup_ok;
+    char cgroup_dir[PATH_MAX]; /* this process's cgroup v2 directory, "" when none */
+    char cgroup_why[PATH_MAX + 96];
+    int cgroup_fd; /* O_PATH of cgroup_dir; leaves are made under it */
+    int probe_fd; /* O_PATH of an empty leaf kept for the cgroup.kill and cgroup.procs primitives */
+    char probe_name[64];
+    unsigned long leaves; /* leaves made so far: the next name */
+
+    const char *bare_name; /* the bare-name lookup's program */
+    char bare_path[PATH_MAX];
+    bool bare_ok;
+    char bare_why[160];
+    size_t path_entries;
+    int bare_found_in; /* 1-based PATH entry of the hit, 0 when not found */
+
+    pkb_walk_counts machine; /* one snapshot when probed */
+};
+
+#define PKB__LEAF_PREFIX "pkb-phases-"
+
+/* Makes a fresh leaf "pkb-phases-<pid>-<n>" under the environment's cgroup: mkdir, then an O_PATH
+ * descriptor of it (what CLONE_INTO_CGROUP takes). Returns 0 or a negative errno. */
+int pkb__leaf_make(pkb_phases_env *e, char *name, size_t cap, int *dirfd);
+
+/* Closes dirfd (when >= 0) and removes the leaf; an exited task can still pin it for a moment,
+ * so EBUSY is retried for up to a second. Returns 0 or a negative errno. */
+int pkb__leaf_remove(pkb_phases_env *e, const char *name, int dirfd);
+
+/* ---- a series being run (phases_run.c) ------------------------------------------------------ */
+
+#define PKB__LOCK_SPAWNS 16
+
+struct pkb__lock_pool;
+
+struct pkb_phase_run {
+    const pkb_phase_def *def;
+    pkb_phases_env *env;
+    char error[160];      /* why the last iteration failed */
+    pkb_walk_counts walk; /* what the last walk saw */
+    size_t members;       /* ... in a leaf's cgroup.procs */
+    struct pkb__lock_pool *lock;
+};
+
+/* A lock series' PKB__LOCK_SPAWNS threads start in its first iteration (phases_series.c); this
+ * stops and joins them. Safe when they are not running. */
+void pkb__lock_release(pkb_phase_run *run);
+
+#endif /* PKB_PHASES_INTERNAL_H */

@@ -1,0 +1,49 @@
+/*
+ * Private to the phases suite's report (report_phases.c, plot_phases.c): the per-call view of
+ * every series and the reconciliation rows, both computed from the results file alone.
+ */
+#ifndef PKB_REPORT_PHASES_H
+#define PKB_REPORT_PHASES_H
+
+#include "phases.h"
+#include "report_internal.h"
+
+#define PKB__MAX_PARTS 16
+
+/* One series as the phases report reads it. */
+typedef struct pkb__phase_series {
+    const json_t *j;  /* its object in the file */
+    const char *kind; /* "phase", "primitive", "lock" (inferred from the group when absent) */
+    double calls;     /* calls per iteration (1 unless the file says otherwise) */
+    double mean, sd, median; /* per call, ns (valid when the series was measured) */
+} pkb__phase_series;
+
+/* os_spawn_plain + parts against one composite. */
+typedef struct pkb__recon_row {
+    size_t composite; /* index into the results' series */
+    size_t parts[PKB__MAX_PARTS];
+    size_t nparts;
+    /* Complete when the composite, plain and every part were measured; otherwise `missing` names
+     * the first term that was not and `why` says so ("not in this file", "refused: ..."). */
+    bool complete;
+    const char *missing;
+    const char *why;
+    pkb_reconciliation rec;
+} pkb__recon_row;
+
+typedef struct pkb__phases_view {
+    pkb__phase_series *series; /* parallel to the results' series */
+    long plain;                /* the measured baseline of group "phase", -1 when none */
+    pkb__recon_row *rows;      /* every composite phase series, in file order */
+    size_t nrows, ncomplete;
+} pkb__phases_view;
+
+/* Builds the view; checks the phases fields (kind, composition, calls_per_iteration, steps,
+ * walk) and fails with -EBADMSG naming the first bad one. -ENOMEM. On error nothing to free. */
+int pkb__phases_view_load(const pkb__results *r, pkb__phases_view *v, char *err, size_t err_len);
+void pkb__phases_view_free(pkb__phases_view *v);
+
+/* A series' name within its group: the file's `contender`. */
+#define PKB__NAME(r, i) ((r)->series[i].contender)
+
+#endif /* PKB_REPORT_PHASES_H */

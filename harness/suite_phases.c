@@ -1,0 +1,87 @@
+/*
+ * The phases suite (`pkbench run --suite phases`): every series of phases_series.c's table that
+ * --filter selects, in the table's order. The host is probed once (phases_env.c); each series is
+ * prepared and runs one untimed iteration that must succeed, or it is refused with the reason
+ * (a cgroup series without a delegated cgroup, for one) — recorded, never timed. Each series'
+ * `extra` carries its kind and, for a composite, the primitives it contains, so the report can
+ * reconcile from the file alone; the top-level "phases" object records the host.
+ */
+#define _GNU_SOURCE
+#include "suites.h"
+
+#include "phases.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pkb_suite_phases(const pkb_cli *cli, pkb_suite_options *opts)
+{
+    regex_t re;
+    if (cli->filter != NULL && regcomp(&re, cli->filter, REG_EXTENDED | REG_NOSUB) != 0) {
+        fprintf(stderr, "pkbench: --filter: '%s' is not a valid extended regular expression\n",
+                cli->filter);
+        return 1;
+    }
+    pkb_series *series = calloc(pkb_phase_def_count, sizeof *series);
+    pkb_phase_run **runs = calloc(pkb_phase_def_count, sizeof *runs);
+    pkb_phases_env *env = NULL;
+    size_t n = 0;
+    int rc = series != NULL && runs != NULL ? pkb_phases_env_open(cli->tiny_path, &env) : -ENOMEM;
+    if (rc != 0) {
+        fprintf(stderr, "pkbench: phases: %s\n",
+                rc == -ENOMEM ? "out of memory" : "the tiny helper is not an executable path");
+        rc = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < pkb_phase_def_count; i++) {
+        const pkb_phase_def *d = &pkb_phase_defs[i];
+        pkb_series *s = &series[n];
+        snprintf(s->name, sizeof s->name, "%s/%s", d->group, d->name);
+        if (cli->filter != NULL && regexec(&re, s->name, 0, NULL, 0) != 0)
+            continue;
+        snprintf(s->scenario, sizeof s->scenario, "%s", d->group);
+        snprintf(s->contender, sizeof s->contender, "%s", d->name);
+        s->description = d->description;
+        s->unit = d->children > 1 ? "children/s" : d->children == 1 ? "runs/s" : "calls/s";
+        s->work_per_iteration = d->children > 0 ? d->children : d->calls > 0 ? d->calls : 1;
+        s->baseline = d->baseline;
+        s->iterate = pkb_phase_iterate;
+        /* Every timed iteration must reap exactly its children, each exiting 0. */
+        s->check_counts = true;
+        s->expect_children = d->children;
+        char why[256] = "";
+        if (pkb_phase_run_open(d, env, &runs[n], why, sizeof why) != 0) {
+            s->status = PKB_SERIES_REFUSED;
+            snprintf(s->reason, sizeof s->reason, "%s", why);
+            fprintf(stderr, "pkbench: refusing to time %s: %s\n", s->name, why);
+        }
+        s->ctx = runs[n];
+        s->extra = pkb_phase_extra(d, runs[n]);
+        n++;
+    }
+    if (n == 0) {
+        fprintf(stderr, "pkbench: no series matches --filter '%s'\n", cli->filter);
+        rc = 1;
+        goto out;
+    }
+    opts->suite_section = pkb_phases_env_json(env);
+    rc = pkb_run_series(series, n, opts);
+    if (rc < 0)
+        rc = 1;
+    json_decref(opts->suite_section);
+    opts->suite_section = NULL;
+out:
+    for (size_t i = 0; i < n; i++) {
+        pkb_phase_run_close(runs[i]);
+        pkb_series_free(&series[i]);
+    }
+    pkb_phases_env_close(env);
+    free(series);
+    free(runs);
+    if (cli->filter != NULL)
+        regfree(&re);
+    return rc;
+}

@@ -1,0 +1,581 @@
+/*
+ * The phases suite: the reconciliation's arithmetic and its flagging rule on synthetic numbers;
+ * the composition table covers every composite and names only primitives that exist; a snapshot
+ * walk sees at least the threads a direct walk of the same process sees; every series runs,
+ * reaps and leaves no cgroup leaf; a hand-built phases results file renders the phase,
+ * primitives and reconciliation tables and the stacked-bar figures; and `pkbench run --suite
+ * phases` end to end writes a file that matches the schema and renders.
+ */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include "phases.h"
+#include "phases_walk.h"
+#include "report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef PK_TINY_PATH
+#define PK_TINY_PATH ""
+#endif
+#ifndef PK_PKBENCH_PATH
+#define PK_PKBENCH_PATH ""
+#endif
+
+#define SCHEMA PK_SOURCE_DIR "/harness/results.schema.json"
+#define PYTHON "/usr/bin/python3"
+
+static void assert_near(double got, double want, const char *what, int line)
+{
+    if (!(fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want))))
+        pk_test_fail(__FILE__, line, "%s: got %.12g, want %.12g", what, got, want);
+}
+
+#define NEAR(got, want) assert_near((got), (want), #got, __LINE__)
+
+/* ==== Reconciliation ========================================================================= */
+
+static pkb_reconciliation reconcile(
+    double c, double c_sd, double plain, double plain_sd, const pkb_recon_term *parts, size_t n)
+{
+    pkb_reconciliation out;
+    ASSERT_OK(pkb_reconcile((pkb_recon_term){c, c_sd}, (pkb_recon_term){plain, plain_sd}, parts, n,
+                            &out));
+    return out;
+}
+
+TEST_IMPL(phases_reconcile_arithmetic)
+{
+    /* The arithmetic: 100 + 10 + 15 = 125 against 130. */
+    const pkb_recon_term two[] = {{10, 0.5}, {15, 0.5}};
+    pkb_reconciliation r = reconcile(130, 2, 100, 1, two, 2);
+    NEAR(r.predicted_ns, 125);
+    NEAR(r.measured_ns, 130);
+    NEAR(r.residual_ns, 5);
+    NEAR(r.residual_fraction, 5.0 / 130);
+    NEAR(r.combined_sd_ns, sqrt(4 + 1 + 0.25 + 0.25));
+    NEAR(r.threshold_ns, 0.05 * 130); /* 6.5 > 2 x 2.345 */
+    ASSERT(!r.flagged);
+
+    /* Beyond both limits: flagged, above and below the sum. */
+    const pkb_recon_term one[] = {{10, 0}};
+    r = reconcile(150, 1, 100, 1, one, 1);
+    NEAR(r.residual_ns, 40);
+    NEAR(r.threshold_ns, 7.5);
+    ASSERT(r.flagged);
+    r = reconcile(80, 1, 100, 1, one, 1);
+    NEAR(r.residual_ns, -30);
+    NEAR(r.residual_fraction, -30.0 / 80);
+    ASSERT(r.flagged);
+
+    /* Over 5% but inside twice the combined sd: the sd rule wins, not flagged. */
+    r = reconcile(150, 30, 100, 20, one, 1);
+    NEAR(r.combined_sd_ns, sqrt(900 + 400));
+    NEAR(r.threshold_ns, 2 * sqrt(1300));
+    ASSERT(fabs(r.residual_fraction) > 0.05);
+    ASSERT(!r.flagged);
+
+    /* Over twice the combined sd but inside 5%: the 5% rule wins, not flagged. */
+    r = reconcile(1000, 1, 950, 1, one, 1); /* residual 40 = 4%, 2 sd = 2.83 */
+    NEAR(r.residual_ns, 40);
+    NEAR(r.threshold_ns, 50);
+    ASSERT(fabs(r.residual_ns) > 2 * r.combined_sd_ns);
+    ASSERT(!r.flagged);
+    /* The same with the residual just past 5%: flagged. */
+    r = reconcile(1000, 1, 939, 1, one, 1); /* residual 51 */
+    ASSERT(r.flagged);
+    /* Exactly at the limit is not past it. */
+    r = reconcile(1000, 0, 940, 0, one, 1); /* residual 50 = 5% */
+    NEAR(r.residual_ns, 50);
+    ASSERT(!r.flagged);
+
+    /* One sample: its sd is NaN and counts as 0; no parts at all is the plain spawn alone. */
+    r = reconcile(110, NAN, 100, NAN, NULL, 0);
+    NEAR(r.combined_sd_ns, 0);
+    NEAR(r.threshold_ns, 5.5);
+    ASSERT(r.flagged);
+
+    /* Bad input. */
+    pkb_reconciliation out;
+    ASSERT_EQ(pkb_reconcile((pkb_recon_term){0, 1}, (pkb_recon_term){1, 1}, NULL, 0, &out),
+              -EINVAL);
+    ASSERT_EQ(pkb_reconcile((pkb_recon_term){NAN, 1}, (pkb_recon_term){1, 1}, NULL, 0, &out),
+              -EINVAL);
+    ASSERT_EQ(pkb_reconcile((pkb_recon_term){1, -1}, (pkb_recon_term){1, 1}, NULL, 0, &out),
+              -EINVAL);
+    ASSERT_EQ(pkb_reconcile((pkb_recon_term){1, 1}, (pkb_recon_term){1, INFINITY}, NULL, 0, &out),
+              -EINVAL);
+    ASSERT_EQ(pkb_reconcile((pkb_recon_term){1, 1}, (pkb_recon_term){1, 1}, NULL, 1, &out),
+              -EINVAL);
+    const pkb_recon_term bad[] = {{-3, 0}};
+    ASSERT_EQ(pkb_reconcile((pkb_recon_term){1, 1}, (pkb_recon_term){1, 1}, bad, 1, &out), -EINVAL);
+}
+
+/* ==== The composition table ================================================================== */
+
+static bool lists(const char *const *composition, const char *name)
+{
+    for (; composition != NULL && *composition != NULL; composition++)
+        if (strcmp(*composition, name) == 0)
+            return true;
+    return false;
+}
+
+static size_t count(const char *const *composition)
+{
+    size_t n = 0;
+    while (composition != NULL && composition[n] != NULL)
+        n++;
+    return n;
+}
+
+TEST_IMPL(phases_composition_covers_composites)
+{
+    size_t baselines = 0, composites = 0;
+    for (size_t i = 0; i < pkb_phase_def_count; i++) {
+        const pkb_phase_def *d = &pkb_phase_defs[i];
+        /* Names are unique and findable. */
+        ASSERT(pkb_phase_find(d->group, d->name) == d);
+        ASSERT(d->run != NULL && d->description != NULL);
+        if (d->kind != PKB_KIND_PHASE) {
+            if (d->composition != NULL)
+                pk_test_fail(__FILE__, __LINE__, "%s/%s is not a phase but declares parts",
+                             d->group, d->name);
+            continue;
+        }
+        ASSERT_STR_EQ(d->group, "phase");
+        if (d->baseline) {
+            baselines++;
+            ASSERT_STR_EQ(d->name, "os_spawn_plain");
+            ASSERT(d->composition == NULL);
+            continue;
+        }
+        /* Every composite declares its parts, each an existing primitive, none twice. */
+        composites++;
+        if (count(d->composition) == 0)
+            pk_test_fail(__FILE__, __LINE__, "phase/%s declares no composition", d->name);
+        for (size_t k = 0; d->composition[k] != NULL; k++) {
+            if (pkb_phase_find("primitive", d->composition[k]) == NULL)
+                pk_test_fail(__FILE__, __LINE__, "phase/%s lists %s, which is no primitive",
+                             d->name, d->composition[k]);
+            for (size_t m = 0; m < k; m++)
+                ASSERT(strcmp(d->composition[m], d->composition[k]) != 0);
+        }
+        if (d->steps == 0)
+            continue; /* processkit: the library's own spawn */
+        /* A ladder series lists the primitive of each of its steps and of its walk, no more. */
+        size_t want = 0;
+        static const struct {
+            unsigned step;
+            const char *part;
+        } step_parts[] = {{PKB_STEP_PIDFD, "pidfd_open"},
+                          {PKB_STEP_PGROUP, "setpgid"},
+                          {PKB_STEP_PDEATHSIG, "pdeathsig_prctl"},
+                          {PKB_STEP_CGROUP, "cgroup_create_rmdir"},
+                          {PKB_STEP_CGROUP, "cgroup_kill"}};
+        for (size_t k = 0; k < sizeof step_parts / sizeof step_parts[0]; k++) {
+            if (!(d->steps & step_parts[k].step))
+                continue;
+            want++;
+            if (!lists(d->composition, step_parts[k].part))
+                pk_test_fail(__FILE__, __LINE__, "phase/%s misses %s", d->name, step_parts[k].part);
+        }
+        const char *walk = d->walk == PKB_WALK_SNAPSHOT        ? "thread_snapshot_walk"
+                           : (d->steps & PKB_STEP_CGROUP) != 0 ? "cgroup_procs_read"
+                                                               : "direct_thread_walk";
+        ASSERT(d->walk != PKB_WALK_NONE);
+        if (!lists(d->composition, walk))
+            pk_test_fail(__FILE__, __LINE__, "phase/%s misses its walk %s", d->name, walk);
+        ASSERT_EQ(count(d->composition), want + 1);
+        /* Its twin differs only in the walk. */
+        char twin[96];
+        const char *suffix = d->walk == PKB_WALK_DIRECT ? "_direct" : "_snapshot";
+        size_t stem = strlen(d->name) - strlen(suffix);
+        ASSERT(strcmp(d->name + stem, suffix) == 0);
+        snprintf(twin, sizeof twin, "%.*s%s", (int)stem, d->name,
+                 d->walk == PKB_WALK_DIRECT ? "_snapshot" : "_direct");
+        const pkb_phase_def *t = pkb_phase_find("phase", twin);
+        if (t == NULL)
+            pk_test_fail(__FILE__, __LINE__, "phase/%s has no twin %s", d->name, twin);
+        ASSERT_EQ(t->steps, d->steps);
+        ASSERT_NE(t->walk, d->walk);
+    }
+    ASSERT_EQ(baselines, 1);
+    ASSERT_GE(composites, 9);
+    /* The primitives and the lock pair exist. */
+    static const char *const primitives[] = {"cgroup_create_rmdir",
+                                             "pidfd_open",
+                                             "pipe2_pair",
+                                             "direct_thread_walk",
+                                             "thread_snapshot_walk",
+                                             "program_lookup_absolute_path",
+                                             "program_lookup_bare_name",
+                                             "setpgid"};
+    for (size_t i = 0; i < sizeof primitives / sizeof primitives[0]; i++)
+        if (pkb_phase_find("primitive", primitives[i]) == NULL)
+            pk_test_fail(__FILE__, __LINE__, "no primitive %s", primitives[i]);
+    ASSERT(pkb_phase_find("spawn_lock", "parallel16_locked")->locked);
+    ASSERT(!pkb_phase_find("spawn_lock", "parallel16_unlocked")->locked);
+}
+
+/* ==== Walks ================================================================================== */
+
+struct gate {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    bool open;
+};
+
+static void *wait_at_gate(void *arg)
+{
+    struct gate *g = arg;
+    pthread_mutex_lock(&g->m);
+    while (!g->open)
+        pthread_cond_wait(&g->c, &g->m);
+    pthread_mutex_unlock(&g->m);
+    return NULL;
+}
+
+TEST_IMPL(phases_snapshot_walk_sees_direct_threads)
+{
+    struct gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++)
+        ASSERT_EQ(pthread_create(&threads[i], NULL, wait_at_gate, &g), 0);
+    pkb_walk_counts direct, snap;
+    ASSERT_OK(pkb_walk_direct((int)getpid(), &direct));
+    ASSERT_OK(pkb_walk_snapshot((int)getpid(), &snap));
+    pthread_mutex_lock(&g.m);
+    g.open = true;
+    pthread_cond_broadcast(&g.c);
+    pthread_mutex_unlock(&g.m);
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL);
+
+    ASSERT_EQ(direct.processes, 1);
+    ASSERT_GE(direct.threads, 5); /* this thread and the four at the gate */
+    ASSERT_EQ(direct.target_threads, direct.threads);
+    ASSERT_GE(snap.target_threads, direct.threads);
+    ASSERT_GE(snap.threads, snap.target_threads);
+    ASSERT_GE(snap.threads, snap.processes);
+    ASSERT_GE(snap.processes, 2); /* at least the runner and this test */
+    ASSERT_EQ(pkb_walk_direct(0x7ffffff0, &direct), -ENOENT);
+}
+
+/* ==== Every series runs once ================================================================= */
+
+TEST_IMPL(phases_series_run_and_leave_nothing)
+{
+    if (PK_TINY_PATH[0] == '\0')
+        pk_test_skip("no tiny helper for this architecture");
+    pkb_phases_env *env;
+    ASSERT_OK(pkb_phases_env_open(PK_TINY_PATH, &env));
+    bool cgroup = pk_host_containment() == PK_CONTAIN_CGROUP;
+    size_t ran = 0;
+    for (size_t i = 0; i < pkb_phase_def_count; i++) {
+        const pkb_phase_def *d = &pkb_phase_defs[i];
+        pkb_phase_run *run;
+        char why[256] = "";
+        int rc = pkb_phase_run_open(d, env, &run, why, sizeof why);
+        if (rc != 0) {
+            /* Only a host without a delegated cgroup (or as a session leader) may refuse. */
+            if (cgroup && (d->needs & PKB_NEED_CGROUP))
+                pk_test_fail(__FILE__, __LINE__, "%s/%s refused: %s", d->group, d->name, why);
+            ASSERT(d->needs != 0 && why[0] != '\0');
+            printf("# %s/%s refused here: %s\n", d->group, d->name, why);
+            json_decref(pkb_phase_extra(d, NULL));
+            continue;
+        }
+        for (int k = 0; k < 2; k++) {
+            pkb_sample s;
+            memset(&s, 0, sizeof s);
+            rc = pkb_phase_iterate(run, &s);
+            if (rc != 0)
+                pk_test_fail(__FILE__, __LINE__, "%s/%s: %s", d->group, d->name, s.error);
+            ASSERT_EQ(s.children, d->children);
+        }
+        json_t *extra = pkb_phase_extra(d, run);
+        ASSERT_STR_EQ(json_string_value(json_object_get(extra, "kind")),
+                      pkb_phase_kind_name(d->kind));
+        ASSERT_EQ(json_array_size(json_object_get(extra, "composition")), count(d->composition));
+        json_decref(extra);
+        pkb_phase_run_close(run);
+        ran++;
+    }
+    json_t *host = pkb_phases_env_json(env);
+    ASSERT(json_is_integer(json_object_get(host, "path_entries")));
+    ASSERT_GE(json_integer_value(json_object_get(host, "machine_threads")), 1);
+    json_decref(host);
+    pkb_phases_env_close(env);
+    pk_cleanup();
+    ASSERT_GE(ran, 10);
+    if (cgroup)
+        ASSERT_EQ(pk_test_count_leaves("pkb-phases-"), 0);
+}
+
+/* ==== The report ============================================================================= */
+
+static json_t *series(const char *group, const char *name, bool baseline, double us, double calls)
+{
+    json_t *samples = json_array();
+    for (int i = -1; i <= 1; i++) /* mean us x calls, sd us x calls / 10 */
+        json_array_append_new(samples, json_real((us + i * us / 10) * calls * 1e3));
+    char full[128];
+    snprintf(full, sizeof full, "%s/%s", group, name);
+    json_t *s = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:f, s:o}", "name", full, "scenario",
+                          group, "contender", name, "baseline", baseline, "status", "measured",
+                          "unit", "runs/s", "work_per_iteration", 1.0, "samples_ns", samples);
+    json_object_set_new(s, "kind",
+                        json_string(strcmp(group, "primitive") == 0    ? "primitive"
+                                    : strcmp(group, "spawn_lock") == 0 ? "lock"
+                                                                       : "phase"));
+    if (calls > 1)
+        json_object_set_new(s, "calls_per_iteration", json_integer((json_int_t)calls));
+    return s;
+}
+
+static void compose(json_t *s, const char *const *parts)
+{
+    json_t *a = json_array();
+    for (; *parts != NULL; parts++)
+        json_array_append_new(a, json_string(*parts));
+    json_object_set_new(s, "composition", a);
+}
+
+/* A phases results file: the compare fixture's envelope around synthetic series. */
+static void write_phases_fixture(const char *path)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(PK_TEST_DATA_DIR "/compare-fixture.json", 0, &jerr);
+    if (doc == NULL)
+        pk_test_fail(__FILE__, __LINE__, "compare-fixture.json: %s", jerr.text);
+    json_object_set_new(doc, "suite", json_string("phases"));
+    json_object_set_new(doc, "benchmarks", json_array());
+    json_object_set_new(doc, "phases",
+                        json_pack("{s:s, s:b, s:b, s:b, s:i, s:i, s:i}", "child", "/x/pk_tiny",
+                                  "clone3", 1, "cgroup", 1, "setpgid", 0, "path_entries", 6,
+                                  "machine_processes", 80, "machine_threads", 95));
+    json_t *all = json_array();
+    json_array_append_new(all, series("phase", "os_spawn_plain", true, 100, 1));
+    json_t *s = series("phase", "pidfd_direct", false, 112, 1); /* 100 + 4 + 5 = 109: within */
+    compose(s, (const char *const[]){"pidfd_open", "direct_thread_walk", NULL});
+    json_object_set_new(s, "steps", json_pack("[s]", "pidfd"));
+    json_object_set_new(s, "walk", json_string("direct"));
+    json_array_append_new(all, s);
+    s = series("phase", "pgroup_direct", false, 120, 1); /* setpgid refused: not reconciled */
+    compose(s, (const char *const[]){"pidfd_open", "setpgid", "direct_thread_walk", NULL});
+    json_array_append_new(all, s);
+    s = series("phase", "containment_sequence_direct", false, 220, 1); /* 154: flagged */
+    compose(s, (const char *const[]){"pidfd_open", "cgroup_create_rmdir", NULL});
+    json_array_append_new(all, s);
+    json_array_append_new(all, series("primitive", "pidfd_open", false, 4, 1));
+    json_array_append_new(all, series("primitive", "direct_thread_walk", false, 5, 4));
+    json_array_append_new(all, series("primitive", "cgroup_create_rmdir", false, 50, 1));
+    s = series("primitive", "setpgid", false, 1, 1);
+    json_object_set_new(s, "status", json_string("refused"));
+    json_object_set_new(s, "samples_ns", json_array());
+    json_object_set_new(s, "reason", json_string("pkbench is a session leader"));
+    json_array_append_new(all, s);
+    s = series("spawn_lock", "parallel16_unlocked", false, 1500, 1);
+    json_object_set_new(s, "locked", json_false());
+    json_array_append_new(all, s);
+    s = series("spawn_lock", "parallel16_locked", false, 2500, 1);
+    json_object_set_new(s, "locked", json_true());
+    json_array_append_new(all, s);
+    json_object_set_new(doc, "series", all);
+    ASSERT_EQ(json_dump_file(doc, path, JSON_INDENT(1)), 0);
+    json_decref(doc);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        pk_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+    static char buf[1 << 17];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void expect_in(const char *text, const char *want, int line)
+{
+    if (strstr(text, want) == NULL)
+        pk_test_fail(__FILE__, line, "the report lacks: %s", want);
+}
+
+#define EXPECT_IN(text, want) expect_in((text), (want), __LINE__)
+
+/* Validates a results file against the schema with Python's jsonschema (skips without it). */
+static void validate(const char *path)
+{
+    pk_result r;
+    ASSERT_OK(pk_run(
+        &(pk_command){.argv =
+                          (const char *const[]){PYTHON, "-c",
+                                                "import json, sys\n"
+                                                "try:\n import jsonschema\n"
+                                                "except ImportError:\n print('none'); sys.exit(0)\n"
+                                                "jsonschema.validate(json.load(open(sys.argv[2])), "
+                                                "json.load(open(sys.argv[1])))\nprint('valid')\n",
+                                                SCHEMA, path, NULL}},
+        &r));
+    bool none = r.out.data != NULL && strcmp(r.out.data, "none\n") == 0;
+    if (!none && (r.out.data == NULL || strcmp(r.out.data, "valid\n") != 0))
+        pk_test_fail(__FILE__, __LINE__, "%s does not validate: %s", path,
+                     r.err.data ? r.err.data : "");
+    pk_result_release(&r);
+    if (none)
+        printf("# python3-jsonschema missing: %s not validated\n", path);
+}
+
+TEST_IMPL(phases_report_reconciles_synthetic_file)
+{
+    char file[512], out[512], md[600], err[512];
+    snprintf(file, sizeof file, "%s/phases-fixture.json", pk_test_tmpdir());
+    snprintf(out, sizeof out, "%s/reports", pk_test_tmpdir());
+    write_phases_fixture(file);
+    validate(file);
+    int rc = pkb_report_render(file, out, &(pkb_report_options){.no_plots = true}, err, sizeof err);
+    if (rc != 0)
+        pk_test_fail(__FILE__, __LINE__, "render: %d: %s", rc, err);
+    snprintf(md, sizeof md, "%s/phases-fixture.md", out);
+    const char *text = slurp(md);
+    EXPECT_IN(text, "## Phase series");
+    EXPECT_IN(text, "| `pidfd_direct` | +pidfd, direct walk | ");
+    EXPECT_IN(text, "| 112.000 ± 11.200 µs | 112.000 µs | +12.000 µs (+12.0%) |");
+    /* Per call: 4 calls per iteration. */
+    EXPECT_IN(text, "| `direct_thread_walk` |  | 5.000 ± 0.500 µs | 5.000 µs | 4 |");
+    EXPECT_IN(text, "| `pidfd_direct` | `os_spawn_plain` + `pidfd_open` + `direct_thread_walk` | "
+                    "109.000 µs | 112.000 µs | +3.000 µs | +2.7% |");
+    EXPECT_IN(text, "| `containment_sequence_direct` | `os_spawn_plain` + `pidfd_open` + "
+                    "`cgroup_create_rmdir` | 154.000 µs | 220.000 µs | +66.000 µs | +30.0% |");
+    EXPECT_IN(text, "+30.0% | 49.362 µs | **flagged** |"); /* 2 x sqrt(22² + 10² + .4² + 5²) */
+    /* pidfd_direct: |+3| is inside max(5% = 5.6, 2 x sqrt(11.2² + 10² + .4² + .5²) = 30.06) */
+    EXPECT_IN(text, "+2.7% | 30.057 µs | within |");
+    EXPECT_IN(text, "not reconciled: `setpgid` refused");
+    EXPECT_IN(text, "2 of 3 composites reconciled; 1 flagged.");
+    EXPECT_IN(text, "`setpgid`: refused — pkbench is a session leader");
+    EXPECT_IN(text, "Locked against unlocked: +1000.000 µs (+66.7%)");
+    EXPECT_IN(text, "| `machine_threads` | 95 |");
+
+    /* A malformed phases field is named. */
+    json_t *doc = json_load_file(file, 0, NULL);
+    json_object_set_new(json_array_get(json_object_get(doc, "series"), 1), "composition",
+                        json_string("pidfd_open"));
+    ASSERT_EQ(json_dump_file(doc, file, 0), 0);
+    json_decref(doc);
+    rc = pkb_report_render(file, out, &(pkb_report_options){.no_plots = true}, err, sizeof err);
+    ASSERT_EQ(rc, -EBADMSG);
+    ASSERT(strstr(err, "series[1].composition") != NULL);
+}
+
+static void need_plot_tools(void)
+{
+    pk_result r;
+    ASSERT_OK(
+        pk_run(&(pk_command){.argv = (const char *const[]){"gnuplot", "--version", NULL}}, &r));
+    bool gnuplot = r.outcome.code == 0;
+    pk_result_release(&r);
+    ASSERT_OK(pk_run(
+        &(pk_command){.argv = (const char *const[]){PYTHON, "-c", "import matplotlib", NULL}}, &r));
+    bool mpl = r.outcome.code == 0;
+    pk_result_release(&r);
+    if (!gnuplot || !mpl)
+        pk_test_skip("gnuplot or matplotlib is missing (Debian: gnuplot-nox python3-matplotlib)");
+}
+
+static void assert_figure(const char *dir, const char *name, const char *magic)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        pk_test_fail(__FILE__, __LINE__, "no figure %s", path);
+    char head[16] = "";
+    size_t n = fread(head, 1, strlen(magic), f);
+    fclose(f);
+    if (n != strlen(magic) || memcmp(head, magic, n) != 0)
+        pk_test_fail(__FILE__, __LINE__, "%s does not start with its magic", path);
+}
+
+TEST_IMPL(phases_report_stacked_bar_plots)
+{
+    need_plot_tools();
+    char file[512], out[512], err[512];
+    snprintf(file, sizeof file, "%s/phases-fixture.json", pk_test_tmpdir());
+    snprintf(out, sizeof out, "%s/reports", pk_test_tmpdir());
+    write_phases_fixture(file);
+    int rc = pkb_report_render(file, out, NULL, err, sizeof err);
+    if (rc != 0)
+        pk_test_fail(__FILE__, __LINE__, "render: %d: %s", rc, err);
+    assert_figure(out, "phases-fixture-reconciliation.gnuplot.png", "\x89PNG");
+    assert_figure(out, "phases-fixture-reconciliation.matplotlib.png", "\x89PNG");
+    assert_figure(out, "phases-fixture-reconciliation.gnuplot.svg", "<?xml");
+    char dat[1024];
+    snprintf(dat, sizeof dat, "%s/phases-fixture-reconciliation.dat", out);
+    const char *text = slurp(dat);
+    /* Two reconciled bars; the flagged one's residual is its own segment, 154 to 220 µs. */
+    EXPECT_IN(text, "bar\t1\tcontainment_sequence_direct\t220.000000\t22.000000\t154.000000\n");
+    EXPECT_IN(text, "seg\t1\t3\tcgroup_create_rmdir\t104.000000\t154.000000\n");
+    EXPECT_IN(text, "seg\t1\t4\tresidual\t154.000000\t220.000000\n");
+    EXPECT_IN(text, "seg\t0\t0\tos_spawn_plain\t0\t100.000000\n");
+    char md[600];
+    snprintf(md, sizeof md, "%s/phases-fixture.md", out);
+    EXPECT_IN(slurp(md), "](phases-fixture-reconciliation.gnuplot.svg)");
+}
+
+/* ==== pkbench end to end ===================================================================== */
+
+TEST_IMPL(pkbench_phases_quick_run_renders)
+{
+    if (PK_PKBENCH_PATH[0] == '\0')
+        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+    char file[512], out[512], md[600];
+    snprintf(file, sizeof file, "%s/phases.json", pk_test_tmpdir());
+    snprintf(out, sizeof out, "%s/reports", pk_test_tmpdir());
+    pk_result r;
+    ASSERT_OK(pk_run(
+        &(pk_command){.argv = (const char *const[]){PK_PKBENCH_PATH, "run", "--suite", "phases",
+                                                    "--profile", "quick", "--no-prime", "--filter",
+                                                    "^(phase/(os_spawn_plain|pidfd_direct)|"
+                                                    "primitive/(pidfd_open|direct_thread_walk))$",
+                                                    "--out", file, NULL},
+                      .timeout_ms = 120000},
+        &r));
+    ASSERT_EXITED(r, 0);
+    pk_result_release(&r);
+    validate(file);
+    json_t *doc = json_load_file(file, 0, NULL);
+    ASSERT(doc != NULL);
+    ASSERT_STR_EQ(json_string_value(json_object_get(doc, "suite")), "phases");
+    ASSERT(json_is_object(json_object_get(doc, "phases")));
+    json_t *all = json_object_get(doc, "series");
+    ASSERT_EQ(json_array_size(all), 4);
+    json_t *pidfd = json_array_get(all, 1);
+    ASSERT_STR_EQ(json_string_value(json_object_get(pidfd, "name")), "phase/pidfd_direct");
+    ASSERT_STR_EQ(json_string_value(json_object_get(pidfd, "status")), "measured");
+    ASSERT_EQ(json_array_size(json_object_get(pidfd, "composition")), 2);
+    json_decref(doc);
+
+    ASSERT_OK(pk_run(&(pk_command){.argv = (const char *const[]){PK_PKBENCH_PATH, "report", file,
+                                                                 "--out", out, "--no-plots", NULL},
+                                   .timeout_ms = 60000},
+                     &r));
+    ASSERT_EXITED(r, 0);
+    pk_result_release(&r);
+    snprintf(md, sizeof md, "%s/phases.md", out);
+    const char *text = slurp(md);
+    EXPECT_IN(text, "## Reconciliation");
+    EXPECT_IN(text, "| `pidfd_direct` | `os_spawn_plain` + `pidfd_open` + `direct_thread_walk` | ");
+    EXPECT_IN(text, "1 of 1 composite reconciled");
+}
