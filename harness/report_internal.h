@@ -110,7 +110,7 @@ int pkb__plots_render(const pkb__results *r,
 /* report.c: the Markdown report. `plots`: link each scenario's figures. Returns 0 or -ENOMEM. */
 int pkb__markdown(const pkb__results *r, bool plots, pkb__buf *out);
 
-/* plot.c, for the phases suite's figure: a tool run (as for the scenario figures: captured
+/* plot.c, for the phases and forkathon figures: a tool run (as for the scenario figures: captured
  * output, time limit, the tool's last line in err) and string literals for the two scripts. */
 int pkb__run_tool(const char *what,
                   const char *const *argv,
