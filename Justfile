@@ -62,9 +62,10 @@ compare base new *args: (build "release")
 bench-forkathon *args: (build "release")
     out=results/forkathon-$(date -u +%Y%m%dT%H%M%SZ).json; \
     build/release/harness/pkbench run --suite forkathon --profile full --out "$out" {{args}} && \
+    build/release/harness/pkbench report "$out"
 
-# Extra arguments go to `pkbench run` (e.g. --filter '^primitive/').
 # Where a start goes: the phases suite, full profile, then its report and reconciliation plots.
+# Extra arguments go to `pkbench run` (e.g. --filter '^primitive/').
 bench-phases *args: (build "release")
     out=results/phases-$(date -u +%Y%m%dT%H%M%SZ).json; \
     build/release/harness/pkbench run --suite phases --profile full --out "$out" {{args}} && \

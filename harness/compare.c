@@ -28,23 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *err, size_t err_len, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t err_len, int rc, const char *fmt, ...)
-{
-    if (err != NULL && err_len > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-        for (char *p = err; *p; p++)
-            if (*p == '\n' || *p == '\r')
-                *p = ' ';
-    }
-    return rc;
-}
-
 static char *xstrdup(const char *s)
 {
     return strdup(s != NULL ? s : "");
@@ -81,19 +64,19 @@ resolve_options(const pkb_compare_options *in, pkb_compare_options *o, char *err
     if (o->alpha == 0)
         o->alpha = PKS_DEFAULT_ALPHA;
     if (!(o->alpha > 0 && o->alpha < 1))
-        return fail(err, err_len, -EINVAL, "--alpha must be in (0, 1), got %g", o->alpha);
+        return pkb__fail(err, err_len, -EINVAL, "--alpha must be in (0, 1), got %g", o->alpha);
     if (o->threshold == 0)
         o->threshold = PKB_COMPARE_DEFAULT_THRESHOLD;
     else if (o->threshold < 0)
         o->threshold = 0; /* none */
     if (!(isfinite(o->threshold) && o->threshold < 10))
-        return fail(err, err_len, -EINVAL, "--threshold must be a percentage below 1000%%");
+        return pkb__fail(err, err_len, -EINVAL, "--threshold must be a percentage below 1000%%");
     if (o->cv_limit == 0)
         o->cv_limit = PKS_DEFAULT_CV_LIMIT;
     else if (o->cv_limit < 0)
         o->cv_limit = -1; /* no limit */
     if (!isfinite(o->cv_limit))
-        return fail(err, err_len, -EINVAL, "--cv-limit must be a finite percentage");
+        return pkb__fail(err, err_len, -EINVAL, "--cv-limit must be a finite percentage");
     if (o->iterations == 0)
         o->iterations = PKS_BOOTSTRAP_DEFAULT_ITERATIONS;
     if (o->seed == 0)
@@ -118,13 +101,13 @@ read_floor(const pkb__results *r, const char *path, struct floor *f, char *err, 
     if (nf == NULL || json_is_null(nf))
         return 0;
     if (!json_is_object(nf))
-        return fail(err, err_len, -EBADMSG, "%s: field noise_floor is not an object", path);
+        return pkb__fail(err, err_len, -EBADMSG, "%s: field noise_floor is not an object", path);
     const json_t *alpha = json_object_get(nf, "alpha"), *series = json_object_get(nf, "series");
     if (!json_is_number(alpha) || !(json_number_value(alpha) > 0 && json_number_value(alpha) < 1))
-        return fail(err, err_len, -EBADMSG, "%s: noise_floor.alpha is not a number in (0, 1)",
-                    path);
+        return pkb__fail(err, err_len, -EBADMSG, "%s: noise_floor.alpha is not a number in (0, 1)",
+                         path);
     if (!json_is_object(series))
-        return fail(err, err_len, -EBADMSG, "%s: noise_floor.series is not an object", path);
+        return pkb__fail(err, err_len, -EBADMSG, "%s: noise_floor.series is not an object", path);
     const char *name;
     const json_t *v;
     json_object_foreach((json_t *)series, name, v)
@@ -132,22 +115,23 @@ read_floor(const pkb__results *r, const char *path, struct floor *f, char *err, 
         const json_t *mde = json_object_get(v, "mde"), *b = json_object_get(v, "samples_b_ns");
         if (!json_is_object(v) || !json_is_number(mde) || !isfinite(json_number_value(mde)) ||
             json_number_value(mde) < 0)
-            return fail(err, err_len, -EBADMSG,
-                        "%s: noise_floor.series.%.80s.mde is not a non-negative number", path,
-                        name);
+            return pkb__fail(err, err_len, -EBADMSG,
+                             "%s: noise_floor.series.%.80s.mde is not a non-negative number", path,
+                             name);
         size_t i;
         const json_t *x;
         if (b != NULL && !json_is_array(b))
-            return fail(err, err_len, -EBADMSG,
-                        "%s: noise_floor.series.%.80s.samples_b_ns is not an array", path, name);
+            return pkb__fail(err, err_len, -EBADMSG,
+                             "%s: noise_floor.series.%.80s.samples_b_ns is not an array", path,
+                             name);
         json_array_foreach(b, i, x)
         {
             if (!json_is_number(x) || !(json_number_value(x) > 0) ||
                 !isfinite(json_number_value(x)))
-                return fail(err, err_len, -EBADMSG,
-                            "%s: noise_floor.series.%.80s.samples_b_ns[%zu] is not a positive "
-                            "time",
-                            path, name, i);
+                return pkb__fail(err, err_len, -EBADMSG,
+                                 "%s: noise_floor.series.%.80s.samples_b_ns[%zu] is not a positive "
+                                 "time",
+                                 path, name, i);
         }
     }
     f->series = series;
@@ -307,8 +291,8 @@ static int match_contenders(struct ctx *x, const char *path, char *err, size_t e
     for (size_t i = 0; i < r->nseries; i++)
         any |= strcmp(r->series[i].contender, name) == 0;
     if (!any)
-        return fail(err, err_len, -EINVAL,
-                    "%s: no series of contender '%.60s' (--baseline-contender)", path, name);
+        return pkb__fail(err, err_len, -EINVAL,
+                         "%s: no series of contender '%.60s' (--baseline-contender)", path, name);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < r->nseries; i++) {
         const pkb__series *s = &r->series[i];
@@ -449,7 +433,7 @@ static int check_env(struct ctx *x, char *err, size_t err_len)
         for (size_t i = 0; i < k; i++)
             if (!((key[i] >= 'a' && key[i] <= 'z') || (key[i] >= '0' && key[i] <= '9') ||
                   key[i] == '_'))
-                return fail(err, err_len, -EINVAL, "--env-keys: '%s' is not a key name", key);
+                return pkb__fail(err, err_len, -EINVAL, "--env-keys: '%s' is not a key name", key);
         const json_t *vb = json_object_get(eb, key), *vc = json_object_get(ec, key);
         if (vb == NULL && vc == NULL) { /* not an environment key: a setting (cpu_affinity) */
             vb = json_object_get(sb, key);
@@ -473,8 +457,8 @@ static int check_env(struct ctx *x, char *err, size_t err_len)
         for (size_t i = 0; i < c->nenv; i++)
             pkb__buf_printf(&b, "%s%s '%.80s' vs '%.80s'", i ? ", " : "", c->env[i].key,
                             c->env[i].base, c->env[i].cand);
-        int rc = fail(err, err_len, -EPROTO, "the environments differ (--strict-env): %s",
-                      b.failed ? "?" : b.data);
+        int rc = pkb__fail(err, err_len, -EPROTO, "the environments differ (--strict-env): %s",
+                           b.failed ? "?" : b.data);
         pkb__buf_free(&b);
         return rc;
     }
@@ -527,15 +511,15 @@ int pkb_compare_files(const char *base_path,
         return rc;
     bool contenders = c.opts.baseline_contender != NULL;
     if (base_path == NULL || (cand_path == NULL) != contenders)
-        return fail(err, err_len, -EINVAL,
-                    contenders ? "--baseline-contender compares the contenders of one file"
-                               : "compare needs two results files, BASE and NEW");
+        return pkb__fail(err, err_len, -EINVAL,
+                         contenders ? "--baseline-contender compares the contenders of one file"
+                                    : "compare needs two results files, BASE and NEW");
     struct ctx x = {.c = &c};
     if (c.opts.filter != NULL) {
         if (regcomp(&x.re, c.opts.filter, REG_EXTENDED | REG_NOSUB) != 0)
-            return fail(err, err_len, -EINVAL,
-                        "--filter: '%.100s' is not a valid extended regular expression",
-                        c.opts.filter);
+            return pkb__fail(err, err_len, -EINVAL,
+                             "--filter: '%.100s' is not a valid extended regular expression",
+                             c.opts.filter);
         x.have_re = true;
     }
     pkb__results rb = {0}, rn = {0};
@@ -551,7 +535,7 @@ int pkb_compare_files(const char *base_path,
     c.base_path = xstrdup(base_path);
     c.cand_path = contenders ? NULL : xstrdup(cand_path);
     if (rc == 0 && (c.base_path == NULL || (!contenders && c.cand_path == NULL)))
-        rc = fail(err, err_len, -ENOMEM, "out of memory");
+        rc = pkb__fail(err, err_len, -ENOMEM, "out of memory");
     if (rc == 0)
         rc = read_floor(&rb, base_path, &x.floor, err, err_len);
     c.noise_floor_known = x.floor.series != NULL;
@@ -562,19 +546,19 @@ int pkb_compare_files(const char *base_path,
         rc = contenders ? match_contenders(&x, base_path, err, err_len) : match_files(&x);
     if (rc == 0 && c.nrows == 0)
         rc = c.opts.filter != NULL
-                 ? fail(err, err_len, -ENODATA,
-                        "no series matching --filter '%.100s' can be compared", c.opts.filter)
+                 ? pkb__fail(err, err_len, -ENODATA,
+                             "no series matching --filter '%.100s' can be compared", c.opts.filter)
              : c.nskipped > 0
-                 ? fail(err, err_len, -ENODATA,
-                        "no series can be compared: %zu not measured in both", c.nskipped)
-                 : fail(err, err_len, -ENODATA, "no series can be compared: %s",
-                        contenders ? "the file has no other contender" : "none in common");
+                 ? pkb__fail(err, err_len, -ENODATA,
+                             "no series can be compared: %zu not measured in both", c.nskipped)
+                 : pkb__fail(err, err_len, -ENODATA, "no series can be compared: %s",
+                             contenders ? "the file has no other contender" : "none in common");
     if (rc == 0)
         rc = decide_rows(&x);
     if (rc == -ENOMEM)
-        fail(err, err_len, rc, "out of memory");
+        pkb__fail(err, err_len, rc, "out of memory");
     else if (rc == -EINVAL && err != NULL && err[0] == '\0')
-        fail(err, err_len, rc, "the statistics could not be computed");
+        pkb__fail(err, err_len, rc, "the statistics could not be computed");
     if (rc == 0) {
         tally(&c);
         *out = c;

@@ -165,7 +165,7 @@ static void fmt_rate(pkb__buf *b, double v)
 }
 
 /* A JSON value as a table cell: strings as text, numbers shortest, arrays joined. */
-static void md_json_value(pkb__buf *b, const json_t *v)
+void pkb__md_json_value(pkb__buf *b, const json_t *v)
 {
     if (json_is_string(v)) {
         pkb__md_text(b, json_string_value(v));
@@ -184,7 +184,7 @@ static void md_json_value(pkb__buf *b, const json_t *v)
         {
             if (i > 0)
                 pkb__buf_puts(b, ", ");
-            md_json_value(b, item);
+            pkb__md_json_value(b, item);
         }
     } else {
         char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -210,7 +210,7 @@ static void md_object_table(pkb__buf *b, const json_t *obj)
         pkb__buf_puts(b, "| ");
         pkb__md_code(b, key);
         pkb__buf_puts(b, " | ");
-        md_json_value(b, v);
+        pkb__md_json_value(b, v);
         pkb__buf_puts(b, " |\n");
     }
 }

@@ -110,31 +110,6 @@ static void md_title(const pkb__results *r, pkb__buf *b)
                          "are in this report.\n\n");
 }
 
-static void md_value(pkb__buf *b, const json_t *v)
-{
-    if (json_is_string(v)) {
-        pkb__md_text(b, json_string_value(v));
-    } else if (json_is_integer(v)) {
-        pkb__buf_printf(b, "%lld", (long long)json_integer_value(v));
-    } else if (json_is_real(v)) {
-        pkb__buf_printf(b, "%.15g", json_real_value(v));
-    } else if (json_is_boolean(v)) {
-        pkb__buf_puts(b, json_is_true(v) ? "true" : "false");
-    } else if (json_is_null(v)) {
-        pkb__buf_puts(b, "null");
-    } else {
-        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-        if (text == NULL) {
-            b->failed = true;
-            return;
-        }
-        pkb__buf_puts(b, "`");
-        pkb__md_text(b, text);
-        pkb__buf_puts(b, "`");
-        free(text);
-    }
-}
-
 /* A two-column table of the fields of `obj`, skipping those named in `skip` (NULL-terminated). */
 static void md_fields(pkb__buf *b, const json_t *obj, const char *const *skip)
 {
@@ -151,7 +126,7 @@ static void md_fields(pkb__buf *b, const json_t *obj, const char *const *skip)
         pkb__buf_puts(b, "| ");
         pkb__md_code(b, key);
         pkb__buf_puts(b, " | ");
-        md_value(b, v);
+        pkb__md_json_value(b, v);
         pkb__buf_puts(b, " |\n");
     }
     pkb__buf_puts(b, "\n");

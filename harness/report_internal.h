@@ -107,6 +107,14 @@ int pkb__plots_render(const pkb__results *r,
                       char *err,
                       size_t err_len);
 
+/* Writes a one-line message (newlines folded to spaces) into err and returns rc. */
+int pkb__fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A JSON value as a Markdown table cell: strings as text, numbers shortest, arrays joined with
+ * ", ", objects as compact JSON in backticks. */
+void pkb__md_json_value(pkb__buf *b, const json_t *v);
+
 /* report.c: the Markdown report. `plots`: link each scenario's figures. Returns 0 or -ENOMEM. */
 int pkb__markdown(const pkb__results *r, bool plots, pkb__buf *out);
 

@@ -25,10 +25,7 @@
 
 #define MAX_FILE_BYTES (1024L * 1024 * 1024)
 
-static int fail(char *err, size_t err_len, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+int pkb__fail(char *err, size_t err_len, int rc, const char *fmt, ...)
 {
     if (err != NULL && err_len > 0) {
         va_list ap;
@@ -163,11 +160,11 @@ static int check_fields(const char *file,
     for (size_t i = 0; i < n; i++) {
         const json_t *v = json_object_get(obj, f[i].key);
         if (v == NULL && f[i].required)
-            return fail(err, err_len, -EBADMSG, "%s: missing required field %s%s", file, where,
-                        f[i].key);
+            return pkb__fail(err, err_len, -EBADMSG, "%s: missing required field %s%s", file, where,
+                             f[i].key);
         if (v != NULL && !has_type(v, f[i].types))
-            return fail(err, err_len, -EBADMSG, "%s: field %s%s is not %s", file, where, f[i].key,
-                        type_words(f[i].types));
+            return pkb__fail(err, err_len, -EBADMSG, "%s: field %s%s is not %s", file, where,
+                             f[i].key, type_words(f[i].types));
     }
     return 0;
 }
@@ -181,8 +178,8 @@ static int check_items(
     json_array_foreach(a, i, v)
     {
         if (!has_type(v, types))
-            return fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i,
-                        type_words(types));
+            return pkb__fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i,
+                             type_words(types));
     }
     return 0;
 }
@@ -254,28 +251,30 @@ static const struct field series_fields[] = {
 static int check_identity(const char *file, const json_t *root, char *err, size_t err_len)
 {
     if (!json_is_object(root))
-        return fail(err, err_len, -EBADMSG,
-                    "%s: not a pkbench results file (the top level is not a JSON object)", file);
+        return pkb__fail(err, err_len, -EBADMSG,
+                         "%s: not a pkbench results file (the top level is not a JSON object)",
+                         file);
     const json_t *schema = json_object_get(root, "schema");
     if (schema == NULL)
-        return fail(err, err_len, -EBADMSG, "%s: not a pkbench results file (no \"schema\" field)",
-                    file);
+        return pkb__fail(err, err_len, -EBADMSG,
+                         "%s: not a pkbench results file (no \"schema\" field)", file);
     if (!json_is_string(schema) || strcmp(json_string_value(schema), "pkbench-results") != 0)
-        return fail(err, err_len, -EBADMSG,
-                    "%s: not a pkbench results file (\"schema\" is %s%.60s%s, expected "
-                    "\"pkbench-results\")",
-                    file, json_is_string(schema) ? "\"" : "",
-                    json_is_string(schema) ? json_string_value(schema) : "not a string",
-                    json_is_string(schema) ? "\"" : "");
+        return pkb__fail(err, err_len, -EBADMSG,
+                         "%s: not a pkbench results file (\"schema\" is %s%.60s%s, expected "
+                         "\"pkbench-results\")",
+                         file, json_is_string(schema) ? "\"" : "",
+                         json_is_string(schema) ? json_string_value(schema) : "not a string",
+                         json_is_string(schema) ? "\"" : "");
     const json_t *version = json_object_get(root, "schema_version");
     if (version == NULL)
-        return fail(err, err_len, -EBADMSG, "%s: missing required field schema_version", file);
+        return pkb__fail(err, err_len, -EBADMSG, "%s: missing required field schema_version", file);
     if (!json_is_integer(version))
-        return fail(err, err_len, -EBADMSG, "%s: field schema_version is not an integer", file);
+        return pkb__fail(err, err_len, -EBADMSG, "%s: field schema_version is not an integer",
+                         file);
     if (json_integer_value(version) != 1)
-        return fail(err, err_len, -ENOTSUP,
-                    "%s: schema_version %lld is not supported (this pkbench reads version 1)", file,
-                    (long long)json_integer_value(version));
+        return pkb__fail(err, err_len, -ENOTSUP,
+                         "%s: schema_version %lld is not supported (this pkbench reads version 1)",
+                         file, (long long)json_integer_value(version));
     return 0;
 }
 
@@ -292,7 +291,7 @@ static int check_structure(const char *file, const json_t *root, char *err, size
         rc = check_items(file, json_object_get(env, "loadavg_start"), "environment.loadavg_start",
                          T_NUM, err, err_len);
     if (rc == 0 && json_integer_value(json_object_get(env, "logical_cpus")) < 1)
-        rc = fail(err, err_len, -EBADMSG, "%s: environment.logical_cpus is less than 1", file);
+        rc = pkb__fail(err, err_len, -EBADMSG, "%s: environment.logical_cpus is less than 1", file);
     if (rc == 0)
         rc = check_fields(file, json_object_get(root, "settings"), "settings.", settings_fields,
                           N_OF(settings_fields), err, err_len);
@@ -319,7 +318,7 @@ static int load_series(const char *file,
     char where[64];
     snprintf(where, sizeof where, "series[%zu].", index);
     if (!json_is_object(j))
-        return fail(err, err_len, -EBADMSG, "%s: series[%zu] is not an object", file, index);
+        return pkb__fail(err, err_len, -EBADMSG, "%s: series[%zu] is not an object", file, index);
     int rc = check_fields(file, j, where, series_fields, N_OF(series_fields), err, err_len);
     if (rc != 0)
         return rc;
@@ -334,29 +333,30 @@ static int load_series(const char *file,
     s->work = json_number_value(json_object_get(j, "work_per_iteration"));
     if (strcmp(s->status, "measured") != 0 && strcmp(s->status, "refused") != 0 &&
         strcmp(s->status, "failed") != 0)
-        return fail(err, err_len, -EBADMSG,
-                    "%s: series[%zu].status \"%.40s\" is not measured, refused or failed", file,
-                    index, s->status);
+        return pkb__fail(err, err_len, -EBADMSG,
+                         "%s: series[%zu].status \"%.40s\" is not measured, refused or failed",
+                         file, index, s->status);
     if (!isfinite(s->work) || s->work < 0)
-        return fail(err, err_len, -EBADMSG,
-                    "%s: series[%zu].work_per_iteration is not a non-negative number", file, index);
+        return pkb__fail(err, err_len, -EBADMSG,
+                         "%s: series[%zu].work_per_iteration is not a non-negative number", file,
+                         index);
 
     const json_t *samples = json_object_get(j, "samples_ns");
     s->n = json_array_size(samples);
     s->samples = calloc(s->n > 0 ? s->n : 1, sizeof *s->samples);
     if (s->samples == NULL)
-        return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+        return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
     for (size_t i = 0; i < s->n; i++) {
         const json_t *v = json_array_get(samples, i);
         double x = json_is_number(v) ? json_number_value(v) : NAN;
         if (!isfinite(x) || x <= 0)
-            return fail(err, err_len, -EBADMSG, "%s: series[%zu].samples_ns[%zu] is not %s", file,
-                        index, i, json_is_number(v) ? "a positive time" : "a number");
+            return pkb__fail(err, err_len, -EBADMSG, "%s: series[%zu].samples_ns[%zu] is not %s",
+                             file, index, i, json_is_number(v) ? "a positive time" : "a number");
         s->samples[i] = x;
     }
     s->measured = strcmp(s->status, "measured") == 0 && s->n > 0;
     if (s->measured && pks_summarize(s->samples, s->n, NULL, &s->sum) != 0)
-        return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+        return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
 
     /* Noisy repetitions: the file's own flags, else procs_running against the CPUs. */
     const json_t *noisy = json_object_get(j, "noisy");
@@ -412,13 +412,13 @@ static int group_scenarios(const char *file, pkb__results *r, char *err, size_t 
 {
     r->scenarios = calloc(r->nseries > 0 ? r->nseries : 1, sizeof *r->scenarios);
     if (r->scenarios == NULL)
-        return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+        return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
     for (int k = 0; k < PKB_SCENARIO_COUNT; k++) {
         const char *name = pkb_scenario_name((pkb_scenario)k);
         for (size_t i = 0; i < r->nseries; i++) {
             if (strcmp(r->series[i].scenario, name) == 0) {
                 if (add_scenario(r, r->series[i].scenario) != 0)
-                    return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+                    return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
                 break;
             }
         }
@@ -426,7 +426,7 @@ static int group_scenarios(const char *file, pkb__results *r, char *err, size_t 
     for (size_t i = 0; i < r->nseries; i++) {
         if (find_scenario(r, r->series[i].scenario) == NULL &&
             add_scenario(r, r->series[i].scenario) != 0)
-            return fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+            return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
     }
     for (size_t i = 0; i < r->nseries; i++) {
         pkb__series *s = &r->series[i];
@@ -436,9 +436,10 @@ static int group_scenarios(const char *file, pkb__results *r, char *err, size_t 
         if (!s->measured || !s->baseline)
             continue;
         if (sc->baseline >= 0)
-            return fail(err, err_len, -EBADMSG,
-                        "%s: scenario %.60s has two measured baseline series (%.60s and %.60s)",
-                        file, sc->name, r->series[sc->baseline].contender, s->contender);
+            return pkb__fail(
+                err, err_len, -EBADMSG,
+                "%s: scenario %.60s has two measured baseline series (%.60s and %.60s)", file,
+                sc->name, r->series[sc->baseline].contender, s->contender);
         sc->baseline = (long)i;
     }
     return 0;
@@ -466,20 +467,20 @@ int pkb__results_load(const char *path, pkb__results *r, char *err, size_t err_l
     if (nl > 5 && strcmp(r->name + nl - 5, ".json") == 0)
         r->name[nl - 5] = '\0';
     if (r->name[0] == '\0' || strcmp(r->name, ".") == 0 || strcmp(r->name, "..") == 0)
-        return fail(err, err_len, -EINVAL, "%s: not a results file name", path);
+        return pkb__fail(err, err_len, -EINVAL, "%s: not a results file name", path);
 
     char *data = NULL;
     size_t len = 0;
     int rc = read_all(path, &data, &len);
     if (rc != 0)
-        return fail(err, err_len, rc, "%s: cannot read: %s", path,
-                    rc == -EFBIG ? "larger than 1 GiB" : strerror(-rc));
+        return pkb__fail(err, err_len, rc, "%s: cannot read: %s", path,
+                         rc == -EFBIG ? "larger than 1 GiB" : strerror(-rc));
     json_error_t jerr;
     r->root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
     free(data);
     if (r->root == NULL)
-        return fail(err, err_len, -EBADMSG, "%s: not valid JSON (line %d, column %d: %s)", path,
-                    jerr.line, jerr.column, jerr.text);
+        return pkb__fail(err, err_len, -EBADMSG, "%s: not valid JSON (line %d, column %d: %s)",
+                         path, jerr.line, jerr.column, jerr.text);
 
     rc = check_identity(path, r->root, err, err_len);
     if (rc == 0)
@@ -494,7 +495,7 @@ int pkb__results_load(const char *path, pkb__results *r, char *err, size_t err_l
     r->nseries = json_array_size(series);
     r->series = calloc(r->nseries > 0 ? r->nseries : 1, sizeof *r->series);
     if (r->series == NULL)
-        rc = fail(err, err_len, -ENOMEM, "%s: out of memory", path);
+        rc = pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", path);
     for (size_t i = 0; rc == 0 && i < r->nseries; i++)
         rc = load_series(path, json_array_get(series, i), i, r->logical_cpus, &r->series[i], err,
                          err_len);
