@@ -280,29 +280,8 @@ TEST_IMPL(forkathon_summary_ratios_and_slopes)
 /* Validates a results file against harness/results.schema.json with python3-jsonschema. */
 static void validate(const char *path)
 {
-    char schema[1024];
-    snprintf(schema, sizeof schema, "%s/harness/results.schema.json", PK_SOURCE_DIR);
-    pk_result r;
-    ASSERT_OK(
-        pk_run(&(pk_command){.argv =
-                                 (const char *const[]){
-                                     "/usr/bin/python3", "-c",
-                                     "import json,sys\n"
-                                     "try:\n import jsonschema\n"
-                                     "except ImportError:\n print('no-jsonschema'); sys.exit(0)\n"
-                                     "jsonschema.validate(json.load(open(sys.argv[2])), "
-                                     "json.load(open(sys.argv[1])))\n"
-                                     "print('valid')\n",
-                                     schema, path, NULL}},
-               &r));
-    if (r.out.data != NULL && strcmp(r.out.data, "no-jsonschema\n") == 0) {
-        pk_result_release(&r);
+    if (!pk_test_validate_results(path))
         pk_test_skip("python3-jsonschema is not installed (./x installs it)");
-    }
-    if (r.outcome.code != 0 || r.out.data == NULL || strcmp(r.out.data, "valid\n") != 0)
-        pk_test_fail(__FILE__, __LINE__, "%s does not validate: %s", path,
-                     r.err.data ? r.err.data : "");
-    pk_result_release(&r);
 }
 
 static int pkbench(const char *const *argv, pk_result *r)

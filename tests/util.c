@@ -111,3 +111,30 @@ int64_t pk_test_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+bool pk_test_validate_results(const char *path)
+{
+    const char *const argv[] = {
+        "/usr/bin/python3",
+        "-c",
+        "import json,sys\n"
+        "try:\n import jsonschema\n"
+        "except ImportError:\n print('no-jsonschema'); sys.exit(0)\n"
+        "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n"
+        "print('valid')\n",
+        PK_SOURCE_DIR "/harness/results.schema.json",
+        path,
+        NULL};
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv}, &r));
+    if (r.out.data != NULL && strcmp(r.out.data, "no-jsonschema\n") == 0) {
+        pk_result_release(&r);
+        printf("# python3-jsonschema is not installed: %s not validated\n", path);
+        return false;
+    }
+    if (r.outcome.code != 0 || r.out.data == NULL || strcmp(r.out.data, "valid\n") != 0)
+        pk_test_fail(__FILE__, __LINE__, "%s does not validate against results.schema.json: %s",
+                     path, r.err.data ? r.err.data : "");
+    pk_result_release(&r);
+    return true;
+}
