@@ -234,7 +234,7 @@ static void write_py(const struct figure *f, pkb__buf *b)
     pkb__buf_free(&ylabel);
 }
 
-static int write_buf(const char *dir, const char *stem, const char *suffix, pkb__buf *b)
+int pkb__write_buf(const char *dir, const char *stem, const char *suffix, pkb__buf *b)
 {
     if (b->failed)
         return -ENOMEM;
@@ -262,11 +262,11 @@ static int write_scripts(const pkb__results *r, const pkb__scenario *sc, const c
     write_dat(&f, &dat);
     write_gp(&f, &gp);
     write_py(&f, &py);
-    int rc = write_buf(dir, sc->stem, ".dat", &dat);
+    int rc = pkb__write_buf(dir, sc->stem, ".dat", &dat);
     if (rc == 0)
-        rc = write_buf(dir, sc->stem, ".gp", &gp);
+        rc = pkb__write_buf(dir, sc->stem, ".gp", &gp);
     if (rc == 0)
-        rc = write_buf(dir, sc->stem, ".py", &py);
+        rc = pkb__write_buf(dir, sc->stem, ".py", &py);
     pkb__buf_free(&dat);
     pkb__buf_free(&gp);
     pkb__buf_free(&py);

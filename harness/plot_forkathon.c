@@ -387,23 +387,14 @@ static void rss_py(const pkb__results *r, const char *stem, pkb__buf *b)
 
 /* ---- writing and running ------------------------------------------------------------------- */
 
-static int write_buf(const char *dir, const char *stem, const char *suffix, pkb__buf *b)
-{
-    if (b->failed)
-        return -ENOMEM;
-    char name[320];
-    snprintf(name, sizeof name, "%s%s", stem, suffix);
-    return pkb__write_file(dir, name, b->data ? b->data : "", b->len);
-}
-
 static int
 write_figure(const char *dir, const char *stem, pkb__buf *dat, pkb__buf *gp, pkb__buf *py)
 {
-    int rc = write_buf(dir, stem, ".dat", dat);
+    int rc = pkb__write_buf(dir, stem, ".dat", dat);
     if (rc == 0)
-        rc = write_buf(dir, stem, ".gp", gp);
+        rc = pkb__write_buf(dir, stem, ".gp", gp);
     if (rc == 0)
-        rc = write_buf(dir, stem, ".py", py);
+        rc = pkb__write_buf(dir, stem, ".py", py);
     pkb__buf_free(dat);
     pkb__buf_free(gp);
     pkb__buf_free(py);

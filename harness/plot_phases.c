@@ -258,15 +258,6 @@ static void write_py(const pkb__results *r, const struct kinds *k, const char *s
         "plt.close(fig)\n");
 }
 
-static int write_buf(const char *dir, const char *stem, const char *suffix, pkb__buf *b)
-{
-    if (b->failed)
-        return -ENOMEM;
-    char name[320];
-    snprintf(name, sizeof name, "%s%s", stem, suffix);
-    return pkb__write_file(dir, name, b->data ? b->data : "", b->len);
-}
-
 /* Every figure a tool should have written is there and not empty. */
 static int check_outputs(const char *dir,
                          const char *stem,
@@ -313,11 +304,11 @@ int pkb__phases_plots_render(const pkb__results *r,
     write_dat(r, &v, &k, residual, &dat);
     write_gp(r, &v, &k, st, &gp);
     write_py(r, &k, st, &py);
-    rc = write_buf(dir, st, ".dat", &dat);
+    rc = pkb__write_buf(dir, st, ".dat", &dat);
     if (rc == 0)
-        rc = write_buf(dir, st, ".gp", &gp);
+        rc = pkb__write_buf(dir, st, ".gp", &gp);
     if (rc == 0)
-        rc = write_buf(dir, st, ".py", &py);
+        rc = pkb__write_buf(dir, st, ".py", &py);
     if (rc != 0)
         snprintf(err, err_len, "cannot write the reconciliation plot scripts in %s: %s", dir,
                  strerror(-rc));

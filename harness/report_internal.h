@@ -97,6 +97,8 @@ void pkb__md_targets(const pkb__results *r, pkb__buf *b);
 
 /* Writes data[0..len) to dir/name (created mode 0644, fsync'ed). Returns 0 or -errno. */
 int pkb__write_file(const char *dir, const char *name, const char *data, size_t len);
+/* Writes buffer b as <stem><suffix> in dir (plot.c); -ENOMEM when b failed to build. */
+int pkb__write_buf(const char *dir, const char *stem, const char *suffix, pkb__buf *b);
 
 /* plot.c: writes every scenario's .dat, .gp and .py into `dir` (the staging directory), runs
  * gnuplot and Python there, and checks the figures they wrote. Returns 0 or an error of
