@@ -10,7 +10,7 @@
  * execs the workload's program_path, resolved once by the harness, untimed: a resolved series.
  */
 #define _GNU_SOURCE
-#include "contender.h"
+#include "suites/scenarios/contender.h"
 #include "raw.h"
 
 #include <errno.h>

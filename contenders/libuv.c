@@ -21,7 +21,7 @@
  * PATH on every run, like the other bare-name series.
  */
 #define _GNU_SOURCE
-#include "contender.h"
+#include "suites/scenarios/contender.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -15,7 +15,7 @@
  * the three raw series differ only in how the child is started.
  */
 #define _GNU_SOURCE
-#include "contender.h"
+#include "suites/scenarios/contender.h"
 #include "raw.h"
 
 #include <spawn.h>

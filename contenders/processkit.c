@@ -22,7 +22,7 @@
  * stdout only, so each pays for the same two pipes.
  */
 #define _GNU_SOURCE
-#include "contender.h"
+#include "suites/scenarios/contender.h"
 #include "processkit.h"
 
 #include <errno.h>

@@ -14,7 +14,7 @@
  * paid 16 times an iteration. Not stream_large_stdout, where one lookup disappears against a
  * megabyte of transfer, and not spawn_only, whose program is already an absolute path.
  */
-#include "contender.h"
+#include "suites/scenarios/contender.h"
 #include "processkit.h"
 
 #include <errno.h>

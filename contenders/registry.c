@@ -1,7 +1,7 @@
 /*
  * The registry: turns registry.h's list into the array pkbench walks.
  */
-#include "contender.h"
+#include "suites/scenarios/contender.h"
 #include "registry.h"
 
 #define PKB__DECLARE(name) extern const pkb_contender pkb_contender_##name;

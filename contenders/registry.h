@@ -1,7 +1,7 @@
 /*
  * The contenders pkbench knows, in report order: one line each. A contender's file defines
- * `const pkb_contender pkb_contender_<name>` (see harness/contender.h); its line here is all the
- * harness needs.
+ * `const pkb_contender pkb_contender_<name>` (see harness/suites/scenarios/contender.h); its line
+ * here is all the harness needs.
  */
 #define PKB_CONTENDER_LIST(X)                                                                      \
     X(processkit)                                                                                  \

@@ -14,7 +14,7 @@
  * installs handlers would have to, as glibc's posix_spawn does.
  */
 #define _GNU_SOURCE
-#include "contender.h"
+#include "suites/scenarios/contender.h"
 #include "raw.h"
 
 #include <errno.h>

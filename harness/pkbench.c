@@ -1,26 +1,30 @@
 /*
- * pkbench — the benchmark harness's command line.
+ * pkbench — the benchmark harness's command line: parses options (getopt_long, so `--opt value`
+ * and `--opt=value` both work and an unknown option is named), then hands over to a room:
  *
- *   pkbench run [--suite compare|phases|forkathon] [--profile full|quick] [--filter REGEX]
- *               [--out FILE] [--no-prime] [--interleave] [--aa [--alpha A]] [--iterations N]
- *   pkbench report FILE [--out DIR] [--no-plots]
- *   pkbench list
- *   pkbench compare BASE.json NEW.json [options]      (compare_cli.c)
- *   pkbench check --baseline FILE [options]           (compare_cli.c)
+ *   pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE] [--no-prime]
+ *               [--interleave] [--aa [--alpha A]] [--iterations N]     -> suites/ (registry)
+ *   pkbench report FILE [--out DIR] [--no-plots]                         -> suites/ -> report/
+ *   pkbench list                                                         -> suites/, contenders/
+ *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
+ *   pkbench check --baseline FILE [options]                              -> regress/cli.c
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, or a suite that
  * could not start (one line on stderr says which); 130 when a run was interrupted (its results
- * file still holds every finished series).
+ * file still holds every finished series). compare and check add 2 (a regression) and 3
+ * (undecidable).
  */
 #define _GNU_SOURCE
-#include "compare.h"
+#include "common/parse.h"
 #include "processkit.h"
-#include "report.h"
-#include "scenario.h"
-#include "suites.h"
+#include "regress/compare.h"
+#include "suites/scenarios/contender.h"
+#include "suites/suite.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +37,8 @@
 #endif
 
 static const char usage_text[] =
-    "usage: pkbench run [--suite compare|phases|forkathon] [--profile full|quick]\n"
-    "                   [--filter REGEX] [--out FILE] [--no-prime] [--interleave]\n"
-    "                   [--aa [--alpha A]] [--iterations N]\n"
+    "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
+    "                   [--no-prime] [--interleave] [--aa [--alpha A]] [--iterations N]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -53,27 +56,32 @@ static void help(void)
           "run      times every series of a suite through Google Benchmark and writes\n"
           "         results/<suite>-<UTC time>.json (or --out FILE), atomically, after every\n"
           "         finished series; Ctrl-C stops at the next iteration and keeps what finished.\n"
-          "         --profile full: 20 samples, 10 s warm-up, 5 s of measurement per series (the\n"
+          "         --suite (default scenarios) is one of:\n",
+          stdout);
+    for (size_t i = 0; i < pkb_suite_count; i++)
+        printf("           %-10s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
+    fputs("         --profile full: 20 samples, 10 s warm-up, 5 s of measurement per series (the\n"
           "         seed's configuration); quick (default): 10 samples, short warm-up, the whole\n"
-          "         compare suite in well under 90 s. --filter selects series by an extended\n"
+          "         scenarios suite in well under 90 s. --filter selects series by an extended\n"
           "         regular expression over their names (scenario/contender). --no-prime skips\n"
           "         the priming batches. PKBENCH_TINY overrides the tiny helper's path.\n"
           "         --interleave samples in rounds (one repetition of every series per round).\n"
           "         --aa also runs a copy of every series next to it in every round and stores\n"
           "         each series' noise floor (minimum detectable effect at --alpha, 0.05).\n"
-          "         --suite forkathon: the fork/vfork study (Wemm's fork/vfork loops, static and\n"
-          "         dynamic; spawn cost against the parent's RSS); --iterations N sets Wemm's\n"
-          "         loop count (full 100000, quick 10000).\n"
-          "         --suite phases: where a start goes (phase/, primitive/, spawn_lock/ series);\n"
-          "         its report reconciles each composite with its parts.\n"
+          "         --iterations N (forkathon only) sets Wemm's loop count (full 100000, quick\n"
+          "         10000).\n"
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
-          "         matplotlib (PNG) bar charts; --out DIR changes the directory.\n"
-          "list     prints the contenders and the scenarios each one runs.\n"
+          "         matplotlib (PNG) figures; --out DIR changes the directory; --no-plots writes\n"
+          "         the Markdown only.\n"
+          "list     prints the suites, the contenders and the scenarios each one runs.\n"
           "compare  medians, bootstrap CI of their ratio, Mann-Whitney p with Holm's correction\n"
           "         and a verdict per series (regressed / improved / ~ / undecidable), then a\n"
           "         geomean; --threshold (5%) and the base file's noise floor set the bar.\n"
           "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
           "         series that regressed once and reports only regressions that repeat.\n"
+          "\n"
+          "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
+          "also takes --help.\n"
           "\n"
           "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
           "compare and check: 2 a regression, 3 none but a series too noisy or with too few\n"
@@ -81,13 +89,36 @@ static void help(void)
           stdout);
 }
 
-static _Noreturn void bad_usage(const char *fmt, const char *arg)
+/* One line naming what was wrong, then the usage; pkbench's usage status. */
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int bad_usage(const char *fmt, ...)
 {
     fputs("pkbench: ", stderr);
-    fprintf(stderr, fmt, arg);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputc('\n', stderr);
     fputs(usage_text, stderr);
-    exit(1);
+    return 1;
+}
+
+/* getopt_long returned ':' (a value is missing) or '?' (an unknown option): name it. opterr is 0
+ * so getopt_long prints nothing of its own, with the wrong program name. */
+static int getopt_failed(const char *cmd, int opt, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    if (opt == ':')
+        return bad_usage("%s: %s needs a value", cmd, arg);
+    return bad_usage("%s: unknown option '%s'", cmd, arg);
+}
+
+/* getopt_long over a command's own arguments: args[0] (the command's name) plays the program. */
+static int next_option(int argc, char **args, const struct option *options)
+{
+    opterr = 0;
+    return getopt_long(argc, args, ":h", options, NULL);
 }
 
 static void on_signal(int sig)
@@ -98,7 +129,10 @@ static void on_signal(int sig)
 
 static int cmd_list(void)
 {
-    printf("%-30s", "contender");
+    printf("%-12s %s\n", "suite", "what it measures");
+    for (size_t i = 0; i < pkb_suite_count; i++)
+        printf("%-12s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
+    printf("\nThe scenarios suite's contenders:\n\n%-30s", "contender");
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
         printf(" %-20s", pkb_scenario_name((pkb_scenario)s));
     printf("\n");
@@ -117,86 +151,166 @@ static int cmd_list(void)
     return 0;
 }
 
-static int cmd_run(int argc, char **argv)
+/* ---- run ------------------------------------------------------------------------------------ */
+
+struct run_args {
+    const pkb_suite *suite;
+    const pkb_profile *profile;
+    const char *out;
+    bool prime, interleave, aa;
+    double alpha;
+    pkb_cli cli;
+};
+
+enum {
+    OPT_HELP = 'h',
+    OPT_SUITE = 1000,
+    OPT_PROFILE,
+    OPT_FILTER,
+    OPT_OUT,
+    OPT_NO_PRIME,
+    OPT_INTERLEAVE,
+    OPT_AA,
+    OPT_ALPHA,
+    OPT_ITERATIONS,
+    OPT_NO_PLOTS,
+};
+
+static const struct option run_options[] = {
+    {"suite", required_argument, NULL, OPT_SUITE},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"filter", required_argument, NULL, OPT_FILTER},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"no-prime", no_argument, NULL, OPT_NO_PRIME},
+    {"interleave", no_argument, NULL, OPT_INTERLEAVE},
+    {"aa", no_argument, NULL, OPT_AA},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"iterations", required_argument, NULL, OPT_ITERATIONS},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option of `run`: 0, or pkbench's usage status after saying what was wrong. */
+static int run_option(int opt, const char *v, struct run_args *a, char **args)
 {
-    const char *suite = "compare", *out = NULL;
-    pkb_cli cli = {.tiny_path = getenv("PKBENCH_TINY")};
-    const pkb_profile *prof = &pkb_profile_quick;
-    bool prime = true, interleave = false, aa = false;
-    double alpha = 0;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--suite") == 0 && v != NULL) {
-            suite = v, i++;
-        } else if (strcmp(a, "--profile") == 0 && v != NULL) {
-            if (strcmp(v, "full") == 0)
-                prof = &pkb_profile_full;
-            else if (strcmp(v, "quick") == 0)
-                prof = &pkb_profile_quick;
-            else
-                bad_usage("--profile needs full or quick, got '%s'", v);
-            i++;
-        } else if (strcmp(a, "--filter") == 0 && v != NULL) {
-            cli.filter = v, i++;
-        } else if (strcmp(a, "--out") == 0 && v != NULL && v[0] != '\0') {
-            out = v, i++;
-        } else if (strcmp(a, "--no-prime") == 0) {
-            prime = false;
-        } else if (strcmp(a, "--interleave") == 0) {
-            interleave = true;
-        } else if (strcmp(a, "--aa") == 0) {
-            aa = true;
-        } else if (strcmp(a, "--alpha") == 0 && v != NULL) {
-            char *end;
-            alpha = strtod(v, &end);
-            if (end == v || *end != '\0' || !(alpha > 0 && alpha < 1))
-                bad_usage("--alpha needs a number in (0, 1), got '%s'", v);
-        } else if (strcmp(a, "--iterations") == 0 && v != NULL) {
-            char *end;
-            cli.iterations = strtol(v, &end, 10);
-            if (*end != '\0' || end == v || cli.iterations < 1 || cli.iterations > 100000000)
-                bad_usage("--iterations needs a count from 1 to 100000000, got '%s'", v);
-            i++;
-        } else {
-            bad_usage("run: unknown or incomplete argument '%s'", a);
-        }
+    long n;
+    switch (opt) {
+    case OPT_SUITE:
+        a->suite = pkb_suite_find(v);
+        if (a->suite == NULL)
+            return bad_usage("run: --suite: unknown suite '%s' (pkbench list names them)", v);
+        if (strcmp(v, a->suite->name) != 0)
+            fprintf(stderr, "pkbench: --suite %s is now called %s\n", v, a->suite->name);
+        return 0;
+    case OPT_PROFILE:
+        if (strcmp(v, "full") == 0)
+            a->profile = &pkb_profile_full;
+        else if (strcmp(v, "quick") == 0)
+            a->profile = &pkb_profile_quick;
+        else
+            return bad_usage("run: --profile needs full or quick, got '%s'", v);
+        return 0;
+    case OPT_FILTER:
+        a->cli.filter = v;
+        return 0;
+    case OPT_OUT:
+        if (v[0] == '\0')
+            return bad_usage("run: --out needs a file name");
+        a->out = v;
+        return 0;
+    case OPT_NO_PRIME:
+        a->prime = false;
+        return 0;
+    case OPT_INTERLEAVE:
+        a->interleave = true;
+        return 0;
+    case OPT_AA:
+        a->aa = true;
+        return 0;
+    case OPT_ALPHA:
+        if (!pkb_parse_number(v, false, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
+            return bad_usage("run: --alpha needs a number in (0, 1), got '%s'", v);
+        return 0;
+    case OPT_ITERATIONS:
+        if (!pkb_parse_count(v, 1, 100000000, &n))
+            return bad_usage("run: --iterations needs a count from 1 to 100000000, got '%s'", v);
+        a->cli.iterations = n;
+        return 0;
     }
-    if (alpha != 0 && !aa)
-        bad_usage("--alpha is the noise floor's significance level: it needs --aa%s", "");
-    bool forkathon = strcmp(suite, "forkathon") == 0, phases = strcmp(suite, "phases") == 0;
-    if (strcmp(suite, "compare") != 0 && !forkathon && !phases)
-        bad_usage("--suite: unknown suite '%s' (known: compare, phases, forkathon)", suite);
-    if (cli.iterations > 0 && !forkathon)
-        bad_usage("--iterations applies to --suite forkathon only%s", "");
-    if (forkathon && (interleave || aa))
-        bad_usage("--interleave and --aa apply to suites timed through Google Benchmark; "
-                  "the forkathon interleaves its own rounds%s",
-                  "");
-    if (cli.tiny_path == NULL || cli.tiny_path[0] == '\0')
-        cli.tiny_path = PKB_TINY_PATH;
-    if (access(cli.tiny_path, X_OK) != 0) {
+    return getopt_failed("run", opt, args);
+}
+
+/* What no single option can check: combinations, and the suite's needs. */
+static int check_run_args(struct run_args *a)
+{
+    if (a->alpha != 0 && !a->aa)
+        return bad_usage("run: --alpha is the noise floor's significance level: it needs --aa");
+    if (a->cli.iterations > 0 && !a->suite->takes_iterations)
+        return bad_usage("run: --iterations does not apply to the %s suite", a->suite->name);
+    if ((a->interleave || a->aa) && !a->suite->rounds)
+        return bad_usage("run: --interleave and --aa apply to suites timed through Google "
+                         "Benchmark; the %s suite interleaves its own rounds",
+                         a->suite->name);
+    if (a->cli.tiny_path == NULL || a->cli.tiny_path[0] == '\0')
+        a->cli.tiny_path = PKB_TINY_PATH;
+    if (access(a->cli.tiny_path, X_OK) != 0) {
         fprintf(stderr,
                 "pkbench: the tiny helper '%s' is missing (build the phases target, or "
                 "set PKBENCH_TINY)\n",
-                cli.tiny_path);
+                a->cli.tiny_path);
         return 1;
     }
+    return 0;
+}
 
-    char defpath[256];
-    if (out == NULL) {
-        char stamp[32];
-        time_t t = time(NULL);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-        if (mkdir("results", 0755) != 0 && errno != EEXIST) {
-            fprintf(stderr, "pkbench: cannot create results/: %s\n", strerror(errno));
-            return 1;
-        }
-        snprintf(defpath, sizeof defpath, "results/%s-%s.json", suite, stamp);
-        out = defpath;
+/* results/<suite>-<UTC time>.json, creating results/. */
+static int default_out(const char *suite, char *path, size_t cap)
+{
+    char stamp[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    if (mkdir("results", 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "pkbench: cannot create results/: %s\n", strerror(errno));
+        return 1;
     }
+    snprintf(path, cap, "results/%s-%s.json", suite, stamp);
+    return 0;
+}
 
+/* argv: the whole command line ("pkbench run ..."), recorded in the results file. */
+static int cmd_run(int argc, char **argv)
+{
+    int nargs = argc - 1;
+    char **args = argv + 1;
+    struct run_args a = {
+        .suite = pkb_suite_find("scenarios"),
+        .profile = &pkb_profile_quick,
+        .prime = true,
+        .cli = {.tiny_path = getenv("PKBENCH_TINY")},
+    };
+    int opt;
+    while ((opt = next_option(nargs, args, run_options)) != -1) {
+        if (opt == OPT_HELP) {
+            help();
+            exit(0);
+        }
+        int rc = run_option(opt, optarg, &a, args);
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < nargs)
+        return bad_usage("run: unexpected argument '%s'", args[optind]);
+    int rc = check_run_args(&a);
+    if (rc != 0)
+        return rc;
+    char defpath[256];
+    if (a.out == NULL) {
+        if (default_out(a.suite->name, defpath, sizeof defpath) != 0)
+            return 1;
+        a.out = defpath;
+    }
     /* Ctrl-C: stop at the next iteration and keep every finished series; a second one kills. */
     struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
     sigemptyset(&sa.sa_mask);
@@ -204,48 +318,58 @@ static int cmd_run(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     pkb_suite_options opts = {
-        .suite = suite,
-        .profile = prof,
-        .out_path = out,
-        .filter = cli.filter,
-        .prime = prime,
+        .suite = a.suite->name,
+        .profile = a.profile,
+        .out_path = a.out,
+        .filter = a.cli.filter,
+        .prime = a.prime,
         .argc = argc,
         .argv = argv,
-        .interleave = interleave,
-        .aa = aa,
-        .aa_alpha = alpha,
+        .interleave = a.interleave,
+        .aa = a.aa,
+        .aa_alpha = a.alpha,
     };
-    int rc = forkathon ? pkb_suite_forkathon(&cli, &opts)
-             : phases  ? pkb_suite_phases(&cli, &opts)
-                       : pkb_suite_compare(&cli, &opts);
+    rc = a.suite->run(&a.cli, &opts);
     pk_cleanup();
     if (rc == 0 || rc == 130)
-        fprintf(stderr, "pkbench: results %s%s\n", out,
+        fprintf(stderr, "pkbench: results %s%s\n", a.out,
                 rc == 130 ? " (interrupted: finished series kept)" : "");
     return rc;
 }
 
+/* ---- report --------------------------------------------------------------------------------- */
+
+static const struct option report_options[] = {
+    {"out", required_argument, NULL, OPT_OUT},
+    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
 static int cmd_report(int argc, char **argv)
 {
-    const char *file = NULL, *out = "reports";
+    const char *out = "reports";
     bool plots = true;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--out") == 0 && v != NULL && v[0] != '\0')
-            out = v, i++;
-        else if (strcmp(a, "--no-plots") == 0)
+    int opt;
+    while ((opt = next_option(argc, argv, report_options)) != -1) {
+        if (opt == OPT_HELP) {
+            help();
+            exit(0);
+        } else if (opt == OPT_OUT && optarg[0] == '\0') {
+            return bad_usage("report: --out needs a directory");
+        } else if (opt == OPT_OUT) {
+            out = optarg;
+        } else if (opt == OPT_NO_PLOTS) {
             plots = false;
-        else if (a[0] == '-' || file != NULL)
-            bad_usage("report: unknown or extra argument '%s'", a);
-        else
-            file = a;
+        } else {
+            return getopt_failed("report", opt, argv);
+        }
     }
-    if (file == NULL)
-        bad_usage("report: no results FILE given%s", "");
-    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "pkbench: cannot create %s: %s\n", out, strerror(errno));
-        return 1;
-    }
+    if (optind >= argc)
+        return bad_usage("report: no results FILE given");
+    if (optind + 1 < argc)
+        return bad_usage("report: extra argument '%s' (one results FILE)", argv[optind + 1]);
+    const char *file = argv[optind];
     char err[512] = "";
     pkb_report_options ro = {.no_plots = !plots};
     int rc = pkb_report_render(file, out, &ro, err, sizeof err);
@@ -261,21 +385,22 @@ static int cmd_report(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        bad_usage("no command given%s", "");
+        return bad_usage("no command given");
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         help();
         return 0;
     }
+    /* Each command parses its own options: argv[1] plays the program name for getopt_long. */
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc, argv);
     if (strcmp(cmd, "report") == 0)
-        return cmd_report(argc, argv);
+        return cmd_report(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0)
-        return cmd_list();
+        return argc == 2 ? cmd_list() : bad_usage("list: takes no arguments");
     if (strcmp(cmd, "compare") == 0)
         return pkb_cmd_compare(argc, argv);
     if (strcmp(cmd, "check") == 0)
         return pkb_cmd_check(argc, argv);
-    bad_usage("unknown command '%s'", cmd);
+    return bad_usage("unknown command '%s'", cmd);
 }

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "bench_util.h"
+#include "raw_clone3.h"
 #include "processkit.h"
 
 #include <errno.h>
@@ -36,8 +37,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-long raw_clone3(void *args, size_t size, int (*fn)(void *), void *arg);
 
 /* ---- the methods --------------------------------------------------------------------------- */
 
@@ -106,10 +105,6 @@ static int m_posix_spawn(const char *path)
     return rc != 0 ? -rc : wait_ok(pid);
 }
 
-struct clone_args_v0 {
-    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
-};
-
 static unsigned char clone_stack[64 * 1024] __attribute__((aligned(16)));
 
 static int clone3_child(void *path)
@@ -121,14 +116,14 @@ static int clone3_child(void *path)
 static int m_clone3(const char *path)
 {
     int pidfd = -1;
-    struct clone_args_v0 args = {
+    struct pk_clone_args args = {
         .flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD,
         .pidfd = (uint64_t)(uintptr_t)&pidfd,
         .exit_signal = SIGCHLD,
         .stack = (uint64_t)(uintptr_t)clone_stack,
         .stack_size = sizeof clone_stack,
     };
-    long pid = raw_clone3(&args, sizeof args, clone3_child, (void *)path);
+    long pid = raw_clone3(&args, PK_CLONE_ARGS_SIZE_VER0, clone3_child, (void *)path);
     if (pid < 0)
         return (int)pid;
     siginfo_t si;

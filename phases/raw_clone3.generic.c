@@ -1,9 +1,8 @@
 /* raw_clone3 where this tree has no trampoline: the floor benchmark then marks the raw clone3
  * row as unavailable instead of timing something else under its name. */
-#include <errno.h>
-#include <stddef.h>
+#include "raw_clone3.h"
 
-long raw_clone3(void *args, size_t size, int (*fn)(void *), void *arg);
+#include <errno.h>
 
 long raw_clone3(void *args, size_t size, int (*fn)(void *), void *arg)
 {

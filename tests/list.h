@@ -147,4 +147,6 @@
     X(phases_series_run_and_leave_nothing, 10)                                                     \
     X(phases_report_reconciles_synthetic_file, 10)                                                 \
     X(phases_report_stacked_bar_plots, 30)                                                         \
-    X(pkbench_phases_quick_run_renders, 60)
+    X(pkbench_phases_quick_run_renders, 60)                                                        \
+    X(layout_rooms_include_downward, 10)                                                           \
+    X(layout_checker_catches_back_edges, 10)

@@ -3,7 +3,7 @@
  * (a contender wrapping a C++ library), and the shim must turn its exception into an error run
  * instead of letting it unwind through Google Benchmark or into C.
  */
-#include "pkb_shim.h"
+#include "run/shim/pkb_shim.h"
 
 #include <stdexcept>
 

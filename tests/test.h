@@ -90,7 +90,7 @@ int pk_test_count_leaves(const char *prefix); /* entries in it starting with pre
 long pk_test_status_kib(const char *field);   /* "VmRSS", "VmHWM" from /proc/self/status */
 void pk_test_need_cgroup(void);               /* skips the test, saying why, without cgroup v2 */
 int64_t pk_test_now_ms(void);
-/* Validates a pkbench results file against harness/results.schema.json (python3-jsonschema);
+/* Validates a pkbench results file against harness/results/schema.json (python3-jsonschema);
  * fails the test when it does not validate; returns false when the validator is missing. */
 bool pk_test_validate_results(const char *path);
 

@@ -16,8 +16,8 @@
 #define _GNU_SOURCE
 #include "test.h"
 
-#include "compare.h"
-#include "stats.h"
+#include "regress/compare.h"
+#include "common/stats.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -196,7 +196,7 @@ static json_t *load(const char *path)
     return j;
 }
 
-/* Validates a results file against harness/results.schema.json (python3-jsonschema). */
+/* Validates a results file against harness/results/schema.json (python3-jsonschema). */
 static void validate(const char *path)
 {
     (void)pk_test_validate_results(path); /* without the validator the other checks still count */

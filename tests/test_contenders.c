@@ -15,8 +15,8 @@
 #define _GNU_SOURCE
 #include "test.h"
 
-#include "contender.h"
-#include "scenario.h"
+#include "suites/scenarios/contender.h"
+#include "suites/scenarios/scenario.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -10,10 +10,10 @@
 #define _GNU_SOURCE
 #include "test.h"
 
-#include "ballast.h"
-#include "fit.h"
-#include "forkathon.h"
-#include "report.h"
+#include "suites/forkathon/ballast.h"
+#include "common/fit.h"
+#include "suites/forkathon/forkathon.h"
+#include "suites/suite.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -277,7 +277,7 @@ TEST_IMPL(forkathon_summary_ratios_and_slopes)
     json_decref(series);
 }
 
-/* Validates a results file against harness/results.schema.json with python3-jsonschema. */
+/* Validates a results file against harness/results/schema.json with python3-jsonschema. */
 static void validate(const char *path)
 {
     if (!pk_test_validate_results(path))
@@ -393,6 +393,6 @@ TEST_IMPL(forkathon_pkbench_tiny_run_and_report)
     /* --iterations belongs to the forkathon suite. */
     ASSERT_EQ(pkbench((const char *const[]){PK_PKBENCH_PATH, "run", "--iterations", "5", NULL}, &r),
               1);
-    ASSERT(strstr(r.err.data, "--iterations applies to --suite forkathon only") != NULL);
+    ASSERT(strstr(r.err.data, "--iterations does not apply to the scenarios suite") != NULL);
     pk_result_release(&r);
 }

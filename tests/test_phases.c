@@ -9,9 +9,9 @@
 #define _GNU_SOURCE
 #include "test.h"
 
-#include "phases.h"
-#include "phases_walk.h"
-#include "report.h"
+#include "phases/attribution/phases.h"
+#include "phases/attribution/walk.h"
+#include "suites/suite.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -36,7 +36,7 @@ static int pkbench(const char *const *args, pk_result *r)
 
 #define PKBENCH(r, ...) pkbench((const char *const[]){__VA_ARGS__, NULL}, r)
 
-/* Validates a results file against harness/results.schema.json with Debian's python3-jsonschema. */
+/* Validates a results file against harness/results/schema.json with Debian's python3-jsonschema. */
 static void validate(const char *path)
 {
     if (!pk_test_validate_results(path))

@@ -1,7 +1,7 @@
 /*
  * The report (harness/report.h): the Markdown rendered from a fixed, hand-made results file must
  * match a reviewed golden file byte for byte; the fixture itself must validate against
- * harness/results.schema.json (checked by Python's jsonschema, not by our own reader); plots
+ * harness/results/schema.json (checked by Python's jsonschema, not by our own reader); plots
  * rendered by the real gnuplot and matplotlib must be real PNG and SVG files; and every bad input
  * or failing tool must give a negative errno, a one-line message naming the problem, and no
  * output file.
@@ -13,7 +13,7 @@
 #define _GNU_SOURCE
 #include "test.h"
 
-#include "report.h"
+#include "suites/suite.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,7 +34,7 @@
 
 #define FIXTURE PK_TEST_DATA_DIR "/compare-fixture.json"
 #define GOLDEN  PK_TEST_DATA_DIR "/compare-fixture.md"
-#define SCHEMA  PK_SOURCE_DIR "/harness/results.schema.json"
+#define SCHEMA  PK_SOURCE_DIR "/harness/results/schema.json"
 #define PYTHON  "/usr/bin/python3"
 
 static const char *const scenarios[] = {"spawn_capture_small", "stream_large_stdout",

@@ -10,7 +10,7 @@
 
 #ifdef PK_HAVE_SHIM
 
-#include "pkb_shim.h"
+#include "run/shim/pkb_shim.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  */
 #include "test.h"
 
-#include "stats.h"
+#include "common/stats.h"
 
 #include <errno.h>
 #include <math.h>

@@ -122,7 +122,7 @@ bool pk_test_validate_results(const char *path)
         "except ImportError:\n print('no-jsonschema'); sys.exit(0)\n"
         "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n"
         "print('valid')\n",
-        PK_SOURCE_DIR "/harness/results.schema.json",
+        PK_SOURCE_DIR "/harness/results/schema.json",
         path,
         NULL};
     pk_result r;

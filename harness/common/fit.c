@@ -3,7 +3,7 @@
  * the centred sums Sxx, Sxy and the residuals, which keeps the result exact for a perfect line
  * whatever the offset of x and y.
  */
-#include "fit.h"
+#include "common/fit.h"
 
 #include <errno.h>
 #include <math.h>

@@ -16,7 +16,7 @@
  * Nothing here keeps state between calls: randomness lives in a caller-owned pks_rng, scratch
  * memory is the caller's or is freed before returning.
  */
-#include "stats.h"
+#include "common/stats.h"
 
 #include <errno.h>
 #include <math.h>

@@ -16,14 +16,18 @@
  * line on stderr, nothing written); 130 interrupted (check: the run's file keeps finished series).
  */
 #define _GNU_SOURCE
-#include "compare.h"
+#include "regress/compare.h"
 
+#include "common/files.h"
+#include "common/parse.h"
 #include "processkit.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,80 +47,143 @@ static const char check_usage[] =
     "                     [--alpha A] [--threshold PCT] [--cv-limit PCT] [--env-keys LIST]\n"
     "                     [--strict-env]\n";
 
-static int usage_error(const char *usage, const char *fmt, const char *arg)
+static int usage_error(const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int usage_error(const char *usage, const char *fmt, ...)
 {
     fputs("pkbench: ", stderr);
-    fprintf(stderr, fmt, arg);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputc('\n', stderr);
     fputs(usage, stderr);
     return 1;
 }
 
-/* A number, all of `s`; a trailing '%' is allowed (and ignored) when `percent`. */
-static bool parse_number(const char *s, bool percent, double *out)
+/* Every option of both commands; each command accepts the ones its table lists. */
+enum {
+    OPT_ALPHA = 1000,
+    OPT_THRESHOLD,
+    OPT_CV_LIMIT,
+    OPT_FILTER,
+    OPT_ENV_KEYS,
+    OPT_FORMAT,
+    OPT_STRICT_ENV,
+    OPT_OUT,
+    OPT_BASELINE_CONTENDER,
+    OPT_BASELINE,
+    OPT_SUITE,
+    OPT_PROFILE,
+    OPT_NO_PRIME,
+    OPT_SEQUENTIAL,
+    OPT_HELP = 'h',
+};
+
+#define COMPARE_OPTIONS                                                                            \
+    {"alpha", required_argument, NULL, OPT_ALPHA},                                                 \
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},                                     \
+        {"cv-limit", required_argument, NULL, OPT_CV_LIMIT},                                       \
+        {"filter", required_argument, NULL, OPT_FILTER},                                           \
+        {"env-keys", required_argument, NULL, OPT_ENV_KEYS},                                       \
+        {"format", required_argument, NULL, OPT_FORMAT},                                           \
+        {"strict-env", no_argument, NULL, OPT_STRICT_ENV},                                         \
+        {"out", required_argument, NULL, OPT_OUT},                                                 \
+    {                                                                                              \
+        "help", no_argument, NULL, OPT_HELP                                                        \
+    }
+
+static const struct option compare_options[] = {
+    COMPARE_OPTIONS,
+    {"baseline-contender", required_argument, NULL, OPT_BASELINE_CONTENDER},
+    {NULL, 0, NULL, 0},
+};
+
+static const struct option check_options[] = {
+    COMPARE_OPTIONS,
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"suite", required_argument, NULL, OPT_SUITE},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"no-prime", no_argument, NULL, OPT_NO_PRIME},
+    {"sequential", no_argument, NULL, OPT_SEQUENTIAL},
+    {NULL, 0, NULL, 0},
+};
+
+/* getopt_long over argv[1..] (argv[1], the command, plays the program), printing nothing of its
+ * own: ':' a missing value, '?' an unknown option, named by the caller. */
+static int next_option(int argc, char **argv, const struct option *options)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (percent && *end == '%')
-        end++;
-    if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
+    opterr = 0;
+    return getopt_long(argc - 1, argv + 1, ":h", options, NULL);
+}
+
+static int getopt_failed(const char *usage, const char *cmd, int opt, char **argv)
+{
+    const char *arg = argv[optind]; /* argv + 1 is what getopt saw: its optind - 1 */
+    if (opt == ':')
+        return usage_error(usage, "%s: %s needs a value", cmd, arg);
+    return usage_error(usage, "%s: unknown option '%s'", cmd, arg);
+}
+
+/* A percentage ("5", "5%") or "none": the fraction, negative for none (compare.h). */
+static bool parse_percent(const char *v, double *frac)
+{
+    double x;
+    if (strcmp(v, "none") == 0) {
+        *frac = -1;
+        return true;
+    }
+    if (!pkb_parse_number(v, true, &x) || x < 0 || x >= 1000)
         return false;
-    *out = v;
+    *frac = x == 0 ? -1 : x / 100;
     return true;
 }
 
-/* The options compare and check share. Returns 1 when argv[*i] was one of them (consumed, with
- * its value), 0 when it was not, -1 after printing a usage error. */
-static int compare_option(int argc,
-                          char **argv,
-                          int *i,
+/* The options compare and check share. Returns 1 when `opt` was one of them, 0 when it was not,
+ * -1 after printing a usage error. */
+static int compare_option(int opt,
+                          const char *v,
                           pkb_compare_options *o,
                           pkb_compare_format *format,
+                          const char **out,
                           const char *usage)
 {
-    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    double x;
-    if (strcmp(a, "--strict-env") == 0) {
+    switch (opt) {
+    case OPT_STRICT_ENV:
         o->strict_env = true;
         return 1;
-    }
-    bool known = strcmp(a, "--alpha") == 0 || strcmp(a, "--threshold") == 0 ||
-                 strcmp(a, "--cv-limit") == 0 || strcmp(a, "--filter") == 0 ||
-                 strcmp(a, "--env-keys") == 0 || strcmp(a, "--format") == 0;
-    if (!known)
-        return 0;
-    if (v == NULL) {
-        usage_error(usage, "%s needs a value", a);
-        return -1;
-    }
-    (*i)++;
-    if (strcmp(a, "--alpha") == 0) {
-        if (!parse_number(v, false, &x) || !(x > 0 && x < 1)) {
-            usage_error(usage, "--alpha needs a number in (0, 1), got '%s'", v);
-            return -1;
-        }
-        o->alpha = x;
-    } else if (strcmp(a, "--threshold") == 0 || strcmp(a, "--cv-limit") == 0) {
-        bool none = strcmp(v, "none") == 0;
-        if (!none && (!parse_number(v, true, &x) || x < 0 || x >= 1000)) {
-            usage_error(usage, "%s needs a percentage (5 or 5%%) or none", a);
-            return -1;
-        }
-        double frac = none || x == 0 ? -1 : x / 100; /* compare.h: negative means none */
-        if (strcmp(a, "--threshold") == 0)
-            o->threshold = frac;
-        else
-            o->cv_limit = frac;
-    } else if (strcmp(a, "--filter") == 0) {
+    case OPT_ALPHA:
+        if (!pkb_parse_number(v, false, &o->alpha) || !(o->alpha > 0 && o->alpha < 1))
+            return -usage_error(usage, "--alpha needs a number in (0, 1), got '%s'", v);
+        return 1;
+    case OPT_THRESHOLD:
+        if (!parse_percent(v, &o->threshold))
+            return -usage_error(usage,
+                                "--threshold needs a percentage (5 or 5%%) or none, got '%s'", v);
+        return 1;
+    case OPT_CV_LIMIT:
+        if (!parse_percent(v, &o->cv_limit))
+            return -usage_error(usage, "--cv-limit needs a percentage (5 or 5%%) or none, got '%s'",
+                                v);
+        return 1;
+    case OPT_FILTER:
         o->filter = v;
-    } else if (strcmp(a, "--env-keys") == 0) {
+        return 1;
+    case OPT_ENV_KEYS:
         o->env_keys = v;
-    } else if (pkb_compare_parse_format(v, format) != 0) {
-        usage_error(usage, "--format needs text, md or json, got '%s'", v);
-        return -1;
+        return 1;
+    case OPT_FORMAT:
+        if (pkb_compare_parse_format(v, format) != 0)
+            return -usage_error(usage, "--format needs text, md or json, got '%s'", v);
+        return 1;
+    case OPT_OUT:
+        if (v[0] == '\0')
+            return -usage_error(usage, "--out needs a file name");
+        *out = v;
+        return 1;
     }
-    return 1;
+    return 0;
 }
 
 /* Writes text to path atomically, or to stdout when path is NULL. */
@@ -126,20 +193,7 @@ static int emit(const char *text, const char *path)
         fputs(text, stdout);
         return fflush(stdout) == 0 ? 0 : -EIO;
     }
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
-        return -ENAMETOOLONG;
-    FILE *f = fopen(tmp, "we");
-    if (f == NULL)
-        return -errno;
-    bool ok = fputs(text, f) >= 0;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno ? -errno : -EIO;
-        unlink(tmp);
-        return e;
-    }
-    return 0;
+    return pkb_write_text_atomic(path, text, strlen(text));
 }
 
 static void warn_env(const pkb_compare *c)
@@ -170,30 +224,34 @@ int pkb_cmd_compare(int argc, char **argv)
     size_t nfiles = 0;
     pkb_compare_options o = {0};
     pkb_compare_format format = PKB_COMPARE_TEXT;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int r = compare_option(argc, argv, &i, &o, &format, compare_usage);
+    int opt;
+    while ((opt = next_option(argc, argv, compare_options)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(compare_usage, stdout);
+            return 0;
+        }
+        int r = compare_option(opt, optarg, &o, &format, &out, compare_usage);
         if (r < 0)
             return 1;
         if (r > 0)
             continue;
-        if (strcmp(a, "--baseline-contender") == 0 && v != NULL && v[0] != '\0') {
-            o.baseline_contender = v, i++;
-        } else if (strcmp(a, "--out") == 0 && v != NULL && v[0] != '\0') {
-            out = v, i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error(compare_usage, "compare: unknown or incomplete argument '%s'", a);
-        } else if (nfiles < 2) {
-            files[nfiles++] = a;
-        } else {
-            return usage_error(compare_usage, "compare: extra argument '%s'", a);
-        }
+        if (opt == OPT_BASELINE_CONTENDER && optarg[0] != '\0')
+            o.baseline_contender = optarg;
+        else if (opt == OPT_BASELINE_CONTENDER)
+            return usage_error(compare_usage, "--baseline-contender needs a contender's name");
+        else
+            return getopt_failed(compare_usage, "compare", opt, argv);
+    }
+    for (int i = optind + 1; i < argc; i++) {
+        if (nfiles == 2)
+            return usage_error(compare_usage, "compare: extra argument '%s'", argv[i]);
+        files[nfiles++] = argv[i];
     }
     if (o.baseline_contender != NULL && nfiles != 1)
         return usage_error(compare_usage,
-                           "compare: --baseline-contender takes exactly one results file%s", "");
+                           "compare: --baseline-contender takes exactly one results file");
     if (o.baseline_contender == NULL && nfiles != 2)
-        return usage_error(compare_usage, "compare: needs BASE.json and NEW.json%s", "");
+        return usage_error(compare_usage, "compare: needs BASE.json and NEW.json");
 
     pkb_compare c;
     char err[1024] = "";
@@ -456,35 +514,40 @@ static void default_paths(const char *out, char *path, size_t cap, char *rerun, 
 
 int pkb_cmd_check(int argc, char **argv)
 {
-    struct check_args a = {.suite = "compare", .profile = "quick", .prime = true};
+    struct check_args a = {.suite = "scenarios", .profile = "quick", .prime = true};
     const char *baseline = NULL, *out = NULL;
     pkb_compare_options o = {0};
     pkb_compare_format format = PKB_COMPARE_TEXT;
-    for (int i = 2; i < argc; i++) {
-        const char *arg = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int r = compare_option(argc, argv, &i, &o, &format, check_usage);
+    int opt;
+    while ((opt = next_option(argc, argv, check_options)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(check_usage, stdout);
+            return 0;
+        }
+        int r = compare_option(opt, optarg, &o, &format, &out, check_usage);
         if (r < 0)
             return 1;
         if (r > 0)
             continue;
-        if (strcmp(arg, "--baseline") == 0 && v != NULL && v[0] != '\0')
-            baseline = v, i++;
-        else if (strcmp(arg, "--suite") == 0 && v != NULL && v[0] != '\0')
-            a.suite = v, i++;
-        else if (strcmp(arg, "--profile") == 0 && v != NULL && v[0] != '\0')
-            a.profile = v, i++;
-        else if (strcmp(arg, "--out") == 0 && v != NULL && v[0] != '\0')
-            out = v, i++;
-        else if (strcmp(arg, "--no-prime") == 0)
+        if (opt == OPT_NO_PRIME)
             a.prime = false;
-        else if (strcmp(arg, "--sequential") == 0)
+        else if (opt == OPT_SEQUENTIAL)
             a.sequential = true;
+        else if (opt != OPT_BASELINE && opt != OPT_SUITE && opt != OPT_PROFILE)
+            return getopt_failed(check_usage, "check", opt, argv);
+        else if (optarg[0] == '\0')
+            return usage_error(check_usage, "check: --%s needs a value",
+                               opt == OPT_BASELINE ? "baseline"
+                               : opt == OPT_SUITE  ? "suite"
+                                                   : "profile");
         else
-            return usage_error(check_usage, "check: unknown or incomplete argument '%s'", arg);
+            *(opt == OPT_BASELINE ? &baseline : opt == OPT_SUITE ? &a.suite : &a.profile) = optarg;
     }
+    if (optind + 1 < argc)
+        return usage_error(check_usage, "check: unexpected argument '%s'", argv[optind + 1]);
     a.filter = o.filter;
     if (baseline == NULL)
-        return usage_error(check_usage, "check: --baseline FILE is required%s", "");
+        return usage_error(check_usage, "check: --baseline FILE is required");
     if (strcmp(a.profile, "quick") != 0 && strcmp(a.profile, "full") != 0)
         return usage_error(check_usage, "--profile needs full or quick, got '%s'", a.profile);
     char err[1024] = "";

@@ -1,8 +1,8 @@
 /*
  * compare — matching, statistics and verdicts of `pkbench compare` (see compare.h for the rules;
- * compare_render.c prints the result).
+ * render.c prints the result).
  *
- * The files are read by the report's loader (report_load.c: the same validation and the same
+ * The files are read by the report's loader (results/load.c: the same validation and the same
  * one-line messages), so compare accepts exactly what `pkbench report` accepts. On top of it this
  * file reads the optional `noise_floor` object a `pkbench run --aa` file carries:
  *
@@ -16,9 +16,10 @@
  * its own stream and the whole output is reproducible from the two files and the options.
  */
 #define _GNU_SOURCE
-#include "compare.h"
+#include "regress/compare.h"
 
-#include "report_internal.h"
+#include "common/md.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -64,19 +65,19 @@ resolve_options(const pkb_compare_options *in, pkb_compare_options *o, char *err
     if (o->alpha == 0)
         o->alpha = PKS_DEFAULT_ALPHA;
     if (!(o->alpha > 0 && o->alpha < 1))
-        return pkb__fail(err, err_len, -EINVAL, "--alpha must be in (0, 1), got %g", o->alpha);
+        return pkb_fail(err, err_len, -EINVAL, "--alpha must be in (0, 1), got %g", o->alpha);
     if (o->threshold == 0)
         o->threshold = PKB_COMPARE_DEFAULT_THRESHOLD;
     else if (o->threshold < 0)
         o->threshold = 0; /* none */
     if (!(isfinite(o->threshold) && o->threshold < 10))
-        return pkb__fail(err, err_len, -EINVAL, "--threshold must be a percentage below 1000%%");
+        return pkb_fail(err, err_len, -EINVAL, "--threshold must be a percentage below 1000%%");
     if (o->cv_limit == 0)
         o->cv_limit = PKS_DEFAULT_CV_LIMIT;
     else if (o->cv_limit < 0)
         o->cv_limit = -1; /* no limit */
     if (!isfinite(o->cv_limit))
-        return pkb__fail(err, err_len, -EINVAL, "--cv-limit must be a finite percentage");
+        return pkb_fail(err, err_len, -EINVAL, "--cv-limit must be a finite percentage");
     if (o->iterations == 0)
         o->iterations = PKS_BOOTSTRAP_DEFAULT_ITERATIONS;
     if (o->seed == 0)
@@ -94,20 +95,20 @@ struct floor {
 };
 
 static int
-read_floor(const pkb__results *r, const char *path, struct floor *f, char *err, size_t err_len)
+read_floor(const pkb_results *r, const char *path, struct floor *f, char *err, size_t err_len)
 {
     *f = (struct floor){0};
     const json_t *nf = json_object_get(r->root, "noise_floor");
     if (nf == NULL || json_is_null(nf))
         return 0;
     if (!json_is_object(nf))
-        return pkb__fail(err, err_len, -EBADMSG, "%s: field noise_floor is not an object", path);
+        return pkb_fail(err, err_len, -EBADMSG, "%s: field noise_floor is not an object", path);
     const json_t *alpha = json_object_get(nf, "alpha"), *series = json_object_get(nf, "series");
     if (!json_is_number(alpha) || !(json_number_value(alpha) > 0 && json_number_value(alpha) < 1))
-        return pkb__fail(err, err_len, -EBADMSG, "%s: noise_floor.alpha is not a number in (0, 1)",
-                         path);
+        return pkb_fail(err, err_len, -EBADMSG, "%s: noise_floor.alpha is not a number in (0, 1)",
+                        path);
     if (!json_is_object(series))
-        return pkb__fail(err, err_len, -EBADMSG, "%s: noise_floor.series is not an object", path);
+        return pkb_fail(err, err_len, -EBADMSG, "%s: noise_floor.series is not an object", path);
     const char *name;
     const json_t *v;
     json_object_foreach((json_t *)series, name, v)
@@ -115,23 +116,23 @@ read_floor(const pkb__results *r, const char *path, struct floor *f, char *err, 
         const json_t *mde = json_object_get(v, "mde"), *b = json_object_get(v, "samples_b_ns");
         if (!json_is_object(v) || !json_is_number(mde) || !isfinite(json_number_value(mde)) ||
             json_number_value(mde) < 0)
-            return pkb__fail(err, err_len, -EBADMSG,
-                             "%s: noise_floor.series.%.80s.mde is not a non-negative number", path,
-                             name);
+            return pkb_fail(err, err_len, -EBADMSG,
+                            "%s: noise_floor.series.%.80s.mde is not a non-negative number", path,
+                            name);
         size_t i;
         const json_t *x;
         if (b != NULL && !json_is_array(b))
-            return pkb__fail(err, err_len, -EBADMSG,
-                             "%s: noise_floor.series.%.80s.samples_b_ns is not an array", path,
-                             name);
+            return pkb_fail(err, err_len, -EBADMSG,
+                            "%s: noise_floor.series.%.80s.samples_b_ns is not an array", path,
+                            name);
         json_array_foreach(b, i, x)
         {
             if (!json_is_number(x) || !(json_number_value(x) > 0) ||
                 !isfinite(json_number_value(x)))
-                return pkb__fail(err, err_len, -EBADMSG,
-                                 "%s: noise_floor.series.%.80s.samples_b_ns[%zu] is not a positive "
-                                 "time",
-                                 path, name, i);
+                return pkb_fail(err, err_len, -EBADMSG,
+                                "%s: noise_floor.series.%.80s.samples_b_ns[%zu] is not a positive "
+                                "time",
+                                path, name, i);
         }
     }
     f->series = series;
@@ -139,7 +140,7 @@ read_floor(const pkb__results *r, const char *path, struct floor *f, char *err, 
     return 0;
 }
 
-static const pkb__series *find_by_name(const pkb__results *r, const char *name)
+static const pkb_results_series *find_by_name(const pkb_results *r, const char *name)
 {
     for (size_t i = 0; i < r->nseries; i++)
         if (strcmp(r->series[i].name, name) == 0)
@@ -149,7 +150,7 @@ static const pkb__series *find_by_name(const pkb__results *r, const char *name)
 
 /* The MDE of `name` at `alpha`; 0 when the file has none for it. */
 static int floor_of(const struct floor *f,
-                    const pkb__results *r,
+                    const pkb_results *r,
                     const char *name,
                     const pkb_compare_options *o,
                     double *out)
@@ -160,7 +161,7 @@ static int floor_of(const struct floor *f,
         return 0;
     *out = json_number_value(json_object_get(e, "mde"));
     const json_t *b = json_object_get(e, "samples_b_ns");
-    const pkb__series *a = find_by_name(r, name);
+    const pkb_results_series *a = find_by_name(r, name);
     if (fabs(f->alpha - o->alpha) < 1e-12 || json_array_size(b) == 0 || a == NULL || !a->measured)
         return 0;
     size_t nb = json_array_size(b);
@@ -181,13 +182,13 @@ static int floor_of(const struct floor *f,
 
 struct ctx {
     pkb_compare *c;
-    const pkb__results *base, *cand;
+    const pkb_results *base, *cand;
     struct floor floor;
     regex_t re;
     bool have_re;
     size_t cap_rows, cap_notes;
     /* parallel to c->rows: the samples of each row (borrowed from the loaded files) */
-    const pkb__series **row_base, **row_cand;
+    const pkb_results_series **row_base, **row_cand;
 };
 
 static bool selected(const struct ctx *x, const char *name)
@@ -228,7 +229,7 @@ static int push_note(struct ctx *x, const char *name, char *why)
 }
 
 /* Why a series present in a file cannot be compared: "refused in new: <reason>". */
-static char *unmeasured(const pkb__series *s, const char *side)
+static char *unmeasured(const pkb_results_series *s, const char *side)
 {
     if (s->n == 0 && strcmp(s->status, "measured") == 0)
         return xasprintf("no samples in %s", side);
@@ -236,7 +237,8 @@ static char *unmeasured(const pkb__series *s, const char *side)
                      s->reason ? s->reason : "");
 }
 
-static int push_row(struct ctx *x, const char *name, const pkb__series *b, const pkb__series *n)
+static int
+push_row(struct ctx *x, const char *name, const pkb_results_series *b, const pkb_results_series *n)
 {
     pkb_compare *c = x->c;
     if (!b->measured || !n->measured)
@@ -246,10 +248,10 @@ static int push_row(struct ctx *x, const char *name, const pkb__series *b, const
         pkb_compare_row *rows = realloc(c->rows, cap * sizeof *rows);
         if (rows != NULL)
             c->rows = rows;
-        const pkb__series **rb = realloc(x->row_base, cap * sizeof *rb);
+        const pkb_results_series **rb = realloc(x->row_base, cap * sizeof *rb);
         if (rb != NULL)
             x->row_base = rb;
-        const pkb__series **rc = realloc(x->row_cand, cap * sizeof *rc);
+        const pkb_results_series **rc = realloc(x->row_cand, cap * sizeof *rc);
         if (rc != NULL)
             x->row_cand = rc;
         if (rows == NULL || rb == NULL || rc == NULL)
@@ -268,15 +270,15 @@ static int match_files(struct ctx *x)
 {
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < x->base->nseries; i++) {
-        const pkb__series *b = &x->base->series[i];
+        const pkb_results_series *b = &x->base->series[i];
         if (!selected(x, b->name))
             continue;
-        const pkb__series *n = find_by_name(x->cand, b->name);
+        const pkb_results_series *n = find_by_name(x->cand, b->name);
         rc = n == NULL ? push_str(&x->c->only_base, &x->c->nonly_base, b->name)
                        : push_row(x, b->name, b, n);
     }
     for (size_t i = 0; rc == 0 && i < x->cand->nseries; i++) {
-        const pkb__series *n = &x->cand->series[i];
+        const pkb_results_series *n = &x->cand->series[i];
         if (selected(x, n->name) && find_by_name(x->base, n->name) == NULL)
             rc = push_str(&x->c->only_cand, &x->c->nonly_cand, n->name);
     }
@@ -286,19 +288,19 @@ static int match_files(struct ctx *x)
 static int match_contenders(struct ctx *x, const char *path, char *err, size_t err_len)
 {
     const char *name = x->c->opts.baseline_contender;
-    const pkb__results *r = x->base;
+    const pkb_results *r = x->base;
     bool any = false;
     for (size_t i = 0; i < r->nseries; i++)
         any |= strcmp(r->series[i].contender, name) == 0;
     if (!any)
-        return pkb__fail(err, err_len, -EINVAL,
-                         "%s: no series of contender '%.60s' (--baseline-contender)", path, name);
+        return pkb_fail(err, err_len, -EINVAL,
+                        "%s: no series of contender '%.60s' (--baseline-contender)", path, name);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < r->nseries; i++) {
-        const pkb__series *s = &r->series[i];
+        const pkb_results_series *s = &r->series[i];
         if (strcmp(s->contender, name) == 0 || !selected(x, s->name))
             continue;
-        const pkb__series *b = NULL;
+        const pkb_results_series *b = NULL;
         for (size_t k = 0; k < r->nseries && b == NULL; k++)
             if (strcmp(r->series[k].scenario, s->scenario) == 0 &&
                 strcmp(r->series[k].contender, name) == 0)
@@ -333,7 +335,7 @@ static int decide_rows(struct ctx *x)
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
         pkb_compare_row *r = &c->rows[i];
-        const pkb__series *b = x->row_base[i], *n = x->row_cand[i];
+        const pkb_results_series *b = x->row_base[i], *n = x->row_cand[i];
         rc = pks_series_compare(
             b->samples, b->n, n->samples, n->n,
             &(pks_bootstrap){.iterations = o->iterations, .seed = o->seed ^ hash_name(r->name)},
@@ -433,7 +435,7 @@ static int check_env(struct ctx *x, char *err, size_t err_len)
         for (size_t i = 0; i < k; i++)
             if (!((key[i] >= 'a' && key[i] <= 'z') || (key[i] >= '0' && key[i] <= '9') ||
                   key[i] == '_'))
-                return pkb__fail(err, err_len, -EINVAL, "--env-keys: '%s' is not a key name", key);
+                return pkb_fail(err, err_len, -EINVAL, "--env-keys: '%s' is not a key name", key);
         const json_t *vb = json_object_get(eb, key), *vc = json_object_get(ec, key);
         if (vb == NULL && vc == NULL) { /* not an environment key: a setting (cpu_affinity) */
             vb = json_object_get(sb, key);
@@ -453,13 +455,13 @@ static int check_env(struct ctx *x, char *err, size_t err_len)
             return -ENOMEM;
     }
     if (c->nenv > 0 && c->opts.strict_env) {
-        pkb__buf b = {0};
+        pkb_buf b = {0};
         for (size_t i = 0; i < c->nenv; i++)
-            pkb__buf_printf(&b, "%s%s '%.80s' vs '%.80s'", i ? ", " : "", c->env[i].key,
-                            c->env[i].base, c->env[i].cand);
-        int rc = pkb__fail(err, err_len, -EPROTO, "the environments differ (--strict-env): %s",
-                           b.failed ? "?" : b.data);
-        pkb__buf_free(&b);
+            pkb_buf_printf(&b, "%s%s '%.80s' vs '%.80s'", i ? ", " : "", c->env[i].key,
+                           c->env[i].base, c->env[i].cand);
+        int rc = pkb_fail(err, err_len, -EPROTO, "the environments differ (--strict-env): %s",
+                          b.failed ? "?" : b.data);
+        pkb_buf_free(&b);
         return rc;
     }
     return 0;
@@ -511,23 +513,23 @@ int pkb_compare_files(const char *base_path,
         return rc;
     bool contenders = c.opts.baseline_contender != NULL;
     if (base_path == NULL || (cand_path == NULL) != contenders)
-        return pkb__fail(err, err_len, -EINVAL,
-                         contenders ? "--baseline-contender compares the contenders of one file"
-                                    : "compare needs two results files, BASE and NEW");
+        return pkb_fail(err, err_len, -EINVAL,
+                        contenders ? "--baseline-contender compares the contenders of one file"
+                                   : "compare needs two results files, BASE and NEW");
     struct ctx x = {.c = &c};
     if (c.opts.filter != NULL) {
         if (regcomp(&x.re, c.opts.filter, REG_EXTENDED | REG_NOSUB) != 0)
-            return pkb__fail(err, err_len, -EINVAL,
-                             "--filter: '%.100s' is not a valid extended regular expression",
-                             c.opts.filter);
+            return pkb_fail(err, err_len, -EINVAL,
+                            "--filter: '%.100s' is not a valid extended regular expression",
+                            c.opts.filter);
         x.have_re = true;
     }
-    pkb__results rb = {0}, rn = {0};
+    pkb_results rb = {0}, rn = {0};
     bool have_b = false, have_n = false;
-    rc = pkb__results_load(base_path, &rb, err, err_len);
+    rc = pkb_results_load(base_path, &rb, err, err_len);
     have_b = rc == 0;
     if (rc == 0 && !contenders) {
-        rc = pkb__results_load(cand_path, &rn, err, err_len);
+        rc = pkb_results_load(cand_path, &rn, err, err_len);
         have_n = rc == 0;
     }
     x.base = &rb;
@@ -535,7 +537,7 @@ int pkb_compare_files(const char *base_path,
     c.base_path = xstrdup(base_path);
     c.cand_path = contenders ? NULL : xstrdup(cand_path);
     if (rc == 0 && (c.base_path == NULL || (!contenders && c.cand_path == NULL)))
-        rc = pkb__fail(err, err_len, -ENOMEM, "out of memory");
+        rc = pkb_fail(err, err_len, -ENOMEM, "out of memory");
     if (rc == 0)
         rc = read_floor(&rb, base_path, &x.floor, err, err_len);
     c.noise_floor_known = x.floor.series != NULL;
@@ -546,19 +548,19 @@ int pkb_compare_files(const char *base_path,
         rc = contenders ? match_contenders(&x, base_path, err, err_len) : match_files(&x);
     if (rc == 0 && c.nrows == 0)
         rc = c.opts.filter != NULL
-                 ? pkb__fail(err, err_len, -ENODATA,
-                             "no series matching --filter '%.100s' can be compared", c.opts.filter)
+                 ? pkb_fail(err, err_len, -ENODATA,
+                            "no series matching --filter '%.100s' can be compared", c.opts.filter)
              : c.nskipped > 0
-                 ? pkb__fail(err, err_len, -ENODATA,
-                             "no series can be compared: %zu not measured in both", c.nskipped)
-                 : pkb__fail(err, err_len, -ENODATA, "no series can be compared: %s",
-                             contenders ? "the file has no other contender" : "none in common");
+                 ? pkb_fail(err, err_len, -ENODATA,
+                            "no series can be compared: %zu not measured in both", c.nskipped)
+                 : pkb_fail(err, err_len, -ENODATA, "no series can be compared: %s",
+                            contenders ? "the file has no other contender" : "none in common");
     if (rc == 0)
         rc = decide_rows(&x);
     if (rc == -ENOMEM)
-        pkb__fail(err, err_len, rc, "out of memory");
+        pkb_fail(err, err_len, rc, "out of memory");
     else if (rc == -EINVAL && err != NULL && err[0] == '\0')
-        pkb__fail(err, err_len, rc, "the statistics could not be computed");
+        pkb_fail(err, err_len, rc, "the statistics could not be computed");
     if (rc == 0) {
         tally(&c);
         *out = c;
@@ -570,21 +572,21 @@ int pkb_compare_files(const char *base_path,
     free(x.row_base);
     free(x.row_cand);
     if (have_b)
-        pkb__results_free(&rb);
+        pkb_results_free(&rb);
     if (have_n)
-        pkb__results_free(&rn);
+        pkb_results_free(&rn);
     return rc;
 }
 
 int pkb_compare_check_file(const char *path, char *err, size_t err_len)
 {
-    pkb__results r;
-    int rc = pkb__results_load(path, &r, err, err_len);
+    pkb_results r;
+    int rc = pkb_results_load(path, &r, err, err_len);
     if (rc != 0)
         return rc;
     struct floor f;
     rc = read_floor(&r, path, &f, err, err_len);
-    pkb__results_free(&r);
+    pkb_results_free(&r);
     return rc;
 }
 
@@ -613,9 +615,9 @@ void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len)
 {
     if (len == 0)
         return;
-    pkb__buf b = {0};
+    pkb_buf b = {0};
     bool regress = c->status == 2;
-    pkb__buf_puts(&b, c->status == 0 ? "" : regress ? "regressed: " : "cannot decide: ");
+    pkb_buf_puts(&b, c->status == 0 ? "" : regress ? "regressed: " : "cannot decide: ");
     size_t k = 0;
     for (size_t i = 0; c->status != 0 && i < c->nrows; i++) {
         const pkb_compare_row *r = &c->rows[i];
@@ -626,7 +628,7 @@ void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len)
             snprintf(why, sizeof why, "%+.1f%%", 100 * r->s.delta);
         else
             pkb_compare_why(c, r, why, sizeof why);
-        pkb__buf_printf(&b, "%s%s (%s)", k++ ? ", " : "", r->name, why);
+        pkb_buf_printf(&b, "%s%s (%s)", k++ ? ", " : "", r->name, why);
     }
     const char *s = b.failed || b.data == NULL ? "" : b.data;
     size_t n = strlen(s);
@@ -638,5 +640,5 @@ void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len)
         if (len > 4)
             memcpy(buf + len - 4, "...", 4);
     }
-    pkb__buf_free(&b);
+    pkb_buf_free(&b);
 }

@@ -32,7 +32,7 @@
 #ifndef PKB_COMPARE_H
 #define PKB_COMPARE_H
 
-#include "stats.h"
+#include "common/stats.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -117,7 +117,7 @@ typedef struct pkb_compare {
  *   -EINVAL    an option out of range, an invalid filter, a missing or extra file for the mode,
  *              no series of the baseline contender in the file
  *   -ENOENT... a file cannot be read; -EBADMSG not JSON, not a results file, a bad field
- *              (report_load.c's checks, plus the noise_floor object); -ENOTSUP another
+ *              (results/load.c's checks, plus the noise_floor object); -ENOTSUP another
  *              schema_version
  *   -ENODATA   no series to compare (none in common, or none matches the filter)
  *   -EPROTO    opts->strict_env and an environment key differs (the message names it)
@@ -155,7 +155,7 @@ void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, 
 /* Parses a format name ("text", "md", "json"); returns 0 or -EINVAL. */
 int pkb_compare_parse_format(const char *name, pkb_compare_format *out);
 
-/* The commands (compare_cli.c, linked into pkbench): argv[1] is "compare" or "check"; they
+/* The commands (regress/cli.c, linked into pkbench): argv[1] is "compare" or "check"; they
  * return pkbench's exit status. */
 int pkb_cmd_compare(int argc, char **argv);
 int pkb_cmd_check(int argc, char **argv);

@@ -12,9 +12,10 @@
  * file, series not measured in both, and (Markdown, JSON) differing environment keys.
  */
 #define _GNU_SOURCE
-#include "compare.h"
+#include "regress/compare.h"
 
-#include "report_internal.h"
+#include "common/md.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -55,7 +56,7 @@ static void pct(char *out, size_t len, double d)
 static void fill_row(const pkb_compare *c, const pkb_compare_row *r, cell *row)
 {
     double scale;
-    const char *unit = pkb__time_unit(r->s.base.median, &scale);
+    const char *unit = pkb_time_unit(r->s.base.median, &scale);
     snprintf(row[C_NAME], sizeof(cell), "%s", r->name);
     snprintf(row[C_BASE], sizeof(cell), "%.2f %s", r->s.base.median / scale, unit);
     snprintf(row[C_NEW], sizeof(cell), "%.2f %s", r->s.cand.median / scale, unit);
@@ -86,7 +87,7 @@ static void fill_geomean(const pkb_compare *c, cell *row)
         return;
     }
     double scale;
-    const char *unit = pkb__time_unit(c->geomean_base, &scale);
+    const char *unit = pkb_time_unit(c->geomean_base, &scale);
     snprintf(row[C_BASE], sizeof(cell), "%.2f %s", c->geomean_base / scale, unit);
     snprintf(row[C_NEW], sizeof(cell), "%.2f %s", c->geomean_cand / scale, unit);
     pct(row[C_DELTA], sizeof(cell), c->geomean - 1);
@@ -103,37 +104,37 @@ static size_t width(const char *s)
 }
 
 /* Two lines (text) or one paragraph (Markdown): the rule every verdict followed. */
-static void settings_line(const pkb_compare *c, pkb__buf *b, bool md)
+static void settings_line(const pkb_compare *c, pkb_buf *b, bool md)
 {
     const pkb_compare_options *o = &c->opts;
-    pkb__buf_printf(b, "alpha %g, Holm's correction over %zu series; threshold ", o->alpha,
-                    c->nrows);
+    pkb_buf_printf(b, "alpha %g, Holm's correction over %zu series; threshold ", o->alpha,
+                   c->nrows);
     if (o->threshold > 0)
-        pkb__buf_printf(b, "%.1f%%", 100 * o->threshold);
+        pkb_buf_printf(b, "%.1f%%", 100 * o->threshold);
     else
-        pkb__buf_puts(b, "none");
+        pkb_buf_puts(b, "none");
     if (o->cv_limit > 0)
-        pkb__buf_printf(b, "; cv limit %.1f%% (robust: 1.4826 MAD / median)", 100 * o->cv_limit);
+        pkb_buf_printf(b, "; cv limit %.1f%% (robust: 1.4826 MAD / median)", 100 * o->cv_limit);
     else
-        pkb__buf_puts(b, "; no cv limit");
-    pkb__buf_puts(b, md ? ". " : "\n");
+        pkb_buf_puts(b, "; no cv limit");
+    pkb_buf_puts(b, md ? ". " : "\n");
     if (c->noise_floor_known)
-        pkb__buf_printf(b, "noise floor: the base file's A/A run (alpha %g)", c->noise_floor_alpha);
+        pkb_buf_printf(b, "noise floor: the base file's A/A run (alpha %g)", c->noise_floor_alpha);
     else
-        pkb__buf_printf(b, "noise floor: none in the base file (%s measures one)",
-                        md ? "`pkbench run --aa`" : "pkbench run --aa");
-    pkb__buf_printf(b, "; bootstrap %zu resamples, seed %llu.\n", o->iterations,
-                    (unsigned long long)o->seed);
+        pkb_buf_printf(b, "noise floor: none in the base file (%s measures one)",
+                       md ? "`pkbench run --aa`" : "pkbench run --aa");
+    pkb_buf_printf(b, "; bootstrap %zu resamples, seed %llu.\n", o->iterations,
+                   (unsigned long long)o->seed);
 }
 
-static void counts_line(const pkb_compare *c, pkb__buf *b)
+static void counts_line(const pkb_compare *c, pkb_buf *b)
 {
-    pkb__buf_printf(b, "%zu regressed, %zu improved, %zu unchanged, %zu undecidable.\n",
-                    c->regressed, c->improved, c->unchanged, c->undecidable);
+    pkb_buf_printf(b, "%zu regressed, %zu improved, %zu unchanged, %zu undecidable.\n",
+                   c->regressed, c->improved, c->unchanged, c->undecidable);
 }
 
 /* The notes after the table, as "- " items (Markdown) or indented lines (text). */
-static void notes(const pkb_compare *c, pkb__buf *b, bool md)
+static void notes(const pkb_compare *c, pkb_buf *b, bool md)
 {
     const char *item = md ? "- " : "  ";
     bool any = false;
@@ -143,7 +144,7 @@ static void notes(const pkb_compare *c, pkb__buf *b, bool md)
             continue;
         char why[200];
         pkb_compare_why(c, r, why, sizeof why);
-        pkb__buf_printf(b, "%s%sundecidable: %s — %s\n", any ? "" : "\n", item, r->name, why);
+        pkb_buf_printf(b, "%s%sundecidable: %s — %s\n", any ? "" : "\n", item, r->name, why);
         any = true;
     }
     for (int side = 0; side < 2; side++) {
@@ -151,27 +152,27 @@ static void notes(const pkb_compare *c, pkb__buf *b, bool md)
         size_t n = side ? c->nonly_cand : c->nonly_base;
         if (n == 0)
             continue;
-        pkb__buf_printf(b, "%s%sonly in %s: ", any ? "" : "\n", item, side ? "new" : "base");
+        pkb_buf_printf(b, "%s%sonly in %s: ", any ? "" : "\n", item, side ? "new" : "base");
         for (size_t i = 0; i < n; i++)
-            pkb__buf_printf(b, "%s%s", i ? ", " : "", names[i]);
-        pkb__buf_puts(b, "\n");
+            pkb_buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+        pkb_buf_puts(b, "\n");
         any = true;
     }
     for (size_t i = 0; i < c->nskipped; i++) {
-        pkb__buf_printf(b, "%s%snot compared: %s — %s\n", any ? "" : "\n", item, c->skipped[i].name,
-                        c->skipped[i].why);
+        pkb_buf_printf(b, "%s%snot compared: %s — %s\n", any ? "" : "\n", item, c->skipped[i].name,
+                       c->skipped[i].why);
         any = true;
     }
     for (size_t i = 0; md && i < c->nenv; i++) {
-        pkb__buf_printf(b, "%s- environment differs: %s `%s` vs `%s`\n", any ? "" : "\n",
-                        c->env[i].key, c->env[i].base, c->env[i].cand);
+        pkb_buf_printf(b, "%s- environment differs: %s `%s` vs `%s`\n", any ? "" : "\n",
+                       c->env[i].key, c->env[i].base, c->env[i].cand);
         any = true;
     }
 }
 
 /* ==== Text =================================================================================== */
 
-static void render_text(const pkb_compare *c, pkb__buf *b)
+static void render_text(const pkb_compare *c, pkb_buf *b)
 {
     size_t nrows = c->nrows + 2;
     cell(*t)[NCOL] = calloc(nrows, sizeof *t);
@@ -191,12 +192,12 @@ static void render_text(const pkb_compare *c, pkb__buf *b)
                 w[k] = width(t[i][k]);
 
     if (c->cand_path != NULL)
-        pkb__buf_printf(b, "base: %s\nnew:  %s\n", c->base_path, c->cand_path);
+        pkb_buf_printf(b, "base: %s\nnew:  %s\n", c->base_path, c->cand_path);
     else
-        pkb__buf_printf(b, "file: %s (every contender against %s, per scenario)\n", c->base_path,
-                        c->opts.baseline_contender);
+        pkb_buf_printf(b, "file: %s (every contender against %s, per scenario)\n", c->base_path,
+                       c->opts.baseline_contender);
     settings_line(c, b, false);
-    pkb__buf_puts(b, "\n");
+    pkb_buf_puts(b, "\n");
     for (size_t i = 0; i < nrows; i++) {
         for (int k = 0; k < NCOL; k++) {
             size_t pad = w[k] - width(t[i][k]);
@@ -204,50 +205,50 @@ static void render_text(const pkb_compare *c, pkb__buf *b)
             if (k == NCOL - 1 && left) /* no trailing blanks */
                 pad = 0;
             if (!left)
-                pkb__buf_printf(b, "%*s", (int)pad, "");
-            pkb__buf_puts(b, t[i][k]);
+                pkb_buf_printf(b, "%*s", (int)pad, "");
+            pkb_buf_puts(b, t[i][k]);
             if (left)
-                pkb__buf_printf(b, "%*s", (int)pad, "");
+                pkb_buf_printf(b, "%*s", (int)pad, "");
             if (k < NCOL - 1)
-                pkb__buf_puts(b, "  ");
+                pkb_buf_puts(b, "  ");
         }
         /* the geomean row leaves the last columns empty: trim */
         while (b->len > 0 && b->data[b->len - 1] == ' ')
             b->data[--b->len] = '\0';
-        pkb__buf_puts(b, "\n");
+        pkb_buf_puts(b, "\n");
     }
     free(t);
-    pkb__buf_puts(b, "\n");
+    pkb_buf_puts(b, "\n");
     counts_line(c, b);
     notes(c, b, false);
 }
 
 /* ==== Markdown =============================================================================== */
 
-static void render_md(const pkb_compare *c, pkb__buf *b)
+static void render_md(const pkb_compare *c, pkb_buf *b)
 {
-    pkb__buf_puts(b, "## pkbench compare\n\n");
+    pkb_buf_puts(b, "## pkbench compare\n\n");
     if (c->cand_path != NULL) {
-        pkb__buf_puts(b, "Base ");
-        pkb__md_code(b, c->base_path);
-        pkb__buf_puts(b, ", new ");
-        pkb__md_code(b, c->cand_path);
+        pkb_buf_puts(b, "Base ");
+        pkb_md_code(b, c->base_path);
+        pkb_buf_puts(b, ", new ");
+        pkb_md_code(b, c->cand_path);
     } else {
-        pkb__buf_puts(b, "File ");
-        pkb__md_code(b, c->base_path);
-        pkb__buf_puts(b, ", every contender against ");
-        pkb__md_code(b, c->opts.baseline_contender);
-        pkb__buf_puts(b, " per scenario");
+        pkb_buf_puts(b, "File ");
+        pkb_md_code(b, c->base_path);
+        pkb_buf_puts(b, ", every contender against ");
+        pkb_md_code(b, c->opts.baseline_contender);
+        pkb_buf_puts(b, " per scenario");
     }
-    pkb__buf_puts(b, ". ");
+    pkb_buf_puts(b, ". ");
     settings_line(c, b, true);
-    pkb__buf_puts(b, "\n|");
+    pkb_buf_puts(b, "\n|");
     for (int k = 0; k < NCOL; k++)
-        pkb__buf_printf(b, " %s |", headers[k]);
-    pkb__buf_puts(b, "\n|");
+        pkb_buf_printf(b, " %s |", headers[k]);
+    pkb_buf_puts(b, "\n|");
     for (int k = 0; k < NCOL; k++)
-        pkb__buf_puts(b, k == C_NAME || k == C_VERDICT ? "---|" : "---:|");
-    pkb__buf_puts(b, "\n");
+        pkb_buf_puts(b, k == C_NAME || k == C_VERDICT ? "---|" : "---:|");
+    pkb_buf_puts(b, "\n");
     cell row[NCOL];
     for (size_t i = 0; i <= c->nrows; i++) {
         memset(row, 0, sizeof row);
@@ -255,25 +256,25 @@ static void render_md(const pkb_compare *c, pkb__buf *b)
             fill_row(c, &c->rows[i], row);
         else
             fill_geomean(c, row);
-        pkb__buf_puts(b, "|");
+        pkb_buf_puts(b, "|");
         for (int k = 0; k < NCOL; k++) {
-            pkb__buf_puts(b, " ");
+            pkb_buf_puts(b, " ");
             bool strong =
                 k == C_VERDICT && i < c->nrows &&
                 (c->rows[i].d.verdict == PKS_REGRESSED || c->rows[i].d.verdict == PKS_IMPROVED);
             if (k == C_NAME && i < c->nrows)
-                pkb__md_code(b, row[k]);
+                pkb_md_code(b, row[k]);
             else if (k == C_NAME)
-                pkb__buf_printf(b, "**%s**", row[k]);
+                pkb_buf_printf(b, "**%s**", row[k]);
             else if (strong)
-                pkb__buf_printf(b, "**%s**", row[k]);
+                pkb_buf_printf(b, "**%s**", row[k]);
             else
-                pkb__md_text(b, row[k]);
-            pkb__buf_puts(b, " |");
+                pkb_md_text(b, row[k]);
+            pkb_buf_puts(b, " |");
         }
-        pkb__buf_puts(b, "\n");
+        pkb_buf_puts(b, "\n");
     }
-    pkb__buf_puts(b, "\n");
+    pkb_buf_puts(b, "\n");
     counts_line(c, b);
     notes(c, b, true);
 }
@@ -422,13 +423,13 @@ int pkb_compare_render(const pkb_compare *c, pkb_compare_format format, char **t
         *text = t;
         return 0;
     }
-    pkb__buf b = {0};
+    pkb_buf b = {0};
     if (format == PKB_COMPARE_MD)
         render_md(c, &b);
     else
         render_text(c, &b);
     if (b.failed || b.data == NULL) {
-        pkb__buf_free(&b);
+        pkb_buf_free(&b);
         return -ENOMEM;
     }
     *text = b.data;

@@ -1,30 +1,21 @@
 /*
- * plot — the report's figures: per scenario, a bar chart of the contenders' mean time per
- * iteration with ± sd error bars, the baseline bar in its own colour, drawn twice from one data
- * file: by gnuplot (PNG through pngcairo when this gnuplot has it, else the libgd png terminal;
- * and SVG) and by matplotlib (PNG, Agg backend).
+ * figure — the figure pipeline (figure.h): suites describe figures as a data file and two scripts;
+ * this writes them, runs gnuplot and then matplotlib once each for all of them, and checks what
+ * the tools wrote.
  *
- * Per scenario with a measured series, into the staging directory:
- *
- *     <stem>.dat   index, contender, mean, sd (in the scenario's time unit), baseline 0/1, n
- *     <stem>.gp    gnuplot script: reads <stem>.dat, writes <stem>.gnuplot.png and .svg
- *     <stem>.py    Python script: reads <stem>.dat, writes <stem>.matplotlib.png
- *
- * The scripts name their files relative to their own directory and embed no number, so the
- * figures come from the .dat, which comes from the results file, and a reader can redraw them.
- * Each tool runs once for every scenario (gnuplot takes several script files; one interpreter
- * runs every .py through runpy, importing matplotlib once) under processkit's pk_run: cwd the
- * staging directory, stdin /dev/null, stdout and stderr captured together (last 8 KiB kept), a
- * time limit after which the tool's process tree is killed. A tool that fails or does not write
- * every figure fails the call with the tool's last line of output.
+ * Each tool runs under processkit's pk_run: cwd the staging directory, stdin /dev/null, stdout
+ * and stderr captured together (last 8 KiB kept), a time limit after which the tool's process
+ * tree is killed. A tool that fails or does not write every figure fails the call with the
+ * tool's last line of output.
  */
 #define _GNU_SOURCE
+#include "report/figure.h"
+
+#include "common/files.h"
 #include "processkit.h"
-#include "report_internal.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,244 +25,138 @@
 #define DEFAULT_PYTHON     "/usr/bin/python3"
 #define DEFAULT_TIMEOUT_MS 60000
 
-/* Okabe-Ito orange and blue: distinguishable with every common colour-vision deficiency. */
-#define COLOR_BASELINE "#E69F00"
-#define COLOR_OTHER    "#0072B2"
+/* What each tool draws from a figure's script, and the order the files are committed in. */
+static const char *const script_suffixes[] = {".dat", ".gp", ".py"};
+static const char *const gnuplot_suffixes[] = {".gnuplot.png", ".gnuplot.svg"};
+static const char *const python_suffixes[] = {".matplotlib.png"};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* A string as a gnuplot single-quoted literal: only the quote itself needs escaping (doubled). */
-static void gp_string(pkb__buf *b, const char *s)
+/* ---- the figure list ------------------------------------------------------------------------ */
+
+void pkb_figure_stem(const pkb_results *r, const char *what, char *stem, size_t cap)
 {
-    pkb__buf_puts(b, "'");
-    for (; *s; s++) {
-        if (*s == '\'')
-            pkb__buf_puts(b, "''");
-        else
-            pkb__buf_printf(b, "%c", *s == '\n' || *s == '\r' ? ' ' : *s);
-    }
-    pkb__buf_puts(b, "'");
+    pkb_buf b = {0};
+    pkb_buf_sanitized(&b, r->name);
+    pkb_buf_puts(&b, "-");
+    pkb_buf_sanitized(&b, what);
+    snprintf(stem, cap, "%s", b.failed ? "" : b.data);
+    pkb_buf_free(&b);
 }
 
-/* A string as a Python literal: a JSON string with non-ASCII escaped as \uXXXX is one. */
-static void py_string(pkb__buf *b, const char *s)
+pkb_figure *pkb_figures_add(pkb_figures *figs, const pkb_results *r, const char *what)
+{
+    if (figs->n == figs->cap) {
+        size_t cap = figs->cap ? figs->cap * 2 : 8;
+        pkb_figure *items = realloc(figs->items, cap * sizeof *items);
+        if (items == NULL)
+            return NULL;
+        figs->items = items;
+        figs->cap = cap;
+    }
+    pkb_figure *f = &figs->items[figs->n++];
+    memset(f, 0, sizeof *f);
+    pkb_figure_stem(r, what, f->stem, sizeof f->stem);
+    return f;
+}
+
+void pkb_figures_free(pkb_figures *figs)
+{
+    for (size_t i = 0; i < figs->n; i++) {
+        pkb_buf_free(&figs->items[i].dat);
+        pkb_buf_free(&figs->items[i].gp);
+        pkb_buf_free(&figs->items[i].py);
+    }
+    free(figs->items);
+    memset(figs, 0, sizeof *figs);
+}
+
+/* ---- script pieces -------------------------------------------------------------------------- */
+
+/* Only the quote itself needs escaping in a single-quoted gnuplot string (doubled). */
+void pkb_gp_string(pkb_buf *b, const char *s)
+{
+    pkb_buf_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'')
+            pkb_buf_puts(b, "''");
+        else
+            pkb_buf_printf(b, "%c", *s == '\n' || *s == '\r' ? ' ' : *s);
+    }
+    pkb_buf_puts(b, "'");
+}
+
+/* A JSON string with non-ASCII escaped as \uXXXX is a Python literal. */
+void pkb_py_string(pkb_buf *b, const char *s)
 {
     json_t *j = json_string(s);
     char *text = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_ENSURE_ASCII) : NULL;
     if (text == NULL)
         b->failed = true;
     else
-        pkb__buf_puts(b, text);
+        pkb_buf_puts(b, text);
     free(text);
     json_decref(j);
 }
 
-/* What the three files of one scenario share. */
-struct figure {
-    const pkb__results *r;
-    const pkb__scenario *sc;
-    double scale;     /* ns per time unit */
-    const char *unit; /* "µs" */
-    size_t bars;
-    bool rotate; /* long tick labels: slant them */
-};
-
-static void write_dat(const struct figure *f, pkb__buf *b)
+/* "# Generated by pkbench report from <file>: <what>." on one line, whatever the names hold. */
+static void provenance(pkb_buf *b, const pkb_results *r, const char *what)
 {
-    pkb__buf_puts(b, "# pkbench report data, from ");
-    pkb__buf_sanitized(b, f->r->file);
-    pkb__buf_puts(b, ": scenario ");
-    pkb__buf_sanitized(b, f->sc->name);
-    pkb__buf_printf(b,
-                    "\n# mean and sd of the repetitions' wall time per iteration, in %s\n"
-                    "# index\tcontender\tmean\tsd\tbaseline\tn\n",
-                    f->unit);
-    size_t index = 0;
-    for (size_t k = 0; k < f->sc->count; k++) {
-        const pkb__series *s = &f->r->series[f->sc->members[k]];
-        if (!s->measured)
-            continue;
-        pkb__buf_printf(b, "%zu\t", index++);
-        for (const char *c = s->contender; *c; c++)
-            pkb__buf_printf(b, "%c", *c == '\t' || *c == '\n' || *c == '\r' ? '_' : *c);
-        double sd = s->n >= 2 ? s->sum.sd : 0;
-        pkb__buf_printf(b, "\t%.6f\t%.6f\t%d\t%zu\n", s->sum.mean / f->scale, sd / f->scale,
-                        (long)(s - f->r->series) == f->sc->baseline, s->n);
-    }
+    pkb_buf_puts(b, "# Generated by pkbench report from ");
+    pkb_buf_sanitized(b, r->file);
+    pkb_buf_puts(b, ": ");
+    for (const char *c = what; *c; c++)
+        pkb_buf_printf(b, "%c", *c == '\n' || *c == '\r' ? ' ' : *c);
+    pkb_buf_puts(b, ".\n");
 }
 
-static void title(const struct figure *f, pkb__buf *b)
+void pkb_gp_head(
+    pkb_buf *b, const pkb_results *r, const char *what, const char *stem, int width, int height)
 {
-    pkb__buf_printf(b, "%s: %s, mean ± sd of the repetitions (lower is better)",
-                    json_string_value(json_object_get(f->r->root, "suite")), f->sc->name);
+    provenance(b, r, what);
+    /* gnuplot runs every figure's script in one process: reset, so none inherits settings. */
+    pkb_buf_printf(b,
+                   "# Redraw %s.gnuplot.png and .svg (run in this directory): gnuplot %s.gp\n"
+                   "reset\n"
+                   "set encoding utf8\n"
+                   "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                   "    set terminal pngcairo size %d,%d font 'DejaVu Sans,11' noenhanced\n"
+                   "} else {\n"
+                   "    set terminal png size %d,%d noenhanced\n"
+                   "}\n"
+                   "set output '%s.gnuplot.png'\n"
+                   "set datafile separator '\\t'\n"
+                   "dat = '%s.dat'\n",
+                   stem, stem, width, height, width, height, stem, stem);
 }
 
-/* "# Generated by pkbench report from <file>: scenario <name>." (names sanitized: one line) */
-static void provenance(const struct figure *f, pkb__buf *b)
+void pkb_gp_tail(pkb_buf *b, const char *stem, int width, int height)
 {
-    pkb__buf_puts(b, "# Generated by pkbench report from ");
-    pkb__buf_sanitized(b, f->r->file);
-    pkb__buf_puts(b, ": scenario ");
-    pkb__buf_sanitized(b, f->sc->name);
-    pkb__buf_puts(b, ".\n");
+    pkb_buf_printf(b,
+                   "set terminal svg size %d,%d dynamic font 'DejaVu Sans,11' noenhanced "
+                   "background rgb 'white'\n"
+                   "set output '%s.gnuplot.svg'\n"
+                   "replot\n"
+                   "unset output\n",
+                   width, height, stem);
 }
 
-static void write_gp(const struct figure *f, pkb__buf *b)
+void pkb_py_head(pkb_buf *b, const pkb_results *r, const char *what, const char *stem)
 {
-    const char *st = f->sc->stem;
-    pkb__buf title_text = {0};
-    title(f, &title_text);
-    provenance(f, b);
-    pkb__buf_printf(b,
-                    "# Redraw %s.gnuplot.png and .svg (run in this directory): gnuplot %s.gp\n"
-                    "set encoding utf8\n"
-                    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-                    "    set terminal pngcairo size 960,600 font 'DejaVu Sans,11' noenhanced\n"
-                    "} else {\n"
-                    "    set terminal png size 960,600 noenhanced\n"
-                    "}\n"
-                    "set output '%s.gnuplot.png'\n"
-                    "set datafile separator '\\t'\n"
-                    "dat = '%s.dat'\n",
-                    st, st, st, st);
-    pkb__buf_puts(b, "set title ");
-    gp_string(b, title_text.failed ? "" : title_text.data);
-    pkb__buf_printf(b, "\nset ylabel 'mean wall time per iteration (%s)'\n", f->unit);
-    pkb__buf_printf(
-        b,
-        "set xlabel 'contender'\n"
-        "set xrange [-0.6:%zu.4]\n"
-        "set yrange [0:*]\n"
-        "set offsets 0, 0, graph 0.2, 0\n"
-        "set style fill solid 0.85 border rgb '#333333'\n"
-        "set boxwidth 0.6\n"
-        "set errorbars front 2 lc rgb 'black' lw 1.5\n"
-        "set grid ytics lt 1 lc rgb '#dddddd' lw 1\n"
-        "set border 3\n"
-        "set xtics nomirror%s\n"
-        "set ytics nomirror\n"
-        "set key top right\n"
-        "plot dat using 1:($5 == 1 ? $3 : 1/0):4:xtic(2) with boxerrorbars lc rgb '" COLOR_BASELINE
-        "' title 'baseline', \\\n"
-        "     dat using 1:($5 == 1 ? 1/0 : $3):4:xtic(2) with boxerrorbars lc rgb '" COLOR_OTHER
-        "' title 'contender', \\\n"
-        "     dat using 1:($3 + $4):(sprintf('%%.4g', $3)) with labels "
-        "offset 0,0.8 notitle\n"
-        "set terminal svg size 960,600 dynamic font 'DejaVu Sans,11' noenhanced "
-        "background rgb 'white'\n"
-        "set output '%s.gnuplot.svg'\n"
-        "replot\n"
-        "unset output\n",
-        f->bars - 1, f->rotate ? " rotate by 25 right" : "", st);
-    pkb__buf_free(&title_text);
+    pkb_buf_puts(b, "#!/usr/bin/python3\n");
+    provenance(b, r, what);
+    pkb_buf_printf(b,
+                   "# Redraw %s.matplotlib.png (run in this directory): /usr/bin/python3 %s.py\n"
+                   "import matplotlib\n"
+                   "\n"
+                   "matplotlib.use(\"Agg\")\n"
+                   "import matplotlib.pyplot as plt\n"
+                   "\n"
+                   "DATA = \"%s.dat\"\n"
+                   "OUT = \"%s.matplotlib.png\"\n",
+                   stem, stem, stem, stem);
 }
 
-static void write_py(const struct figure *f, pkb__buf *b)
-{
-    const char *st = f->sc->stem;
-    pkb__buf title_text = {0}, ylabel = {0};
-    title(f, &title_text);
-    pkb__buf_printf(&ylabel, "mean wall time per iteration (%s)", f->unit);
-    pkb__buf_puts(b, "#!/usr/bin/python3\n");
-    provenance(f, b);
-    pkb__buf_printf(b,
-                    "# Redraw %s.matplotlib.png (run in this directory): /usr/bin/python3 %s.py\n"
-                    "import matplotlib\n"
-                    "\n"
-                    "matplotlib.use(\"Agg\")\n"
-                    "import matplotlib.pyplot as plt\n"
-                    "from matplotlib.patches import Patch\n"
-                    "\n"
-                    "DATA = \"%s.dat\"\n"
-                    "OUT = \"%s.matplotlib.png\"\n",
-                    st, st, st, st);
-    pkb__buf_puts(b, "TITLE = ");
-    py_string(b, title_text.failed ? "" : title_text.data);
-    pkb__buf_puts(b, "\nYLABEL = ");
-    py_string(b, ylabel.failed ? "" : ylabel.data);
-    pkb__buf_printf(
-        b,
-        "\nROTATE = %s\n"
-        "\n"
-        "names, means, sds, baseline = [], [], [], []\n"
-        "with open(DATA, encoding=\"utf-8\") as f:\n"
-        "    for line in f:\n"
-        "        if line.startswith(\"#\") or not line.strip():\n"
-        "            continue\n"
-        "        cols = line.rstrip(\"\\n\").split(\"\\t\")\n"
-        "        names.append(cols[1])\n"
-        "        means.append(float(cols[2]))\n"
-        "        sds.append(float(cols[3]))\n"
-        "        baseline.append(cols[4] == \"1\")\n"
-        "\n"
-        "colors = [\"" COLOR_BASELINE "\" if b else \"" COLOR_OTHER "\" for b in baseline]\n"
-        "fig, ax = plt.subplots(figsize=(9.6, 6.0), dpi=100)\n"
-        "x = list(range(len(names)))\n"
-        "ax.bar(x, means, width=0.6, yerr=sds, capsize=6, color=colors, edgecolor=\"#333333\",\n"
-        "       error_kw={\"elinewidth\": 1.5})\n"
-        "for i, (m, s) in enumerate(zip(means, sds)):\n"
-        "    ax.annotate(f\"{m:.4g}\", (i, m + s), textcoords=\"offset points\", xytext=(0, 4),\n"
-        "                ha=\"center\", va=\"bottom\", fontsize=9)\n"
-        "ax.set_xticks(x)\n"
-        "ax.set_xticklabels(names, rotation=25 if ROTATE else 0, ha=\"right\" if ROTATE else "
-        "\"center\")\n"
-        "ax.set_xlabel(\"contender\")\n"
-        "ax.set_ylabel(YLABEL)\n"
-        "ax.set_title(TITLE)\n"
-        "ax.set_ylim(0, max(m + s for m, s in zip(means, sds)) * 1.25)\n"
-        "ax.grid(axis=\"y\", color=\"#dddddd\")\n"
-        "ax.set_axisbelow(True)\n"
-        "ax.spines[\"top\"].set_visible(False)\n"
-        "ax.spines[\"right\"].set_visible(False)\n"
-        "ax.legend(handles=[Patch(facecolor=\"" COLOR_BASELINE "\", edgecolor=\"#333333\", "
-        "label=\"baseline\"),\n"
-        "                   Patch(facecolor=\"" COLOR_OTHER "\", edgecolor=\"#333333\", "
-        "label=\"contender\")],\n"
-        "          loc=\"upper right\")\n"
-        "fig.tight_layout()\n"
-        "fig.savefig(OUT)\n"
-        "plt.close(fig)\n",
-        f->rotate ? "True" : "False");
-    pkb__buf_free(&title_text);
-    pkb__buf_free(&ylabel);
-}
-
-int pkb__write_buf(const char *dir, const char *stem, const char *suffix, pkb__buf *b)
-{
-    if (b->failed)
-        return -ENOMEM;
-    char name[256];
-    snprintf(name, sizeof name, "%s%s", stem, suffix);
-    return pkb__write_file(dir, name, b->data ? b->data : "", b->len);
-}
-
-static int write_scripts(const pkb__results *r, const pkb__scenario *sc, const char *dir)
-{
-    struct figure f = {.r = r, .sc = sc};
-    double top = 0;
-    size_t label_chars = 0;
-    for (size_t k = 0; k < sc->count; k++) {
-        const pkb__series *s = &r->series[sc->members[k]];
-        if (!s->measured)
-            continue;
-        top = fmax(top, s->sum.mean);
-        label_chars += strlen(s->contender) + 2;
-        f.bars++;
-    }
-    f.unit = pkb__time_unit(top, &f.scale);
-    f.rotate = label_chars > 64;
-    pkb__buf dat = {0}, gp = {0}, py = {0};
-    write_dat(&f, &dat);
-    write_gp(&f, &gp);
-    write_py(&f, &py);
-    int rc = pkb__write_buf(dir, sc->stem, ".dat", &dat);
-    if (rc == 0)
-        rc = pkb__write_buf(dir, sc->stem, ".gp", &gp);
-    if (rc == 0)
-        rc = pkb__write_buf(dir, sc->stem, ".py", &py);
-    pkb__buf_free(&dat);
-    pkb__buf_free(&gp);
-    pkb__buf_free(&py);
-    return rc;
-}
+/* ---- running the tools ---------------------------------------------------------------------- */
 
 /* The tool's last non-empty line of output, for a one-line message. */
 static void last_line(const pk_output *o, char *line, size_t cap)
@@ -317,26 +202,24 @@ static int run_tool(const char *what,
     char line[512];
     last_line(&res.out, line, sizeof line);
     if (rc != 0) {
-        snprintf(err, err_len, "%s (%s) could not be started: %s", what, argv[0], pk_strerror(rc));
+        pkb_fail(err, err_len, rc, "%s (%s) could not be started: %s", what, argv[0],
+                 pk_strerror(rc));
     } else if (res.outcome.kind == PK_OUTCOME_TIMED_OUT) {
-        rc = -ETIMEDOUT;
-        snprintf(err, err_len, "%s (%s) ran longer than %lld ms and was killed", what, argv[0],
-                 (long long)timeout_ms);
+        rc = pkb_fail(err, err_len, -ETIMEDOUT, "%s (%s) ran longer than %lld ms and was killed",
+                      what, argv[0], (long long)timeout_ms);
     } else if (res.outcome.kind == PK_OUTCOME_SIGNALED) {
-        rc = -EIO;
-        snprintf(err, err_len, "%s (%s) died of signal %d: %s", what, argv[0], res.outcome.signo,
-                 line);
+        rc = pkb_fail(err, err_len, -EIO, "%s (%s) died of signal %d: %s", what, argv[0],
+                      res.outcome.signo, line);
     } else if (res.outcome.kind != PK_OUTCOME_EXITED || res.outcome.code != 0) {
-        rc = -EIO;
-        snprintf(err, err_len, "%s (%s) failed with exit status %d: %s", what, argv[0],
-                 res.outcome.code, line);
+        rc = pkb_fail(err, err_len, -EIO, "%s (%s) failed with exit status %d: %s", what, argv[0],
+                      res.outcome.code, line);
     }
     pk_result_release(&res);
     return rc;
 }
 
 /* Every figure a tool should have written is there and not empty. */
-static int check_figures(const pkb__results *r,
+static int check_outputs(const pkb_figures *figs,
                          const char *dir,
                          const char *what,
                          const char *const *suffixes,
@@ -344,52 +227,58 @@ static int check_figures(const pkb__results *r,
                          char *err,
                          size_t err_len)
 {
-    for (size_t i = 0; i < r->nscenarios; i++) {
-        if (r->scenarios[i].measured == 0)
-            continue;
+    for (size_t i = 0; i < figs->n; i++) {
         for (size_t k = 0; k < nsuffixes; k++) {
             char path[PATH_MAX];
-            snprintf(path, sizeof path, "%s/%s%s", dir, r->scenarios[i].stem, suffixes[k]);
+            snprintf(path, sizeof path, "%s/%s%s", dir, figs->items[i].stem, suffixes[k]);
             struct stat st;
-            if (stat(path, &st) != 0 || st.st_size == 0) {
-                snprintf(err, err_len, "%s exited 0 but did not write %s%s", what,
-                         r->scenarios[i].stem, suffixes[k]);
-                return -EIO;
-            }
+            if (stat(path, &st) != 0 || st.st_size == 0)
+                return pkb_fail(err, err_len, -EIO, "%s exited 0 but did not write %s%s", what,
+                                figs->items[i].stem, suffixes[k]);
         }
     }
     return 0;
 }
 
-/* argv = { tool, prefix..., <stem><suffix> for every plotted scenario, NULL } (malloc'd; the
- * names in a pkb__buf kept by the caller). */
-static const char **tool_argv(const pkb__results *r,
+/* argv = { prefix..., <stem><suffix> for every figure, NULL } (malloc'd; the names live in
+ * `names`, kept by the caller). */
+static const char **tool_argv(const pkb_figures *figs,
                               const char *const *prefix,
                               size_t nprefix,
                               const char *suffix,
-                              pkb__buf *names)
+                              pkb_buf *names)
 {
-    const char **argv = calloc(nprefix + r->nscenarios + 1, sizeof *argv);
+    const char **argv = calloc(nprefix + figs->n + 1, sizeof *argv);
     if (argv == NULL)
         return NULL;
     for (size_t i = 0; i < nprefix; i++)
         argv[i] = prefix[i];
     /* Names are NUL-separated in one buffer; pointers are taken once it stops growing. */
-    size_t count = 0;
-    for (size_t i = 0; i < r->nscenarios; i++) {
-        if (r->scenarios[i].measured > 0) {
-            pkb__buf_printf(names, "%s%s%c", r->scenarios[i].stem, suffix, '\0');
-            count++;
-        }
-    }
+    for (size_t i = 0; i < figs->n; i++)
+        pkb_buf_printf(names, "%s%s%c", figs->items[i].stem, suffix, '\0');
     if (names->failed) {
         free(argv);
         return NULL;
     }
     const char *p = names->data;
-    for (size_t i = 0; i < count; i++, p += strlen(p) + 1)
+    for (size_t i = 0; i < figs->n; i++, p += strlen(p) + 1)
         argv[nprefix + i] = p;
     return argv;
+}
+
+static int write_scripts(const pkb_figures *figs, const char *dir, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < figs->n; i++) {
+        pkb_figure *f = &figs->items[i];
+        pkb_buf *texts[] = {&f->dat, &f->gp, &f->py};
+        for (size_t k = 0; k < N_OF(texts); k++) {
+            int rc = pkb_write_buf(dir, f->stem, script_suffixes[k], texts[k]);
+            if (rc != 0)
+                return pkb_fail(err, err_len, rc, "cannot write %s%s in %s: %s", f->stem,
+                                script_suffixes[k], dir, strerror(-rc));
+        }
+    }
+    return 0;
 }
 
 /* Python runs every script in one interpreter, so matplotlib is imported once. */
@@ -397,75 +286,62 @@ static const char py_runner[] = "import runpy, sys\n"
                                 "for path in sys.argv[1:]:\n"
                                 "    runpy.run_path(path, run_name=\"__main__\")\n";
 
-int pkb__plots_render(const pkb__results *r,
-                      const char *dir,
-                      const pkb_report_options *opts,
-                      char *err,
-                      size_t err_len)
+static int draw(const pkb_figures *figs,
+                const char *dir,
+                const pkb_report_options *opts,
+                char *err,
+                size_t err_len)
 {
     const char *gnuplot = opts->gnuplot ? opts->gnuplot : DEFAULT_GNUPLOT;
     const char *python = opts->python ? opts->python : DEFAULT_PYTHON;
     int64_t timeout = opts->tool_timeout_ms > 0 ? opts->tool_timeout_ms : DEFAULT_TIMEOUT_MS;
-    size_t plotted = 0;
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < r->nscenarios; i++) {
-        if (r->scenarios[i].measured == 0)
-            continue;
-        rc = write_scripts(r, &r->scenarios[i], dir);
-        if (rc != 0)
-            snprintf(err, err_len, "cannot write the plot scripts of %s in %s: %s",
-                     r->scenarios[i].name, dir, strerror(-rc));
-        plotted++;
-    }
-    if (rc != 0 || plotted == 0)
-        return rc;
-
-    static const char *const gp_out[] = {".gnuplot.png", ".gnuplot.svg"};
-    static const char *const py_out[] = {".matplotlib.png"};
     static const char *const py_env[] = {"MPLBACKEND=Agg", NULL};
-    pkb__buf gp_names = {0}, py_names = {0};
-    const char **gp_argv = tool_argv(r, (const char *const[]){gnuplot}, 1, ".gp", &gp_names);
+    pkb_buf gp_names = {0}, py_names = {0};
+    const char **gp_argv = tool_argv(figs, (const char *const[]){gnuplot}, 1, ".gp", &gp_names);
     const char **py_argv =
-        tool_argv(r, (const char *const[]){python, "-c", py_runner}, 3, ".py", &py_names);
-    if (gp_argv == NULL || py_argv == NULL) {
-        rc = -ENOMEM;
-        snprintf(err, err_len, "plots: out of memory");
-        goto out;
-    }
-    rc = run_tool("gnuplot", gp_argv, dir, NULL, timeout, err, err_len);
+        tool_argv(figs, (const char *const[]){python, "-c", py_runner}, 3, ".py", &py_names);
+    int rc = 0;
+    if (gp_argv == NULL || py_argv == NULL)
+        rc = pkb_fail(err, err_len, -ENOMEM, "plots: out of memory");
     if (rc == 0)
-        rc = check_figures(r, dir, "gnuplot", gp_out, 2, err, err_len);
+        rc = run_tool("gnuplot", gp_argv, dir, NULL, timeout, err, err_len);
+    if (rc == 0)
+        rc = check_outputs(figs, dir, "gnuplot", gnuplot_suffixes, N_OF(gnuplot_suffixes), err,
+                           err_len);
     if (rc == 0)
         rc = run_tool("matplotlib", py_argv, dir, py_env, timeout, err, err_len);
     if (rc == 0)
-        rc = check_figures(r, dir, "matplotlib", py_out, 1, err, err_len);
-out:
+        rc = check_outputs(figs, dir, "matplotlib", python_suffixes, N_OF(python_suffixes), err,
+                           err_len);
     free(gp_argv);
     free(py_argv);
-    pkb__buf_free(&gp_names);
-    pkb__buf_free(&py_names);
+    pkb_buf_free(&gp_names);
+    pkb_buf_free(&py_names);
     return rc;
 }
 
-/* ---- for the phases suite's figure (plot_phases.c) ------------------------------------------ */
-
-int pkb__run_tool(const char *what,
-                  const char *const *argv,
-                  const char *dir,
-                  const char *const *env_set,
-                  int64_t timeout_ms,
-                  char *err,
-                  size_t err_len)
+int pkb_figures_render(const pkb_figures *figs,
+                       const char *dir,
+                       const pkb_report_options *opts,
+                       pkb_buf *written,
+                       char *err,
+                       size_t err_len)
 {
-    return run_tool(what, argv, dir, env_set, timeout_ms, err, err_len);
-}
-
-void pkb__gp_string(pkb__buf *b, const char *s)
-{
-    gp_string(b, s);
-}
-
-void pkb__py_string(pkb__buf *b, const char *s)
-{
-    py_string(b, s);
+    if (figs->n == 0)
+        return 0;
+    int rc = write_scripts(figs, dir, err, err_len);
+    if (rc == 0)
+        rc = draw(figs, dir, opts, err, err_len);
+    for (size_t i = 0; rc == 0 && i < figs->n; i++) {
+        const char *st = figs->items[i].stem;
+        for (size_t k = 0; k < N_OF(script_suffixes); k++)
+            pkb_buf_printf(written, "%s%s%c", st, script_suffixes[k], '\0');
+        for (size_t k = 0; k < N_OF(gnuplot_suffixes); k++)
+            pkb_buf_printf(written, "%s%s%c", st, gnuplot_suffixes[k], '\0');
+        for (size_t k = 0; k < N_OF(python_suffixes); k++)
+            pkb_buf_printf(written, "%s%s%c", st, python_suffixes[k], '\0');
+    }
+    if (rc == 0 && written->failed)
+        rc = pkb_fail(err, err_len, -ENOMEM, "plots: out of memory");
+    return rc;
 }

@@ -1,17 +1,17 @@
 /*
  * Reading a results file for the report: read it whole, parse it with jansson (duplicate keys
  * rejected), check that it is a pkbench results file of schema version 1, check every field the
- * report relies on against results.schema.json's required lists and types, and build the view
+ * report relies on against results/schema.json's required lists and types, and build the view
  * the renderers share — series with their statistics (stats.h's pks_summarize of samples_ns),
- * grouped by scenario in contender.h's order, each scenario's baseline found.
+ * grouped by scenario in order of first appearance (a run writes them in its suite's order),
+ * each scenario's baseline found.
  *
  * This is not a JSON Schema validator: it checks what the report reads, in schema order, so a
  * bad file fails with the path of the first offending field rather than a wrong table. The test
  * suite validates its fixture against the schema itself with Python's jsonschema.
  */
 #define _GNU_SOURCE
-#include "contender.h"
-#include "report_internal.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,21 +24,6 @@
 #include <unistd.h>
 
 #define MAX_FILE_BYTES (1024L * 1024 * 1024)
-
-int pkb__fail(char *err, size_t err_len, int rc, const char *fmt, ...)
-{
-    if (err != NULL && err_len > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-        /* One line, always: a JSON parser's message or a field name could carry a newline. */
-        for (char *p = err; *p; p++)
-            if (*p == '\n' || *p == '\r')
-                *p = ' ';
-    }
-    return rc;
-}
 
 /* Reads the whole file into a malloc'd buffer. */
 static int read_all(const char *path, char **data, size_t *len)
@@ -160,11 +145,11 @@ static int check_fields(const char *file,
     for (size_t i = 0; i < n; i++) {
         const json_t *v = json_object_get(obj, f[i].key);
         if (v == NULL && f[i].required)
-            return pkb__fail(err, err_len, -EBADMSG, "%s: missing required field %s%s", file, where,
-                             f[i].key);
+            return pkb_fail(err, err_len, -EBADMSG, "%s: missing required field %s%s", file, where,
+                            f[i].key);
         if (v != NULL && !has_type(v, f[i].types))
-            return pkb__fail(err, err_len, -EBADMSG, "%s: field %s%s is not %s", file, where,
-                             f[i].key, type_words(f[i].types));
+            return pkb_fail(err, err_len, -EBADMSG, "%s: field %s%s is not %s", file, where,
+                            f[i].key, type_words(f[i].types));
     }
     return 0;
 }
@@ -178,8 +163,8 @@ static int check_items(
     json_array_foreach(a, i, v)
     {
         if (!has_type(v, types))
-            return pkb__fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i,
-                             type_words(types));
+            return pkb_fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i,
+                            type_words(types));
     }
     return 0;
 }
@@ -251,30 +236,29 @@ static const struct field series_fields[] = {
 static int check_identity(const char *file, const json_t *root, char *err, size_t err_len)
 {
     if (!json_is_object(root))
-        return pkb__fail(err, err_len, -EBADMSG,
-                         "%s: not a pkbench results file (the top level is not a JSON object)",
-                         file);
+        return pkb_fail(err, err_len, -EBADMSG,
+                        "%s: not a pkbench results file (the top level is not a JSON object)",
+                        file);
     const json_t *schema = json_object_get(root, "schema");
     if (schema == NULL)
-        return pkb__fail(err, err_len, -EBADMSG,
-                         "%s: not a pkbench results file (no \"schema\" field)", file);
+        return pkb_fail(err, err_len, -EBADMSG,
+                        "%s: not a pkbench results file (no \"schema\" field)", file);
     if (!json_is_string(schema) || strcmp(json_string_value(schema), "pkbench-results") != 0)
-        return pkb__fail(err, err_len, -EBADMSG,
-                         "%s: not a pkbench results file (\"schema\" is %s%.60s%s, expected "
-                         "\"pkbench-results\")",
-                         file, json_is_string(schema) ? "\"" : "",
-                         json_is_string(schema) ? json_string_value(schema) : "not a string",
-                         json_is_string(schema) ? "\"" : "");
+        return pkb_fail(err, err_len, -EBADMSG,
+                        "%s: not a pkbench results file (\"schema\" is %s%.60s%s, expected "
+                        "\"pkbench-results\")",
+                        file, json_is_string(schema) ? "\"" : "",
+                        json_is_string(schema) ? json_string_value(schema) : "not a string",
+                        json_is_string(schema) ? "\"" : "");
     const json_t *version = json_object_get(root, "schema_version");
     if (version == NULL)
-        return pkb__fail(err, err_len, -EBADMSG, "%s: missing required field schema_version", file);
+        return pkb_fail(err, err_len, -EBADMSG, "%s: missing required field schema_version", file);
     if (!json_is_integer(version))
-        return pkb__fail(err, err_len, -EBADMSG, "%s: field schema_version is not an integer",
-                         file);
+        return pkb_fail(err, err_len, -EBADMSG, "%s: field schema_version is not an integer", file);
     if (json_integer_value(version) != 1)
-        return pkb__fail(err, err_len, -ENOTSUP,
-                         "%s: schema_version %lld is not supported (this pkbench reads version 1)",
-                         file, (long long)json_integer_value(version));
+        return pkb_fail(err, err_len, -ENOTSUP,
+                        "%s: schema_version %lld is not supported (this pkbench reads version 1)",
+                        file, (long long)json_integer_value(version));
     return 0;
 }
 
@@ -291,7 +275,7 @@ static int check_structure(const char *file, const json_t *root, char *err, size
         rc = check_items(file, json_object_get(env, "loadavg_start"), "environment.loadavg_start",
                          T_NUM, err, err_len);
     if (rc == 0 && json_integer_value(json_object_get(env, "logical_cpus")) < 1)
-        rc = pkb__fail(err, err_len, -EBADMSG, "%s: environment.logical_cpus is less than 1", file);
+        rc = pkb_fail(err, err_len, -EBADMSG, "%s: environment.logical_cpus is less than 1", file);
     if (rc == 0)
         rc = check_fields(file, json_object_get(root, "settings"), "settings.", settings_fields,
                           N_OF(settings_fields), err, err_len);
@@ -311,14 +295,14 @@ static int load_series(const char *file,
                        const json_t *j,
                        size_t index,
                        long long cpus,
-                       pkb__series *s,
+                       pkb_results_series *s,
                        char *err,
                        size_t err_len)
 {
     char where[64];
     snprintf(where, sizeof where, "series[%zu].", index);
     if (!json_is_object(j))
-        return pkb__fail(err, err_len, -EBADMSG, "%s: series[%zu] is not an object", file, index);
+        return pkb_fail(err, err_len, -EBADMSG, "%s: series[%zu] is not an object", file, index);
     int rc = check_fields(file, j, where, series_fields, N_OF(series_fields), err, err_len);
     if (rc != 0)
         return rc;
@@ -329,34 +313,35 @@ static int load_series(const char *file,
     s->unit = json_string_value(json_object_get(j, "unit"));
     s->reason = json_string_value(json_object_get(j, "reason"));
     s->description = json_string_value(json_object_get(j, "description"));
+    s->json = j;
     s->baseline = json_is_true(json_object_get(j, "baseline"));
     s->work = json_number_value(json_object_get(j, "work_per_iteration"));
     if (strcmp(s->status, "measured") != 0 && strcmp(s->status, "refused") != 0 &&
         strcmp(s->status, "failed") != 0)
-        return pkb__fail(err, err_len, -EBADMSG,
-                         "%s: series[%zu].status \"%.40s\" is not measured, refused or failed",
-                         file, index, s->status);
+        return pkb_fail(err, err_len, -EBADMSG,
+                        "%s: series[%zu].status \"%.40s\" is not measured, refused or failed", file,
+                        index, s->status);
     if (!isfinite(s->work) || s->work < 0)
-        return pkb__fail(err, err_len, -EBADMSG,
-                         "%s: series[%zu].work_per_iteration is not a non-negative number", file,
-                         index);
+        return pkb_fail(err, err_len, -EBADMSG,
+                        "%s: series[%zu].work_per_iteration is not a non-negative number", file,
+                        index);
 
     const json_t *samples = json_object_get(j, "samples_ns");
     s->n = json_array_size(samples);
     s->samples = calloc(s->n > 0 ? s->n : 1, sizeof *s->samples);
     if (s->samples == NULL)
-        return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
     for (size_t i = 0; i < s->n; i++) {
         const json_t *v = json_array_get(samples, i);
         double x = json_is_number(v) ? json_number_value(v) : NAN;
         if (!isfinite(x) || x <= 0)
-            return pkb__fail(err, err_len, -EBADMSG, "%s: series[%zu].samples_ns[%zu] is not %s",
-                             file, index, i, json_is_number(v) ? "a positive time" : "a number");
+            return pkb_fail(err, err_len, -EBADMSG, "%s: series[%zu].samples_ns[%zu] is not %s",
+                            file, index, i, json_is_number(v) ? "a positive time" : "a number");
         s->samples[i] = x;
     }
     s->measured = strcmp(s->status, "measured") == 0 && s->n > 0;
     if (s->measured && pks_summarize(s->samples, s->n, NULL, &s->sum) != 0)
-        return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
 
     /* Noisy repetitions: the file's own flags, else procs_running against the CPUs. */
     const json_t *noisy = json_object_get(j, "noisy");
@@ -378,7 +363,7 @@ static int load_series(const char *file,
     return 0;
 }
 
-static pkb__scenario *find_scenario(pkb__results *r, const char *name)
+static pkb_results_scenario *find_scenario(pkb_results *r, const char *name)
 {
     for (size_t i = 0; i < r->nscenarios; i++)
         if (strcmp(r->scenarios[i].name, name) == 0)
@@ -386,66 +371,43 @@ static pkb__scenario *find_scenario(pkb__results *r, const char *name)
     return NULL;
 }
 
-static int add_scenario(pkb__results *r, const char *name)
+static int add_scenario(pkb_results *r, const char *name)
 {
-    pkb__scenario *sc = &r->scenarios[r->nscenarios++];
+    pkb_results_scenario *sc = &r->scenarios[r->nscenarios++];
     sc->name = name;
     sc->baseline = -1;
     sc->members = calloc(r->nseries, sizeof *sc->members);
-    if (sc->members == NULL)
-        return -ENOMEM;
-    pkb__buf stem = {0};
-    pkb__buf_sanitized(&stem, r->name);
-    pkb__buf_puts(&stem, "-");
-    pkb__buf_sanitized(&stem, name);
-    if (stem.failed) {
-        pkb__buf_free(&stem);
-        return -ENOMEM;
-    }
-    snprintf(sc->stem, sizeof sc->stem, "%s", stem.data);
-    pkb__buf_free(&stem);
-    return 0;
+    return sc->members == NULL ? -ENOMEM : 0;
 }
 
-/* Scenarios in contender.h's order, then any other scenario in order of first appearance. */
-static int group_scenarios(const char *file, pkb__results *r, char *err, size_t err_len)
+/* Scenarios in order of first appearance. */
+static int group_scenarios(const char *file, pkb_results *r, char *err, size_t err_len)
 {
     r->scenarios = calloc(r->nseries > 0 ? r->nseries : 1, sizeof *r->scenarios);
     if (r->scenarios == NULL)
-        return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
-    for (int k = 0; k < PKB_SCENARIO_COUNT; k++) {
-        const char *name = pkb_scenario_name((pkb_scenario)k);
-        for (size_t i = 0; i < r->nseries; i++) {
-            if (strcmp(r->series[i].scenario, name) == 0) {
-                if (add_scenario(r, r->series[i].scenario) != 0)
-                    return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
-                break;
-            }
-        }
-    }
+        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
     for (size_t i = 0; i < r->nseries; i++) {
         if (find_scenario(r, r->series[i].scenario) == NULL &&
             add_scenario(r, r->series[i].scenario) != 0)
-            return pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+            return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
     }
     for (size_t i = 0; i < r->nseries; i++) {
-        pkb__series *s = &r->series[i];
-        pkb__scenario *sc = find_scenario(r, s->scenario);
+        pkb_results_series *s = &r->series[i];
+        pkb_results_scenario *sc = find_scenario(r, s->scenario);
         sc->members[sc->count++] = i;
         sc->measured += s->measured;
         if (!s->measured || !s->baseline)
             continue;
         if (sc->baseline >= 0)
-            return pkb__fail(
-                err, err_len, -EBADMSG,
-                "%s: scenario %.60s has two measured baseline series (%.60s and %.60s)", file,
-                sc->name, r->series[sc->baseline].contender, s->contender);
+            return pkb_fail(err, err_len, -EBADMSG,
+                            "%s: scenario %.60s has two measured baseline series (%.60s and %.60s)",
+                            file, sc->name, r->series[sc->baseline].contender, s->contender);
         sc->baseline = (long)i;
     }
     return 0;
 }
 
-void pkb__results_free(pkb__results *r)
+void pkb_results_free(pkb_results *r)
 {
     for (size_t i = 0; i < r->nseries; i++)
         free(r->series[i].samples);
@@ -457,9 +419,9 @@ void pkb__results_free(pkb__results *r)
     memset(r, 0, sizeof *r);
 }
 
-int pkb__results_load(const char *path, pkb__results *r, char *err, size_t err_len)
+/* r->file and r->name from the path. */
+static int name_from(const char *path, pkb_results *r, char *err, size_t err_len)
 {
-    memset(r, 0, sizeof *r);
     const char *slash = strrchr(path, '/');
     snprintf(r->file, sizeof r->file, "%s", slash ? slash + 1 : path);
     snprintf(r->name, sizeof r->name, "%s", r->file);
@@ -467,41 +429,67 @@ int pkb__results_load(const char *path, pkb__results *r, char *err, size_t err_l
     if (nl > 5 && strcmp(r->name + nl - 5, ".json") == 0)
         r->name[nl - 5] = '\0';
     if (r->name[0] == '\0' || strcmp(r->name, ".") == 0 || strcmp(r->name, "..") == 0)
-        return pkb__fail(err, err_len, -EINVAL, "%s: not a results file name", path);
+        return pkb_fail(err, err_len, -EINVAL, "%s: not a results file name", path);
+    return 0;
+}
 
-    char *data = NULL;
-    size_t len = 0;
-    int rc = read_all(path, &data, &len);
+int pkb_results_load_buffer(
+    const char *path, const char *data, size_t len, pkb_results *r, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    int rc = name_from(path, r, err, err_len);
     if (rc != 0)
-        return pkb__fail(err, err_len, rc, "%s: cannot read: %s", path,
-                         rc == -EFBIG ? "larger than 1 GiB" : strerror(-rc));
+        return rc;
     json_error_t jerr;
     r->root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
-    free(data);
     if (r->root == NULL)
-        return pkb__fail(err, err_len, -EBADMSG, "%s: not valid JSON (line %d, column %d: %s)",
-                         path, jerr.line, jerr.column, jerr.text);
+        return pkb_fail(err, err_len, -EBADMSG, "%s: not valid JSON (line %d, column %d: %s)", path,
+                        jerr.line, jerr.column, jerr.text);
 
     rc = check_identity(path, r->root, err, err_len);
     if (rc == 0)
         rc = check_structure(path, r->root, err, err_len);
     if (rc != 0) {
-        pkb__results_free(r);
+        pkb_results_free(r);
         return rc;
     }
+    r->suite = json_string_value(json_object_get(r->root, "suite"));
     r->logical_cpus = json_integer_value(
         json_object_get(json_object_get(r->root, "environment"), "logical_cpus"));
     const json_t *series = json_object_get(r->root, "series");
     r->nseries = json_array_size(series);
     r->series = calloc(r->nseries > 0 ? r->nseries : 1, sizeof *r->series);
     if (r->series == NULL)
-        rc = pkb__fail(err, err_len, -ENOMEM, "%s: out of memory", path);
+        rc = pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", path);
     for (size_t i = 0; rc == 0 && i < r->nseries; i++)
         rc = load_series(path, json_array_get(series, i), i, r->logical_cpus, &r->series[i], err,
                          err_len);
     if (rc == 0)
         rc = group_scenarios(path, r, err, err_len);
     if (rc != 0)
-        pkb__results_free(r);
+        pkb_results_free(r);
     return rc;
+}
+
+int pkb_results_load(const char *path, pkb_results *r, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    int rc = name_from(path, r, err, err_len);
+    if (rc != 0)
+        return rc;
+    char *data = NULL;
+    size_t len = 0;
+    rc = read_all(path, &data, &len);
+    if (rc != 0)
+        return pkb_fail(err, err_len, rc, "%s: cannot read: %s", path,
+                        rc == -EFBIG ? "larger than 1 GiB" : strerror(-rc));
+    rc = pkb_results_load_buffer(path, data, len, r, err, err_len);
+    free(data);
+    return rc;
+}
+
+const json_t *pkb_results_field(const pkb_results *r, const char *object, const char *key)
+{
+    const json_t *o = object ? json_object_get(r->root, object) : r->root;
+    return json_object_get(o, key);
 }

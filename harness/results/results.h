@@ -1,39 +1,93 @@
 /*
- * Private to the report module (report.c, report_load.c, report_verdict.c, plot.c): the validated
- * view of one results file, a growable text buffer, and the helpers the Markdown and the plots
- * share.
+ * results — the one data model of a pkbench results file (results/schema.json, schema version 1):
+ * how a run writes it and how every reader (the report, `pkbench compare` and `check`) loads it.
+ *
+ * Data flows one way: a suite's runner fills pkb_series_record values and writes the document
+ * with this room's writer; the report and the regression checks load the file back into a
+ * validated pkb_results. Nothing else builds or parses a results file.
  */
-#ifndef PKB_REPORT_INTERNAL_H
-#define PKB_REPORT_INTERNAL_H
+#ifndef PKB_RESULTS_H
+#define PKB_RESULTS_H
 
-#include "report.h"
-#include "stats.h"
+#include "common/buf.h"
+#include "common/stats.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-/* ---- text buffer ------------------------------------------------------------------------- */
+#define PKB_RESULTS_SCHEMA         "pkbench-results"
+#define PKB_RESULTS_SCHEMA_VERSION 1
 
-/* A growable NUL-terminated string. An allocation failure is latched in `failed` (later appends
- * do nothing), so a renderer checks once at the end. */
-typedef struct pkb__buf {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} pkb__buf;
+/* A series' status in the file. PENDING is never written: it is a series still to be timed. */
+typedef enum pkb_series_status {
+    PKB_SERIES_PENDING = 0,
+    PKB_SERIES_MEASURED,
+    PKB_SERIES_REFUSED, /* the correctness check failed: never timed */
+    PKB_SERIES_FAILED,  /* an iteration failed while timing */
+} pkb_series_status;
 
-void pkb__buf_printf(pkb__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pkb__buf_puts(pkb__buf *b, const char *s);
-void pkb__buf_free(pkb__buf *b);
+/* "measured", "refused", "failed" ("pending" for PENDING). */
+const char *pkb_series_status_name(pkb_series_status status);
 
-/* ---- the results file, validated --------------------------------------------------------- */
+/* ==== Writing ================================================================================ */
 
-typedef struct pkb__series {
+/* What the file's head records about a run (every pointer borrowed for the call). */
+typedef struct pkb_results_head {
+    const char *suite;
+    const char *profile;
+    const char *created; /* ISO 8601 UTC */
+    int argc;
+    char **argv;         /* the command line */
+    const char *filter;  /* NULL: none */
+    json_t *environment; /* the environment object (borrowed; the document takes a reference) */
+    json_t *settings;    /* the settings object (borrowed; the document takes a reference) */
+} pkb_results_head;
+
+/* A new results document: schema, suite, profile, created, finished (null), complete (false),
+ * interrupted (false), command, filter, environment, settings and an empty context, in the
+ * schema's order. NULL when out of memory. */
+json_t *pkb_results_doc_new(const pkb_results_head *head);
+
+/* Marks the document finished at `finished` (ISO 8601 UTC). */
+void pkb_results_doc_finish(json_t *doc, const char *finished, bool complete, bool interrupted);
+
+/* One series as the file holds it (every pointer borrowed for the call). */
+typedef struct pkb_series_record {
+    const char *name, *scenario, *contender;
+    const char *description; /* NULL: "" */
+    const char *unit;        /* throughput unit; NULL: "" */
+    const char *reason;      /* why it was refused or failed; NULL or "": none */
+    bool baseline;
+    pkb_series_status status;
+    double work_per_iteration;
+    size_t n;                    /* repetitions */
+    const double *samples_ns;    /* n values: mean wall time of one iteration */
+    const double *child_cpu_ns;  /* n values, or NULL */
+    const double *parent_cpu_ns; /* n values, or NULL */
+    const long long *iterations; /* n values, or NULL */
+    const int *procs_running;    /* n values, or NULL */
+    int logical_cpus;            /* for the `noisy` flags: procs_running > logical_cpus */
+    const json_t *extra;         /* suite fields merged into the object, or NULL */
+} pkb_series_record;
+
+/* The series object of the file: the record's fields, the per-repetition arrays, `noisy`, a
+ * `summary` (n, mean, sd, median, min, max, cv) when it has samples, then `extra`'s fields. New
+ * reference, NULL when out of memory. */
+json_t *pkb_results_series_json(const pkb_series_record *rec);
+
+/* Replaces the document's `series` and `benchmarks` arrays (references stolen) and writes it to
+ * `path` with common/files.h's pkb_write_json_atomic. Returns 0 or a negative errno. */
+int pkb_results_write(json_t *doc, json_t *series, json_t *benchmarks, const char *path);
+
+/* ==== Reading ================================================================================ */
+
+typedef struct pkb_results_series {
     /* borrowed from the JSON tree */
     const char *name, *scenario, *contender, *status, *unit;
     const char *reason;      /* NULL when the file gives none */
     const char *description; /* the contender's one line; NULL when the file gives none */
+    const json_t *json;      /* the series object itself, for suite-specific fields */
     bool baseline;
     double work; /* work_per_iteration, in the unit's numerator */
     /* samples_ns (owned); measured = status "measured" with at least one sample */
@@ -42,111 +96,50 @@ typedef struct pkb__series {
     bool measured;
     pks_summary sum; /* of samples (valid when measured); sd and cv NaN when n < 2 */
     size_t noisy;    /* repetitions flagged noisy (the `noisy` array, else procs_running > CPUs) */
-} pkb__series;
+} pkb_results_series;
 
-typedef struct pkb__scenario {
+typedef struct pkb_results_scenario {
     const char *name;
     size_t *members; /* indexes into series[], in file order */
     size_t count;
-    long baseline;  /* index of the measured baseline series, -1 when none */
-    long measured;  /* members that were measured */
-    char stem[192]; /* plot file stem: <name>-<scenario>, sanitized */
-} pkb__scenario;
+    long baseline; /* index of the measured baseline series, -1 when none */
+    long measured; /* members that were measured */
+} pkb_results_scenario;
 
-typedef struct pkb__results {
+typedef struct pkb_results {
     json_t *root;
     char file[256]; /* basename of the results file */
     char name[256]; /* ... without ".json": the report is <name>.md */
-    pkb__series *series;
+    const char *suite;
+    pkb_results_series *series;
     size_t nseries;
-    pkb__scenario *scenarios; /* contender.h's order first, then unknown ones as they appear */
+    pkb_results_scenario *scenarios; /* in order of first appearance in the file */
     size_t nscenarios;
     long long logical_cpus;
-} pkb__results;
+} pkb_results;
 
-/* Reads and validates `path`. Returns 0 or an error of pkb_report_render's reading/validation
- * kinds with the message in err. On error *r needs no freeing; on success pkb__results_free. */
-int pkb__results_load(const char *path, pkb__results *r, char *err, size_t err_len);
-void pkb__results_free(pkb__results *r);
+/* Reads and validates `path`: valid JSON (duplicate keys rejected) of schema "pkbench-results"
+ * version 1 with every field the readers rely on, of the right type.
+ *
+ * Returns 0, or a negative errno with a one-line message in err naming the file and the problem:
+ *   -EINVAL           a path with no file name
+ *   -ENOENT, -EACCES, the file cannot be opened or read (the errno of open/read); -EFBIG when it
+ *   -EISDIR, ...      is larger than 1 GiB
+ *   -EBADMSG          not valid JSON; not a results file; a required field missing or of the
+ *                     wrong type (its path is named, e.g. series[3].samples_ns[2]); a scenario
+ *                     with two measured baseline series
+ *   -ENOTSUP          schema_version is not 1
+ *   -ENOMEM
+ * On error *r needs no freeing; on success pkb_results_free. */
+int pkb_results_load(const char *path, pkb_results *r, char *err, size_t err_len);
 
-/* ---- shared formatting ------------------------------------------------------------------- */
+/* The same from a buffer: `path` only names the file in messages and gives r->file and r->name. */
+int pkb_results_load_buffer(
+    const char *path, const char *data, size_t len, pkb_results *r, char *err, size_t err_len);
 
-/* The unit a time of `ns` reads best in (ns, µs, ms, s): its name and ns per unit. */
-const char *pkb__time_unit(double ns, double *scale);
+void pkb_results_free(pkb_results *r);
 
-/* Appends a file name made of `s` with every byte outside [A-Za-z0-9_.-] replaced by '_'. */
-void pkb__buf_sanitized(pkb__buf *b, const char *s);
+/* A top-level field (object NULL) or a field of a top-level object; NULL when absent. */
+const json_t *pkb_results_field(const pkb_results *r, const char *object, const char *key);
 
-/* Markdown pieces (report.c): text for a sentence or a table cell (pipes escaped, newlines
- * flattened), a name as inline code, a delta as "+2.3%" (one decimal, never "-0.0%"). */
-void pkb__md_text(pkb__buf *b, const char *s);
-void pkb__md_code(pkb__buf *b, const char *s);
-void pkb__fmt_delta(pkb__buf *b, double d);
-
-/* report.c: the sections every suite's report shares — the title (first), and the appendix
- * (last: priming, settings, environment, footnotes); a JSON object as a field | value table. */
-void pkb__md_title(const pkb__results *r, pkb__buf *b);
-void pkb__md_appendix(const pkb__results *r, pkb__buf *b);
-void pkb__md_object_table(pkb__buf *b, const json_t *obj);
-
-/* report_verdict.c: the "Conclusions" section and its "Targets" subsection. */
-void pkb__md_conclusions(const pkb__results *r, pkb__buf *b);
-void pkb__md_targets(const pkb__results *r, pkb__buf *b);
-
-/* ---- output -------------------------------------------------------------------------------- */
-
-/* Writes data[0..len) to dir/name (created mode 0644, fsync'ed). Returns 0 or -errno. */
-int pkb__write_file(const char *dir, const char *name, const char *data, size_t len);
-/* Writes buffer b as <stem><suffix> in dir (plot.c); -ENOMEM when b failed to build. */
-int pkb__write_buf(const char *dir, const char *stem, const char *suffix, pkb__buf *b);
-
-/* plot.c: writes every scenario's .dat, .gp and .py into `dir` (the staging directory), runs
- * gnuplot and Python there, and checks the figures they wrote. Returns 0 or an error of
- * pkb_report_render's plotting kinds with the message in err. */
-int pkb__plots_render(const pkb__results *r,
-                      const char *dir,
-                      const pkb_report_options *opts,
-                      char *err,
-                      size_t err_len);
-
-/* Writes a one-line message (newlines folded to spaces) into err and returns rc. */
-int pkb__fail(char *err, size_t err_len, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* A JSON value as a Markdown table cell: strings as text, numbers shortest, arrays joined with
- * ", ", objects as compact JSON in backticks. */
-void pkb__md_json_value(pkb__buf *b, const json_t *v);
-
-/* report.c: the Markdown report. `plots`: link each scenario's figures. Returns 0 or -ENOMEM. */
-int pkb__markdown(const pkb__results *r, bool plots, pkb__buf *out);
-
-/* plot.c, for the phases and forkathon figures: a tool run (as for the scenario figures: captured
- * output, time limit, the tool's last line in err) and string literals for the two scripts. */
-int pkb__run_tool(const char *what,
-                  const char *const *argv,
-                  const char *dir,
-                  const char *const *env_set,
-                  int64_t timeout_ms,
-                  char *err,
-                  size_t err_len);
-void pkb__gp_string(pkb__buf *b, const char *s);
-void pkb__py_string(pkb__buf *b, const char *s);
-
-/* ---- the phases suite (suite "phases": report_phases.c, plot_phases.c) ---------------------- */
-
-/* True when the file is a phases results file: its report is the phases report. */
-bool pkb__phases_report(const pkb__results *r);
-/* The Markdown report; -EBADMSG (a malformed phases field, named in err) or -ENOMEM. */
-int pkb__phases_markdown(
-    const pkb__results *r, bool plots, pkb__buf *out, char *err, size_t err_len);
-/* The stacked-bar figure's .dat, .gp, .py, drawn by gnuplot and matplotlib into dir; errors as
- * pkb__plots_render. Draws nothing (and returns 0) when no composite could be reconciled. */
-int pkb__phases_plots_render(const pkb__results *r,
-                             const char *dir,
-                             const pkb_report_options *opts,
-                             char *err,
-                             size_t err_len);
-/* The figure's file stem into stem; false when there is no figure (nothing reconciled). */
-bool pkb__phases_plot_stem(const pkb__results *r, char *stem, size_t cap);
-
-#endif /* PKB_REPORT_INTERNAL_H */
+#endif /* PKB_RESULTS_H */

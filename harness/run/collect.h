@@ -1,12 +1,12 @@
 /*
- * What run.c and run_rounds.c share: the collection of runs into the results document, the
- * progress line, and the benchmark function. Private to the runner.
+ * What run.c and rounds.c share (collect.c): the collection of runs into the results document,
+ * the progress line, and the benchmark function. Private to the run room.
  */
-#ifndef PKB_RUN_INTERNAL_H
-#define PKB_RUN_INTERNAL_H
+#ifndef PKB_RUN_COLLECT_H
+#define PKB_RUN_COLLECT_H
 
-#include "pkb_shim.h"
-#include "run.h"
+#include "run/run.h"
+#include "run/shim/pkb_shim.h"
 
 struct pkb__progress {
     bool tty;
@@ -40,7 +40,7 @@ void pkb__finish_series(struct pkb__collect *c, pkb_series *s);
 int pkb__write_doc(struct pkb__collect *c);
 int pkb__on_context(const pkb_context *ctx, void *user);
 int pkb__on_run(const pkb_run *run, void *user);
-/* --interleave and --aa (run_rounds.c). */
-int pkb__run_rounds(struct pkb__collect *c);
+/* CLOCK_MONOTONIC in seconds. */
+double pkb__now_s(void);
 
-#endif /* PKB_RUN_INTERNAL_H */
+#endif /* PKB_RUN_COLLECT_H */

@@ -9,7 +9,7 @@
  * repetition by the runner to flag repetitions that shared the CPUs with other work.
  */
 #define _GNU_SOURCE
-#include "env.h"
+#include "run/env.h"
 
 #include "processkit.h"
 

@@ -8,10 +8,10 @@
  * The file is rewritten after every round.
  */
 #define _GNU_SOURCE
-#include "run_internal.h"
+#include "run/rounds.h"
 
-#include "env.h"
-#include "stats.h"
+#include "common/stats.h"
+#include "run/env.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,27 +1,18 @@
 /*
  * The suite runner: times a list of series through Google Benchmark (via the shim) and writes
- * the results file. Suites (suite_compare.c, ...) build the series; the runner owns priming,
- * timing, progress, interruption and the file.
+ * the results file through results/. Suites (suites/<name>/) build the series; the runner owns
+ * priming, timing, progress, interruption and the file.
  */
 #ifndef PKB_RUN_H
 #define PKB_RUN_H
 
-#include "contender.h"
+#include "results/results.h"
+#include "run/sample.h"
 
 #include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-typedef enum pkb_series_status {
-    PKB_SERIES_PENDING = 0,
-    PKB_SERIES_MEASURED,
-    PKB_SERIES_REFUSED, /* the correctness check failed: never timed */
-    PKB_SERIES_FAILED,  /* an iteration failed while timing */
-} pkb_series_status;
-
-/* One iteration of a series: returns 0, or a negative errno with out->error set. */
-typedef int (*pkb_iterate_fn)(void *ctx, pkb_sample *out);
 
 typedef struct pkb_series {
     /* set by the suite */
@@ -100,7 +91,14 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts);
 
 void pkb_series_free(pkb_series *s);
 
-/* Writes `doc` to `path` atomically (temporary file in the same directory, then rename). */
-int pkb_write_json_atomic(json_t *doc, const char *path);
+/* The series as the results file holds it (results.h's pkb_results_series_json). New reference. */
+json_t *pkb_series_json(const pkb_series *s);
+
+/* For a series a suite measured itself (forkathon): Google Benchmark-style records, one
+ * "iteration" run per sample, into s->gb_runs. */
+void pkb_series_gb_records(pkb_series *s);
+
+/* The current time, UTC, as ISO 8601 ("2026-12-01T02:21:45Z"). */
+void pkb_iso_time(char *buf, size_t cap);
 
 #endif /* PKB_RUN_H */

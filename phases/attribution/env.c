@@ -17,7 +17,7 @@
  * (their pid is gone) are removed here; a populated one is left alone.
  */
 #define _GNU_SOURCE
-#include "phases_internal.h"
+#include "phases/attribution/internal.h"
 
 #include "processkit.h"
 
@@ -119,7 +119,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int probe_child(void
 static long probe_clone3(pkb_phases_env *e, uint64_t extra)
 {
     int pidfd = -1;
-    struct pkb__clone_args a = {
+    struct pk_clone_args a = {
         .flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | extra,
         .pidfd = (uint64_t)(uintptr_t)&pidfd,
         .exit_signal = SIGCHLD,
@@ -249,7 +249,7 @@ int pkb_phases_env_open(const char *child, pkb_phases_env **out)
         return rc;
     }
 
-    long pid = probe_clone3(e, PKB__CLONE_CLEAR_SIGHAND);
+    long pid = probe_clone3(e, PK_CLONE_CLEAR_SIGHAND);
     e->clear_sighand = pid > 0;
     if (pid <= 0)
         pid = probe_clone3(e, 0);

@@ -1,28 +1,17 @@
 /*
- * Private to the phases suite's series (phases_env.c, phases_series.c, phases_run.c): the probed
- * environment, the raw clone3 the sequence series use, cgroup leaves, and a series being run.
+ * Private to the phases suite's series (env.c, series.c, run.c here): the probed environment,
+ * cgroup leaves, child stacks, and a series being run. The raw clone3 the sequence series use is
+ * phases/raw_clone3.h.
  */
 #ifndef PKB_PHASES_INTERNAL_H
 #define PKB_PHASES_INTERNAL_H
 
-#include "phases.h"
-#include "phases_walk.h"
+#include "phases/attribution/phases.h"
+#include "phases/attribution/walk.h"
+#include "phases/raw_clone3.h"
 
 #include <limits.h>
 #include <stdint.h>
-
-/* The kernel's struct clone_args up to version 2 (with .cgroup). */
-struct pkb__clone_args {
-    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
-        set_tid_size, cgroup;
-};
-
-#define PKB__CLONE_CLEAR_SIGHAND 0x100000000ULL
-#define PKB__CLONE_INTO_CGROUP   0x200000000ULL
-
-/* phases/raw_clone3.<arch>.S: clone3 onto args->stack; the child calls fn(arg) and exits with its
- * result; the parent gets the pid or -errno (-ENOSYS where this tree has no trampoline). */
-long raw_clone3(void *args, size_t size, int (*fn)(void *), void *arg);
 
 /* A child stack: 64 KiB above a guard page, like the library's per-thread stack. */
 #define PKB__STACK_SIZE (64 * 1024)
@@ -78,7 +67,7 @@ int pkb__leaf_make(pkb_phases_env *e, char *name, size_t cap, int *dirfd);
  * so EBUSY is retried for up to a second. Returns 0 or a negative errno. */
 int pkb__leaf_remove(pkb_phases_env *e, const char *name, int dirfd);
 
-/* ---- a series being run (phases_run.c) ------------------------------------------------------ */
+/* ---- a series being run (run.c) ------------------------------------------------------ */
 
 #define PKB__LOCK_SPAWNS 16
 
@@ -93,7 +82,7 @@ struct pkb_phase_run {
     struct pkb__lock_pool *lock;
 };
 
-/* A lock series' PKB__LOCK_SPAWNS threads start in its first iteration (phases_series.c); this
+/* A lock series' PKB__LOCK_SPAWNS threads start in its first iteration (series.c); this
  * stops and joins them. Safe when they are not running. */
 void pkb__lock_release(pkb_phase_run *run);
 

@@ -1,5 +1,6 @@
 /*
- * The phases suite (`pkbench run --suite phases`): where a Linux start goes.
+ * Start-cost attribution: the series of the phases suite (`pkbench run --suite phases`, whose
+ * runner and report live in harness/suites/phases/), which take a Linux start apart.
  *
  * Three kinds of series, all starting the same fixed absolute-path child (the tiny static helper),
  * so no series pays for a program lookup:
@@ -13,14 +14,18 @@
  *   primitive  one step alone, with no child involved, so no spawn outlier can hide it.
  *   lock       16 parallel spawns, with and without one process-global lock around the clone.
  *
- * Every composite phase series declares, once, in phases_series.c's table next to its code, the
+ * Every composite phase series declares, once, in series.c's table next to its code, the
  * primitives it contains (`composition`). The results file carries that list, and the report
- * reconciles: os_spawn_plain + the primitives against the measured composite (pkb_reconcile).
+ * reconciles: os_spawn_plain + the primitives against the measured composite (pkb_reconcile,
+ * reconcile.c).
+ *
+ * This folder is a library like the programs beside it: it uses processkit's public API and
+ * reports each iteration as the harness's runner expects (harness/run/sample.h).
  */
 #ifndef PKB_PHASES_H
 #define PKB_PHASES_H
 
-#include "contender.h"
+#include "run/sample.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -4,7 +4,7 @@
  * leaf), timing iterations for the runner, and describing it in the results file (`extra`).
  */
 #define _GNU_SOURCE
-#include "phases_internal.h"
+#include "phases/attribution/internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@
  * group, pdeathsig, the library's own spawn and wait) is there to compare with the full sequence.
  */
 #define _GNU_SOURCE
-#include "phases_internal.h"
+#include "phases/attribution/internal.h"
 
 #include "processkit.h"
 
@@ -81,16 +81,16 @@ static long spawn(const pkb_phases_env *e,
                   int cgroup_fd,
                   int *pidfd)
 {
-    struct pkb__clone_args a = {
-        .flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD |
-                 (e->clear_sighand ? PKB__CLONE_CLEAR_SIGHAND : 0),
+    struct pk_clone_args a = {
+        .flags =
+            CLONE_VM | CLONE_VFORK | CLONE_PIDFD | (e->clear_sighand ? PK_CLONE_CLEAR_SIGHAND : 0),
         .pidfd = (uint64_t)(uintptr_t)pidfd,
         .exit_signal = SIGCHLD,
         .stack = (uint64_t)(uintptr_t)stack->low,
         .stack_size = PKB__STACK_SIZE,
     };
     if (cgroup_fd >= 0) {
-        a.flags |= PKB__CLONE_INTO_CGROUP;
+        a.flags |= PK_CLONE_INTO_CGROUP;
         a.cgroup = (uint64_t)cgroup_fd;
     }
     return raw_clone3(&a, sizeof a, child_main, (void *)plan);

@@ -3,7 +3,7 @@
  * name starting with '.' is "." or ".." (procfs and cgroupfs have no other dot names).
  */
 #define _GNU_SOURCE
-#include "phases_walk.h"
+#include "phases/attribution/walk.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,7 +17,7 @@
  * No exception leaves this file: every extern "C" function catches everything, and the
  * benchmark path turns an exception into SkipWithError, so none unwinds through GB's frames.
  */
-#include "pkb_shim.h"
+#include "run/shim/pkb_shim.h"
 
 #include <benchmark/benchmark.h>
 

@@ -9,7 +9,7 @@
  * as soon as pkb_ballast_free returns; the suite checks it from /proc/self/status.
  */
 #define _GNU_SOURCE
-#include "ballast.h"
+#include "suites/forkathon/ballast.h"
 
 #include <errno.h>
 #include <stdint.h>

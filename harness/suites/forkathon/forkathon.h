@@ -1,6 +1,6 @@
 /*
- * forkathon — what the fork/vfork study's suite (suite_forkathon.c), its report
- * (report_forkathon.c, plot_forkathon.c) and its tests share: the names of the two parts and their
+ * forkathon — what the fork/vfork study's suite (suite.c), its report
+ * (report.c, figures.c) and its tests share: the names of the two parts and their
  * series, and the one function that turns a results file's series into the study's summary, so
  * the numbers stored by the run and the numbers printed by the report come from the same code.
  *

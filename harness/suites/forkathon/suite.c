@@ -31,12 +31,14 @@
  * section — configuration, the ladder's memory at every step, and the summary (forkathon.h).
  */
 #define _GNU_SOURCE
-#include "suites.h"
+#include "suites/suite.h"
 
-#include "ballast.h"
-#include "env.h"
-#include "forkathon.h"
+#include "phases/raw_clone3.h"
 #include "processkit.h"
+#include "run/env.h"
+#include "suites/forkathon/ballast.h"
+#include "suites/forkathon/forkathon.h"
+#include "suites/forkathon/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -63,10 +65,6 @@
 #define RELEASE_TOLERANCE_KIB (8L * 1024)
 
 extern char **environ;
-
-/* phases/raw_clone3.<arch>.S: the child runs fn(arg) on the given stack and exits with its
- * result; the parent gets the pid or -errno (-ENOSYS where the tree has no trampoline). */
-long raw_clone3(void *args, size_t size, int (*fn)(void *), void *arg);
 
 /* ---- configuration ------------------------------------------------------------------------- */
 
@@ -128,10 +126,6 @@ static int m_vfork(void)
     return pid < 0 ? -errno : wait_ok(pid);
 }
 
-struct clone_args_v0 {
-    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
-};
-
 static unsigned char clone_stack[64 * 1024] __attribute__((aligned(16)));
 
 /* Runs on clone_stack, which the sanitizers' runtime does not know: no instrumentation. */
@@ -145,14 +139,14 @@ __attribute__((no_sanitize("address", "undefined"))) static int clone3_child(voi
 static int m_clone3(void)
 {
     int pidfd = -1;
-    struct clone_args_v0 args = {
+    struct pk_clone_args args = {
         .flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD,
         .pidfd = (uint64_t)(uintptr_t)&pidfd,
         .exit_signal = SIGCHLD,
         .stack = (uint64_t)(uintptr_t)clone_stack,
         .stack_size = sizeof clone_stack,
     };
-    long pid = raw_clone3(&args, sizeof args, clone3_child, NULL);
+    long pid = raw_clone3(&args, PK_CLONE_ARGS_SIZE_VER0, clone3_child, NULL);
     if (pid < 0)
         return (int)pid;
     siginfo_t si;
@@ -555,37 +549,12 @@ build_items(const struct config *c, regex_t *re, pkb_series *series, struct item
     return n;
 }
 
-/* Google Benchmark-style records of a settled series: one "iteration" run per sample. */
-static void gb_records(pkb_series *s)
-{
-    s->gb_runs = json_array();
-    for (size_t k = 0; k < s->nreps; k++)
-        json_array_append_new(
-            s->gb_runs,
-            json_pack("{s:s, s:s, s:s, s:I, s:I, s:i, s:I, s:f, s:f, s:s, s:f, s:f}", "name",
-                      s->name, "run_name", s->name, "run_type", "iteration", "repetitions",
-                      (json_int_t)s->nreps, "repetition_index", (json_int_t)k, "threads", 1,
-                      "iterations", (json_int_t)s->iterations[k], "real_time", s->samples_ns[k],
-                      "cpu_time", s->parent_cpu_ns[k], "time_unit", "ns", "child_cpu_ns",
-                      s->child_cpu_ns[k], "parent_cpu_ns", s->parent_cpu_ns[k]));
-}
-
-/* The series as the results file will hold them, for the summary. */
+/* The series as the results file holds them (the runner's own conversion), for the summary. */
 static json_t *series_view(pkb_series *series, size_t n)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) {
-        pkb_series *s = &series[i];
-        json_t *samples = json_array();
-        for (size_t k = 0; k < s->nreps; k++)
-            json_array_append_new(samples, json_real(s->samples_ns[k]));
-        json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:O}", "name", s->name, "status",
-                                           s->status == PKB_SERIES_MEASURED  ? "measured"
-                                           : s->status == PKB_SERIES_REFUSED ? "refused"
-                                                                             : "failed",
-                                           "samples_ns", samples, "forkathon",
-                                           json_object_get(s->extra, "forkathon")));
-    }
+    for (size_t i = 0; a != NULL && i < n; i++)
+        json_array_append_new(a, pkb_series_json(&series[i]));
     return a;
 }
 
@@ -620,15 +589,9 @@ static const char *binary(const char *env, const char *built)
     return p != NULL && p[0] != '\0' ? p : built;
 }
 
-int pkb_suite_forkathon(const pkb_cli *cli, pkb_suite_options *opts)
+/* The binaries and the filter, checked before anything runs. Returns 0 or 1 (message printed). */
+static int check_inputs(const pkb_cli *cli, const char *const paths[2], regex_t *re)
 {
-    bool quick = strcmp(opts->profile->name, "quick") == 0;
-    struct config c = quick ? quick_config : full_config;
-    if (cli->iterations > 0)
-        c.iterations = cli->iterations;
-    opts->profile = quick ? &fk_quick : &fk_full;
-    const char *paths[2] = {binary("PKBENCH_FORKATHON_STATIC", PKB_FORKATHON_STATIC),
-                            binary("PKBENCH_FORKATHON_DYNAMIC", PKB_FORKATHON_DYNAMIC)};
     for (int l = 0; l < 2; l++) {
         if (access(paths[l], X_OK) != 0) {
             fprintf(stderr,
@@ -638,51 +601,18 @@ int pkb_suite_forkathon(const pkb_cli *cli, pkb_suite_options *opts)
             return 1;
         }
     }
-    regex_t re;
-    if (cli->filter != NULL && regcomp(&re, cli->filter, REG_EXTENDED | REG_NOSUB) != 0) {
+    if (cli->filter != NULL && regcomp(re, cli->filter, REG_EXTENDED | REG_NOSUB) != 0) {
         fprintf(stderr, "pkbench: --filter: '%s' is not a valid extended regular expression\n",
                 cli->filter);
         return 1;
     }
-    tiny_argv[0] = (char *)cli->tiny_path;
-    /* The file's `created` and the environment's start fields: now, before anything runs. */
-    char created[40];
-    time_t t0 = time(NULL);
-    struct tm tm;
-    gmtime_r(&t0, &tm);
-    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    opts->created = created;
-    opts->environment = pkb_env_capture();
-    size_t cap = 4 + 2 * c.nsteps * NMECH;
-    pkb_series *series = calloc(cap, sizeof *series);
-    struct item *items = calloc(cap, sizeof *items);
-    int rc = 0;
-    size_t n = 0;
-    if (series == NULL || items == NULL) {
-        fprintf(stderr, "pkbench: out of memory\n");
-        rc = 1;
-        goto out;
-    }
-    n = build_items(&c, cli->filter != NULL ? &re : NULL, series, items);
-    if (n == 0) {
-        fprintf(stderr, "pkbench: no series matches --filter '%s'\n", cli->filter);
-        rc = 1;
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        size_t need = items[i].study == WEMM ? (size_t)c.wemm_rounds : (size_t)c.ladder_rounds;
-        if (alloc_samples(items[i].s, need) != 0) {
-            fprintf(stderr, "pkbench: out of memory\n");
-            rc = 1;
-            goto out;
-        }
-    }
+    return 0;
+}
 
-    run_wemm(items, n, &c, paths);
-    json_t *points = run_ladder(items, n, &c);
-
-    /* Settle every series: measured when it has samples; interrupted ones without any are left
-     * out of the file (the runner marks it incomplete). */
+/* Settles every series: measured when it has samples; interrupted ones without any are left out
+ * of the file (the runner marks it incomplete). Returns how many are kept, packed at the front. */
+static size_t settle_all(pkb_series *series, size_t n)
+{
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         pkb_series *s = &series[i];
@@ -690,25 +620,78 @@ int pkb_suite_forkathon(const pkb_cli *cli, pkb_suite_options *opts)
             s->status = PKB_SERIES_MEASURED;
         if (s->status == PKB_SERIES_PENDING)
             continue;
-        gb_records(s);
+        pkb_series_gb_records(s);
         if (kept != i) {
             series[kept] = *s;
             memset(s, 0, sizeof *s);
         }
         kept++;
     }
+    return kept;
+}
+
+/* Measures both parts, then hands the settled series and the suite's section to the runner,
+ * which writes the file. Returns pkbench's exit status. */
+static int measure_and_write(pkb_series *series,
+                             struct item *items,
+                             size_t n,
+                             const struct config *c,
+                             const char *const paths[2],
+                             const pkb_cli *cli,
+                             pkb_suite_options *opts)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t need = items[i].study == WEMM ? (size_t)c->wemm_rounds : (size_t)c->ladder_rounds;
+        if (alloc_samples(items[i].s, need) != 0) {
+            fprintf(stderr, "pkbench: out of memory\n");
+            return 1;
+        }
+    }
+    run_wemm(items, n, c, paths);
+    json_t *points = run_ladder(items, n, c);
+    size_t kept = settle_all(series, n);
     json_t *view = series_view(series, kept);
     json_t *summary = pkb_forkathon_summarize(view);
     json_decref(view);
     opts->suite_section =
-        section(&c, paths, cli->tiny_path, points, summary != NULL ? summary : json_object());
-    rc = pkb_run_series(series, kept, opts);
+        section(c, paths, cli->tiny_path, points, summary != NULL ? summary : json_object());
+    int rc = pkb_run_series(series, kept, opts);
     json_decref(opts->suite_section);
     opts->suite_section = NULL;
-    opts->created = NULL;
-    rc = rc < 0 ? 1 : rc;
+    return rc < 0 ? 1 : rc;
+}
 
-out:
+static int run(const pkb_cli *cli, pkb_suite_options *opts)
+{
+    bool quick = strcmp(opts->profile->name, "quick") == 0;
+    struct config c = quick ? quick_config : full_config;
+    if (cli->iterations > 0)
+        c.iterations = cli->iterations;
+    opts->profile = quick ? &fk_quick : &fk_full;
+    const char *paths[2] = {binary("PKBENCH_FORKATHON_STATIC", PKB_FORKATHON_STATIC),
+                            binary("PKBENCH_FORKATHON_DYNAMIC", PKB_FORKATHON_DYNAMIC)};
+    regex_t re;
+    if (check_inputs(cli, paths, &re) != 0)
+        return 1;
+    tiny_argv[0] = (char *)cli->tiny_path;
+    /* The file's `created` and the environment's start fields: now, before anything runs. */
+    char created[40];
+    pkb_iso_time(created, sizeof created);
+    opts->created = created;
+    opts->environment = pkb_env_capture();
+    size_t cap = 4 + 2 * c.nsteps * NMECH, n = 0;
+    pkb_series *series = calloc(cap, sizeof *series);
+    struct item *items = calloc(cap, sizeof *items);
+    int rc = 0;
+    if (series == NULL || items == NULL || opts->environment == NULL) {
+        fprintf(stderr, "pkbench: out of memory\n");
+        rc = 1;
+    } else if ((n = build_items(&c, cli->filter != NULL ? &re : NULL, series, items)) == 0) {
+        fprintf(stderr, "pkbench: no series matches --filter '%s'\n", cli->filter);
+        rc = 1;
+    } else {
+        rc = measure_and_write(series, items, n, &c, paths, cli, opts);
+    }
     json_decref(opts->environment);
     opts->environment = NULL;
     opts->created = NULL;
@@ -720,3 +703,12 @@ out:
     free(items);
     return rc;
 }
+
+const pkb_suite pkb_suite_forkathon = {
+    .name = "forkathon",
+    .description = "the fork/vfork study: Wemm's fork and vfork loops, static and dynamic, then "
+                   "spawn cost against the parent's RSS",
+    .takes_iterations = true,
+    .run = run,
+    .report = {.markdown = pkb__forkathon_markdown, .figures = pkb__forkathon_figures},
+};

@@ -1,5 +1,5 @@
 /*
- * forkathon_summary — the fork/vfork study's numbers from a results file's series (forkathon.h):
+ * summary — the fork/vfork study's numbers from a results file's series (forkathon.h):
  * Wemm's time(1) table and its ratios, and per mechanism × THP setting the spawn cost at each
  * RSS step with its least-squares line. The suite stores this summary in the results file and
  * the report recomputes it from the same series with this same code.
@@ -14,10 +14,10 @@
  * by wall time they are 2.7× and 7.7×.
  */
 #define _GNU_SOURCE
-#include "forkathon.h"
+#include "suites/forkathon/forkathon.h"
 
-#include "fit.h"
-#include "stats.h"
+#include "common/fit.h"
+#include "common/stats.h"
 
 #include <math.h>
 #include <stdbool.h>

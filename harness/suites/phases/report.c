@@ -10,11 +10,13 @@
  *   - the spawn lock: 16 parallel spawns with and without one process-global lock;
  *   - the host (the file's "phases" object), priming, settings and environment.
  *
- * Nothing is typed in: the composition comes from the file (phases_series.c wrote it from its
- * table), and the rule's constants from phases.h.
+ * Nothing is typed in: the composition comes from the file (phases/attribution/series.c wrote it
+ * from its table), and the rule's constants and pkb_reconcile from phases/attribution/phases.h.
  */
 #define _GNU_SOURCE
-#include "report_phases.h"
+#include "suites/phases/view.h"
+
+#include "common/md.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,52 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ==== The reconciliation ====================================================================== */
-
-static bool valid_term(pkb_recon_term t)
-{
-    return isfinite(t.mean_ns) && t.mean_ns > 0 && !(t.sd_ns < 0) && !isinf(t.sd_ns);
-}
-
-static double variance(double sd)
-{
-    return isnan(sd) ? 0 : sd * sd;
-}
-
-int pkb_reconcile(pkb_recon_term composite,
-                  pkb_recon_term plain,
-                  const pkb_recon_term *parts,
-                  size_t nparts,
-                  pkb_reconciliation *out)
-{
-    if (out == NULL || (parts == NULL && nparts > 0) || !valid_term(composite) ||
-        !valid_term(plain))
-        return -EINVAL;
-    double sum = plain.mean_ns, var = variance(composite.sd_ns) + variance(plain.sd_ns);
-    for (size_t i = 0; i < nparts; i++) {
-        if (!valid_term(parts[i]))
-            return -EINVAL;
-        sum += parts[i].mean_ns;
-        var += variance(parts[i].sd_ns);
-    }
-    out->predicted_ns = sum;
-    out->measured_ns = composite.mean_ns;
-    out->residual_ns = composite.mean_ns - sum;
-    out->residual_fraction = out->residual_ns / composite.mean_ns;
-    out->combined_sd_ns = sqrt(var);
-    out->threshold_ns =
-        fmax(PKB_RECON_MIN_FRACTION * composite.mean_ns, PKB_RECON_SD_FACTOR * out->combined_sd_ns);
-    out->flagged = fabs(out->residual_ns) > out->threshold_ns;
-    return 0;
-}
-
 /* ==== The view =================================================================================
  */
 
-static int bad(char *err, size_t err_len, const pkb__results *r, const char *fmt, ...)
+static int bad(char *err, size_t err_len, const pkb_results *r, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static int bad(char *err, size_t err_len, const pkb__results *r, const char *fmt, ...)
+static int bad(char *err, size_t err_len, const pkb_results *r, const char *fmt, ...)
 {
     if (err != NULL && err_len > 0) {
         int n = snprintf(err, err_len, "%s: ", r->file);
@@ -102,7 +65,7 @@ static bool all_strings(const json_t *a)
 }
 
 /* The phases fields of series i, checked; the per-call statistics. */
-static int load_one(const pkb__results *r, size_t i, pkb__phase_series *p, char *err, size_t len)
+static int load_one(const pkb_results *r, size_t i, pkb__phase_series *p, char *err, size_t len)
 {
     const json_t *j = p->j;
     const json_t *kind = json_object_get(j, "kind"),
@@ -128,7 +91,7 @@ static int load_one(const pkb__results *r, size_t i, pkb__phase_series *p, char 
         return bad(err, len, r, "series[%zu].steps is not an array of strings", i);
     if (walk != NULL && !json_is_string(walk))
         return bad(err, len, r, "series[%zu].walk is not a string", i);
-    const pkb__series *s = &r->series[i];
+    const pkb_results_series *s = &r->series[i];
     if (s->measured) {
         p->mean = s->sum.mean / p->calls;
         p->sd = s->sum.sd / p->calls; /* NaN with one sample */
@@ -137,7 +100,7 @@ static int load_one(const pkb__results *r, size_t i, pkb__phase_series *p, char 
     return 0;
 }
 
-static long find_primitive(const pkb__results *r, const pkb__phases_view *v, const char *name)
+static long find_primitive(const pkb_results *r, const pkb__phases_view *v, const char *name)
 {
     for (size_t i = 0; i < r->nseries; i++)
         if (strcmp(v->series[i].kind, "primitive") == 0 && strcmp(PKB__NAME(r, i), name) == 0)
@@ -145,14 +108,14 @@ static long find_primitive(const pkb__results *r, const pkb__phases_view *v, con
     return -1;
 }
 
-static const char *not_measured_why(const pkb__series *s)
+static const char *not_measured_why(const pkb_results_series *s)
 {
     if (strcmp(s->status, "measured") == 0)
         return "measured, but no samples";
     return s->status; /* "refused" or "failed"; the not-timed list gives the reason */
 }
 
-static void build_row(const pkb__results *r, pkb__phases_view *v, size_t i, pkb__recon_row *row)
+static void build_row(const pkb_results *r, pkb__phases_view *v, size_t i, pkb__recon_row *row)
 {
     row->composite = i;
     const json_t *comp = json_object_get(v->series[i].j, "composition");
@@ -187,7 +150,7 @@ static void build_row(const pkb__results *r, pkb__phases_view *v, size_t i, pkb_
         row->missing = PKB__NAME(r, i), row->why = "not a positive time";
 }
 
-int pkb__phases_view_load(const pkb__results *r, pkb__phases_view *v, char *err, size_t err_len)
+int pkb__phases_view_load(const pkb_results *r, pkb__phases_view *v, char *err, size_t err_len)
 {
     memset(v, 0, sizeof *v);
     v->plain = -1;
@@ -232,30 +195,30 @@ void pkb__phases_view_free(pkb__phases_view *v)
 /* ==== Markdown ================================================================================ */
 
 /* µs with three decimals: every time in this report, so columns compare at a glance. */
-static void us(pkb__buf *b, double ns)
+static void us(pkb_buf *b, double ns)
 {
-    pkb__buf_printf(b, "%.3f µs", ns / 1e3);
+    pkb_buf_printf(b, "%.3f µs", ns / 1e3);
 }
 
-static void mean_sd(pkb__buf *b, const pkb__series *s, const pkb__phase_series *p)
+static void mean_sd(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p)
 {
     if (s->n >= 2)
-        pkb__buf_printf(b, "%.3f ± %.3f µs", p->mean / 1e3, p->sd / 1e3);
+        pkb_buf_printf(b, "%.3f ± %.3f µs", p->mean / 1e3, p->sd / 1e3);
     else
-        pkb__buf_printf(b, "%.3f µs, n = 1", p->mean / 1e3);
+        pkb_buf_printf(b, "%.3f µs, n = 1", p->mean / 1e3);
 }
 
-static void signed_us(pkb__buf *b, double ns)
+static void signed_us(pkb_buf *b, double ns)
 {
     double v = ns / 1e3;
-    pkb__buf_printf(b, "%+.3f µs", fabs(v) < 0.0005 ? 0.0 : v);
+    pkb_buf_printf(b, "%+.3f µs", fabs(v) < 0.0005 ? 0.0 : v);
 }
 
-static void noisy_mark(pkb__buf *b, const pkb__series *s)
+static void noisy_mark(pkb_buf *b, const pkb_results_series *s)
 {
     if (s->noisy > 0)
-        pkb__buf_printf(b, " (%zu of %zu repetition%s noisy[^noisy])", s->noisy, s->n,
-                        s->n == 1 ? "" : "s");
+        pkb_buf_printf(b, " (%zu of %zu repetition%s noisy[^noisy])", s->noisy, s->n,
+                       s->n == 1 ? "" : "s");
 }
 
 static long long int_field(const json_t *j, const char *key)
@@ -264,63 +227,63 @@ static long long int_field(const json_t *j, const char *key)
 }
 
 /* What a series saw in its untimed first iteration, from its extra fields. */
-static void md_seen(pkb__buf *b, const json_t *j)
+static void md_seen(pkb_buf *b, const json_t *j)
 {
     if (json_object_get(j, "processes") != NULL)
-        pkb__buf_printf(b, "%lld processes, %lld threads on the machine", int_field(j, "processes"),
-                        int_field(j, "threads"));
+        pkb_buf_printf(b, "%lld processes, %lld threads on the machine", int_field(j, "processes"),
+                       int_field(j, "threads"));
     else if (json_object_get(j, "threads_found") != NULL)
-        pkb__buf_printf(b, "%lld thread%s", int_field(j, "threads_found"),
-                        int_field(j, "threads_found") == 1 ? "" : "s");
+        pkb_buf_printf(b, "%lld thread%s", int_field(j, "threads_found"),
+                       int_field(j, "threads_found") == 1 ? "" : "s");
     else if (json_object_get(j, "members_found") != NULL)
-        pkb__buf_printf(b, "%lld member%s", int_field(j, "members_found"),
-                        int_field(j, "members_found") == 1 ? "" : "s");
+        pkb_buf_printf(b, "%lld member%s", int_field(j, "members_found"),
+                       int_field(j, "members_found") == 1 ? "" : "s");
     else if (json_object_get(j, "path_entries") != NULL) {
         const char *program = json_string_value(json_object_get(j, "program"));
-        pkb__md_code(b, program != NULL ? program : "?");
-        pkb__buf_printf(b, " in entry %lld of %lld PATH entries", int_field(j, "found_in_entry"),
-                        int_field(j, "path_entries"));
+        pkb_md_code(b, program != NULL ? program : "?");
+        pkb_buf_printf(b, " in entry %lld of %lld PATH entries", int_field(j, "found_in_entry"),
+                       int_field(j, "path_entries"));
     }
 }
 
 /* "+pidfd +pgroup, direct walk" from the file's steps and walk; else the description. */
-static void md_adds(pkb__buf *b, const pkb__series *s, const json_t *j)
+static void md_adds(pkb_buf *b, const pkb_results_series *s, const json_t *j)
 {
     const json_t *steps = json_object_get(j, "steps");
     const char *walk = json_string_value(json_object_get(j, "walk"));
     if (steps == NULL) {
-        pkb__md_text(b, s->description ? s->description : "");
+        pkb_md_text(b, s->description ? s->description : "");
         return;
     }
     size_t i;
     const json_t *step;
     json_array_foreach(steps, i, step)
-        pkb__buf_printf(b, "%s+%s", i > 0 ? " " : "", json_string_value(step));
+        pkb_buf_printf(b, "%s+%s", i > 0 ? " " : "", json_string_value(step));
     if (walk != NULL)
-        pkb__buf_printf(b, ", %s walk", walk);
+        pkb_buf_printf(b, ", %s walk", walk);
 }
 
 static void
-md_not_timed(const pkb__results *r, const char *kind, const pkb__phases_view *v, pkb__buf *b)
+md_not_timed(const pkb_results *r, const char *kind, const pkb__phases_view *v, pkb_buf *b)
 {
     bool any = false;
     for (size_t i = 0; i < r->nseries; i++) {
-        const pkb__series *s = &r->series[i];
+        const pkb_results_series *s = &r->series[i];
         if (s->measured || strcmp(v->series[i].kind, kind) != 0)
             continue;
-        pkb__buf_puts(b, any ? "" : "Not timed:\n\n");
+        pkb_buf_puts(b, any ? "" : "Not timed:\n\n");
         any = true;
-        pkb__buf_puts(b, "- ");
-        pkb__md_code(b, s->contender);
-        pkb__buf_printf(b, ": %s — ", s->status);
-        pkb__md_text(b, s->reason ? s->reason : "no reason given");
-        pkb__buf_puts(b, "\n");
+        pkb_buf_puts(b, "- ");
+        pkb_md_code(b, s->contender);
+        pkb_buf_printf(b, ": %s — ", s->status);
+        pkb_md_text(b, s->reason ? s->reason : "no reason given");
+        pkb_buf_puts(b, "\n");
     }
     if (any)
-        pkb__buf_puts(b, "\n");
+        pkb_buf_puts(b, "\n");
 }
 
-static size_t count_kind(const pkb__results *r, const pkb__phases_view *v, const char *kind)
+static size_t count_kind(const pkb_results *r, const pkb__phases_view *v, const char *kind)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->nseries; i++)
@@ -328,17 +291,17 @@ static size_t count_kind(const pkb__results *r, const pkb__phases_view *v, const
     return n;
 }
 
-static void md_how_to_read(const pkb__results *r, pkb__buf *b)
+static void md_how_to_read(const pkb_results *r, pkb_buf *b)
 {
     const char *child =
         json_string_value(json_object_get(json_object_get(r->root, "phases"), "child"));
-    pkb__buf_puts(b, "## How to read it\n\n"
-                     "Every phase series starts the same child, ");
+    pkb_buf_puts(b, "## How to read it\n\n"
+                    "Every phase series starts the same child, ");
     if (child != NULL) {
-        pkb__md_code(b, child);
-        pkb__buf_puts(b, " ");
+        pkb_md_code(b, child);
+        pkb_buf_puts(b, " ");
     }
-    pkb__buf_puts(
+    pkb_buf_puts(
         b, "(the tiny static helper: no libc, `_start` exits 0), named by its absolute path, so "
            "no series pays for a program lookup. `os_spawn_plain` (vfork + execve + waitpid) is "
            "the floor; each other phase series adds steps of the library's containment sequence "
@@ -352,105 +315,105 @@ static void md_how_to_read(const pkb__results *r, pkb__buf *b)
            "against `os_spawn_plain` of this same run; compare only within one run.\n\n");
 }
 
-static void md_phases(const pkb__results *r, const pkb__phases_view *v, pkb__buf *b)
+static void md_phases(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
 {
-    pkb__buf_puts(b, "## Phase series\n\n");
+    pkb_buf_puts(b, "## Phase series\n\n");
     if (count_kind(r, v, "phase") == 0) {
-        pkb__buf_puts(b, "The file holds no phase series.\n\n");
+        pkb_buf_puts(b, "The file holds no phase series.\n\n");
         return;
     }
     const pkb__phase_series *plain = v->plain >= 0 ? &v->series[v->plain] : NULL;
     bool header = false;
     for (size_t i = 0; i < r->nseries; i++) {
-        const pkb__series *s = &r->series[i];
+        const pkb_results_series *s = &r->series[i];
         const pkb__phase_series *p = &v->series[i];
         if (!s->measured || strcmp(p->kind, "phase") != 0)
             continue;
         if (!header)
-            pkb__buf_puts(b, "| series | adds | mean ± sd | median | delta vs `os_spawn_plain` "
-                             "| found |\n|---|---|---:|---:|---:|---|\n");
+            pkb_buf_puts(b, "| series | adds | mean ± sd | median | delta vs `os_spawn_plain` "
+                            "| found |\n|---|---|---:|---:|---:|---|\n");
         header = true;
-        pkb__buf_puts(b, "| ");
-        pkb__md_code(b, s->contender);
+        pkb_buf_puts(b, "| ");
+        pkb_md_code(b, s->contender);
         noisy_mark(b, s);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         md_adds(b, s, p->j);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         mean_sd(b, s, p);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         us(b, p->median);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         if (p == plain) {
-            pkb__buf_puts(b, "baseline");
+            pkb_buf_puts(b, "baseline");
         } else if (plain != NULL) {
             signed_us(b, p->mean - plain->mean);
-            pkb__buf_puts(b, " (");
-            pkb__fmt_delta(b, (p->mean - plain->mean) / plain->mean);
-            pkb__buf_puts(b, ")");
+            pkb_buf_puts(b, " (");
+            pkb_fmt_delta(b, (p->mean - plain->mean) / plain->mean);
+            pkb_buf_puts(b, ")");
         } else {
-            pkb__buf_puts(b, "n/a");
+            pkb_buf_puts(b, "n/a");
         }
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         md_seen(b, p->j);
-        pkb__buf_puts(b, " |\n");
+        pkb_buf_puts(b, " |\n");
     }
     if (header)
-        pkb__buf_puts(b, "\n");
+        pkb_buf_puts(b, "\n");
     if (header && plain == NULL)
-        pkb__buf_puts(b, "`os_spawn_plain` was not measured: no deltas.\n\n");
+        pkb_buf_puts(b, "`os_spawn_plain` was not measured: no deltas.\n\n");
     md_not_timed(r, "phase", v, b);
 }
 
-static void md_primitives(const pkb__results *r, const pkb__phases_view *v, pkb__buf *b)
+static void md_primitives(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
 {
-    pkb__buf_puts(b, "## Primitives\n\nEach step alone, with no child involved, so that no spawn "
-                     "outlier can hide it; per call.\n\n");
+    pkb_buf_puts(b, "## Primitives\n\nEach step alone, with no child involved, so that no spawn "
+                    "outlier can hide it; per call.\n\n");
     bool header = false;
     for (size_t i = 0; i < r->nseries; i++) {
-        const pkb__series *s = &r->series[i];
+        const pkb_results_series *s = &r->series[i];
         const pkb__phase_series *p = &v->series[i];
         if (!s->measured || strcmp(p->kind, "primitive") != 0)
             continue;
         if (!header)
-            pkb__buf_puts(b, "| primitive | what | mean ± sd | median | calls per iteration | "
-                             "found |\n|---|---|---:|---:|---:|---|\n");
+            pkb_buf_puts(b, "| primitive | what | mean ± sd | median | calls per iteration | "
+                            "found |\n|---|---|---:|---:|---:|---|\n");
         header = true;
-        pkb__buf_puts(b, "| ");
-        pkb__md_code(b, s->contender);
+        pkb_buf_puts(b, "| ");
+        pkb_md_code(b, s->contender);
         noisy_mark(b, s);
-        pkb__buf_puts(b, " | ");
-        pkb__md_text(b, s->description ? s->description : "");
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
+        pkb_md_text(b, s->description ? s->description : "");
+        pkb_buf_puts(b, " | ");
         mean_sd(b, s, p);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         us(b, p->median);
-        pkb__buf_printf(b, " | %.0f | ", p->calls);
+        pkb_buf_printf(b, " | %.0f | ", p->calls);
         md_seen(b, p->j);
-        pkb__buf_puts(b, " |\n");
+        pkb_buf_puts(b, " |\n");
     }
-    pkb__buf_puts(b, header ? "\n" : "The file holds no measured primitive.\n\n");
+    pkb_buf_puts(b, header ? "\n" : "The file holds no measured primitive.\n\n");
     md_not_timed(r, "primitive", v, b);
 }
 
 /* "`os_spawn_plain` + `pidfd_open` + `direct_thread_walk`" */
-static void md_terms(const pkb__results *r, const pkb__recon_row *row, pkb__buf *b)
+static void md_terms(const pkb_results *r, const pkb__recon_row *row, pkb_buf *b)
 {
-    pkb__buf_puts(b, "`os_spawn_plain`");
+    pkb_buf_puts(b, "`os_spawn_plain`");
     for (size_t k = 0; k < row->nparts; k++) {
-        pkb__buf_puts(b, " + ");
-        pkb__md_code(b, PKB__NAME(r, row->parts[k]));
+        pkb_buf_puts(b, " + ");
+        pkb_md_code(b, PKB__NAME(r, row->parts[k]));
     }
 }
 
 static void
-md_reconciliation(const pkb__results *r, const pkb__phases_view *v, bool plots, pkb__buf *b)
+md_reconciliation(const pkb_results *r, const pkb__phases_view *v, bool plots, pkb_buf *b)
 {
-    pkb__buf_printf(
+    pkb_buf_printf(
         b,
         "## Reconciliation\n\n"
         "For every composite phase series, `os_spawn_plain` plus the primitives it contains (its "
         "`composition` in the results file, declared once next to the series in "
-        "`harness/phases_series.c`) against the measured composite. Residual = measured − sum, "
+        "`phases/attribution/series.c`) against the measured composite. Residual = measured − sum, "
         "in µs and in %% of the measured composite. A residual is **flagged** when its absolute "
         "value exceeds max(%.0f%% of the measured composite, %.0f × the combined standard "
         "deviation), the combined standard deviation being the square root of the sum of the "
@@ -459,84 +422,80 @@ md_reconciliation(const pkb__results *r, const pkb__phases_view *v, bool plots, 
         "the sequence than alone.\n\n",
         PKB_RECON_MIN_FRACTION * 100, PKB_RECON_SD_FACTOR);
     if (v->nrows == 0) {
-        pkb__buf_puts(b, "The file holds no composite phase series.\n\n");
+        pkb_buf_puts(b, "The file holds no composite phase series.\n\n");
         return;
     }
-    pkb__buf_puts(b, "| composite | plain + primitives | sum | measured | residual | residual % | "
-                     "limit | |\n|---|---|---:|---:|---:|---:|---:|---|\n");
+    pkb_buf_puts(b, "| composite | plain + primitives | sum | measured | residual | residual % | "
+                    "limit | |\n|---|---|---:|---:|---:|---:|---:|---|\n");
     size_t flagged = 0;
     for (size_t i = 0; i < v->nrows; i++) {
         const pkb__recon_row *row = &v->rows[i];
-        pkb__buf_puts(b, "| ");
-        pkb__md_code(b, PKB__NAME(r, row->composite));
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, "| ");
+        pkb_md_code(b, PKB__NAME(r, row->composite));
+        pkb_buf_puts(b, " | ");
         md_terms(r, row, b);
         if (!row->complete) {
-            pkb__buf_puts(b, " | n/a | n/a | n/a | n/a | n/a | not reconciled: ");
-            pkb__md_code(b, row->missing);
-            pkb__buf_puts(b, " ");
-            pkb__md_text(b, row->why);
-            pkb__buf_puts(b, " |\n");
+            pkb_buf_puts(b, " | n/a | n/a | n/a | n/a | n/a | not reconciled: ");
+            pkb_md_code(b, row->missing);
+            pkb_buf_puts(b, " ");
+            pkb_md_text(b, row->why);
+            pkb_buf_puts(b, " |\n");
             continue;
         }
         const pkb_reconciliation *c = &row->rec;
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         us(b, c->predicted_ns);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         us(b, c->measured_ns);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         signed_us(b, c->residual_ns);
-        pkb__buf_puts(b, " | ");
-        pkb__fmt_delta(b, c->residual_fraction);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
+        pkb_fmt_delta(b, c->residual_fraction);
+        pkb_buf_puts(b, " | ");
         us(b, c->threshold_ns);
-        pkb__buf_puts(b, c->flagged ? " | **flagged** |\n" : " | within |\n");
+        pkb_buf_puts(b, c->flagged ? " | **flagged** |\n" : " | within |\n");
         flagged += c->flagged;
     }
-    pkb__buf_printf(b, "\n%zu of %zu composite%s reconciled", v->ncomplete, v->nrows,
-                    v->nrows == 1 ? "" : "s");
+    pkb_buf_printf(b, "\n%zu of %zu composite%s reconciled", v->ncomplete, v->nrows,
+                   v->nrows == 1 ? "" : "s");
     if (v->ncomplete > 0)
-        pkb__buf_printf(b, "; %zu flagged", flagged);
-    pkb__buf_puts(b, ".");
+        pkb_buf_printf(b, "; %zu flagged", flagged);
+    pkb_buf_puts(b, ".");
     for (size_t i = 0; i < v->nrows; i++) {
         const pkb__recon_row *row = &v->rows[i];
         if (!row->complete || !row->rec.flagged)
             continue;
         const pkb_reconciliation *c = &row->rec;
-        pkb__buf_puts(b, " ");
-        pkb__md_code(b, PKB__NAME(r, row->composite));
-        pkb__buf_printf(b, ": the parts sum to %.3f µs against a measured %.3f µs, ",
-                        c->predicted_ns / 1e3, c->measured_ns / 1e3);
+        pkb_buf_puts(b, " ");
+        pkb_md_code(b, PKB__NAME(r, row->composite));
+        pkb_buf_printf(b, ": the parts sum to %.3f µs against a measured %.3f µs, ",
+                       c->predicted_ns / 1e3, c->measured_ns / 1e3);
         if (c->residual_ns > 0)
-            pkb__buf_printf(b, "leaving %.3f µs unaccounted for", c->residual_ns / 1e3);
+            pkb_buf_printf(b, "leaving %.3f µs unaccounted for", c->residual_ns / 1e3);
         else
-            pkb__buf_printf(b, "which the parts overshoot by %.3f µs", -c->residual_ns / 1e3);
-        pkb__buf_printf(b, " (limit %.3f µs).", c->threshold_ns / 1e3);
+            pkb_buf_printf(b, "which the parts overshoot by %.3f µs", -c->residual_ns / 1e3);
+        pkb_buf_printf(b, " (limit %.3f µs).", c->threshold_ns / 1e3);
     }
-    pkb__buf_puts(b, "\n\n");
+    pkb_buf_puts(b, "\n\n");
     if (plots && v->ncomplete > 0) {
-        char stem[300];
-        pkb__phases_plot_stem(r, stem, sizeof stem);
-        pkb__buf_printf(b,
-                        "![Each composite's mean as os_spawn_plain, its primitives and the "
-                        "residual, stacked](%s.gnuplot.svg)\n\n"
-                        "Figures: [gnuplot PNG](%s.gnuplot.png), [gnuplot SVG](%s.gnuplot.svg), "
-                        "[matplotlib PNG](%s.matplotlib.png); drawn from [%s.dat](%s.dat) by "
-                        "[%s.gp](%s.gp) and [%s.py](%s.py).\n\n",
-                        stem, stem, stem, stem, stem, stem, stem, stem, stem, stem);
+        char stem[256];
+        pkb_figure_stem(r, PKB__PHASES_FIGURE, stem, sizeof stem);
+        pkb_md_figure(b, stem,
+                      "Each composite's mean as os_spawn_plain, its primitives and the residual, "
+                      "stacked");
     }
 }
 
-static void md_lock(const pkb__results *r, const pkb__phases_view *v, pkb__buf *b)
+static void md_lock(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
 {
     if (count_kind(r, v, "lock") == 0)
         return;
-    pkb__buf_puts(b, "## Spawn lock\n\nThe same parallel spawns with and without one "
-                     "process-global lock held around each clone.\n\n");
+    pkb_buf_puts(b, "## Spawn lock\n\nThe same parallel spawns with and without one "
+                    "process-global lock held around each clone.\n\n");
     long unlocked = -1, locked = -1;
     bool header = false;
     for (size_t i = 0; i < r->nseries; i++) {
-        const pkb__series *s = &r->series[i];
+        const pkb_results_series *s = &r->series[i];
         const pkb__phase_series *p = &v->series[i];
         if (!s->measured || strcmp(p->kind, "lock") != 0)
             continue;
@@ -544,55 +503,50 @@ static void md_lock(const pkb__results *r, const pkb__phases_view *v, pkb__buf *
         if (json_is_boolean(is_locked))
             *(json_is_true(is_locked) ? &locked : &unlocked) = (long)i;
         if (!header)
-            pkb__buf_puts(b, "| series | what | mean ± sd | median | per child |\n"
-                             "|---|---|---:|---:|---:|\n");
+            pkb_buf_puts(b, "| series | what | mean ± sd | median | per child |\n"
+                            "|---|---|---:|---:|---:|\n");
         header = true;
-        pkb__buf_puts(b, "| ");
-        pkb__md_code(b, s->contender);
+        pkb_buf_puts(b, "| ");
+        pkb_md_code(b, s->contender);
         noisy_mark(b, s);
-        pkb__buf_puts(b, " | ");
-        pkb__md_text(b, s->description ? s->description : "");
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
+        pkb_md_text(b, s->description ? s->description : "");
+        pkb_buf_puts(b, " | ");
         mean_sd(b, s, p);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         us(b, p->median);
-        pkb__buf_puts(b, " | ");
+        pkb_buf_puts(b, " | ");
         us(b, s->work > 0 ? p->mean / s->work : p->mean);
-        pkb__buf_puts(b, " |\n");
+        pkb_buf_puts(b, " |\n");
     }
-    pkb__buf_puts(b, header ? "\n" : "");
+    pkb_buf_puts(b, header ? "\n" : "");
     if (locked >= 0 && unlocked >= 0) {
         const pkb__phase_series *l = &v->series[locked], *u = &v->series[unlocked];
         double diff = l->mean - u->mean;
-        double sd = sqrt(variance(l->sd) + variance(u->sd));
-        pkb__buf_puts(b, "Locked against unlocked: ");
+        /* One sample's sd is NaN: it counts as 0, as in the reconciliation. */
+        double sd = sqrt((isnan(l->sd) ? 0 : l->sd * l->sd) + (isnan(u->sd) ? 0 : u->sd * u->sd));
+        pkb_buf_puts(b, "Locked against unlocked: ");
         signed_us(b, diff);
-        pkb__buf_puts(b, " (");
-        pkb__fmt_delta(b, diff / u->mean);
-        pkb__buf_printf(
-            b, ") per batch, against a combined standard deviation of %.3f µs: ", sd / 1e3);
-        pkb__buf_puts(b, fabs(diff) > PKB_RECON_SD_FACTOR * sd
-                             ? "outside twice the combined standard deviation, so the lock's "
-                               "effect is resolved at this noise level.\n\n"
-                             : "inside twice the combined standard deviation, so no reliable "
-                               "effect of the lock is resolved at this noise level.\n\n");
+        pkb_buf_puts(b, " (");
+        pkb_fmt_delta(b, diff / u->mean);
+        pkb_buf_printf(b,
+                       ") per batch, against a combined standard deviation of %.3f µs: ", sd / 1e3);
+        pkb_buf_puts(b, fabs(diff) > PKB_RECON_SD_FACTOR * sd
+                            ? "outside twice the combined standard deviation, so the lock's "
+                              "effect is resolved at this noise level.\n\n"
+                            : "inside twice the combined standard deviation, so no reliable "
+                              "effect of the lock is resolved at this noise level.\n\n");
     }
     md_not_timed(r, "lock", v, b);
 }
 
-bool pkb__phases_report(const pkb__results *r)
-{
-    const char *suite = json_string_value(json_object_get(r->root, "suite"));
-    return suite != NULL && strcmp(suite, "phases") == 0;
-}
-
-int pkb__phases_markdown(const pkb__results *r, bool plots, pkb__buf *b, char *err, size_t err_len)
+int pkb__phases_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *err, size_t err_len)
 {
     pkb__phases_view v;
     int rc = pkb__phases_view_load(r, &v, err, err_len);
     if (rc != 0)
         return rc;
-    pkb__md_title(r, b);
+    pkb_md_title(r, b);
     md_how_to_read(r, b);
     md_phases(r, &v, b);
     md_primitives(r, &v, b);
@@ -600,11 +554,11 @@ int pkb__phases_markdown(const pkb__results *r, bool plots, pkb__buf *b, char *e
     md_lock(r, &v, b);
     const json_t *host = json_object_get(r->root, "phases");
     if (json_is_object(host)) {
-        pkb__buf_puts(b, "## Host\n\n");
-        pkb__md_object_table(b, host);
-        pkb__buf_puts(b, "\n");
+        pkb_buf_puts(b, "## Host\n\n");
+        pkb_md_object_table(b, host);
+        pkb_buf_puts(b, "\n");
     }
-    pkb__md_appendix(r, b);
+    pkb_md_appendix(r, b);
     pkb__phases_view_free(&v);
     if (b->failed) {
         if (err != NULL && err_len > 0)

@@ -1,15 +1,17 @@
 /*
- * The phases suite (`pkbench run --suite phases`): every series of phases_series.c's table that
- * --filter selects, in the table's order. The host is probed once (phases_env.c); each series is
- * prepared and runs one untimed iteration that must succeed, or it is refused with the reason
- * (a cgroup series without a delegated cgroup, for one) — recorded, never timed. Each series'
- * `extra` carries its kind and, for a composite, the primitives it contains, so the report can
- * reconcile from the file alone; the top-level "phases" object records the host.
+ * The phases suite (`pkbench run --suite phases`): every series of phases/attribution/series.c's
+ * table that
+ * --filter selects, in the table's order. The host is probed once (phases/attribution/env.c); each
+ * series is prepared and runs one untimed iteration that must succeed, or it is refused with the
+ * reason (a cgroup series without a delegated cgroup, for one) — recorded, never timed. Each
+ * series' `extra` carries its kind and, for a composite, the primitives it contains, so the report
+ * can reconcile from the file alone; the top-level "phases" object records the host.
  */
 #define _GNU_SOURCE
-#include "suites.h"
+#include "suites/suite.h"
 
-#include "phases.h"
+#include "phases/attribution/phases.h"
+#include "suites/phases/view.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -17,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pkb_suite_phases(const pkb_cli *cli, pkb_suite_options *opts)
+static int run(const pkb_cli *cli, pkb_suite_options *opts)
 {
     regex_t re;
     if (cli->filter != NULL && regcomp(&re, cli->filter, REG_EXTENDED | REG_NOSUB) != 0) {
@@ -85,3 +87,12 @@ out:
         regfree(&re);
     return rc;
 }
+
+const pkb_suite pkb_suite_phases = {
+    .name = "phases",
+    .description = "where a Linux start goes: phase, primitive and spawn_lock series; the report "
+                   "reconciles each composite with its parts",
+    .rounds = true,
+    .run = run,
+    .report = {.markdown = pkb__phases_markdown, .figures = pkb__phases_figures},
+};

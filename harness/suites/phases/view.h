@@ -1,12 +1,14 @@
 /*
- * Private to the phases suite's report (report_phases.c, plot_phases.c): the per-call view of
- * every series and the reconciliation rows, both computed from the results file alone.
+ * Private to the phases suite's folder (report.c, figures.c, suite.c): the per-call view of every
+ * series and the reconciliation rows, both computed from the results file alone, and the
+ * report's two entry points.
  */
-#ifndef PKB_REPORT_PHASES_H
-#define PKB_REPORT_PHASES_H
+#ifndef PKB_SUITES_PHASES_VIEW_H
+#define PKB_SUITES_PHASES_VIEW_H
 
-#include "phases.h"
-#include "report_internal.h"
+#include "phases/attribution/phases.h"
+#include "report/report.h"
+#include "results/results.h"
 
 #define PKB__MAX_PARTS 16
 
@@ -40,10 +42,18 @@ typedef struct pkb__phases_view {
 
 /* Builds the view; checks the phases fields (kind, composition, calls_per_iteration, steps,
  * walk) and fails with -EBADMSG naming the first bad one. -ENOMEM. On error nothing to free. */
-int pkb__phases_view_load(const pkb__results *r, pkb__phases_view *v, char *err, size_t err_len);
+int pkb__phases_view_load(const pkb_results *r, pkb__phases_view *v, char *err, size_t err_len);
 void pkb__phases_view_free(pkb__phases_view *v);
 
 /* A series' name within its group: the file's `contender`. */
 #define PKB__NAME(r, i) ((r)->series[i].contender)
 
-#endif /* PKB_REPORT_PHASES_H */
+/* The figure's name: its stem is <results name>-reconciliation. */
+#define PKB__PHASES_FIGURE "reconciliation"
+
+/* The Markdown report; -EBADMSG (a malformed phases field, named in err) or -ENOMEM. */
+int pkb__phases_markdown(const pkb_results *r, bool plots, pkb_buf *out, char *err, size_t err_len);
+/* The stacked-bar figure, when at least one composite could be reconciled. */
+int pkb__phases_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len);
+
+#endif /* PKB_SUITES_PHASES_VIEW_H */

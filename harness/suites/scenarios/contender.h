@@ -1,5 +1,5 @@
 /*
- * The contract between pkbench and a contender (contenders/<name>.c).
+ * The contract between the scenarios suite and a contender (contenders/<name>.c).
  *
  * A contender is one file that fills one `pkb_contender` and is listed by one line in
  * contenders/registry.h; nothing in the harness names a contender. For each scenario it supports,
@@ -14,6 +14,8 @@
  */
 #ifndef PKB_CONTENDER_H
 #define PKB_CONTENDER_H
+
+#include "run/sample.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,15 +68,6 @@ typedef struct pkb_workload {
     size_t expect_lines;
     int children;
 } pkb_workload;
-
-/* What one iteration saw, summed over its children. */
-typedef struct pkb_sample {
-    uint64_t bytes;  /* stdout bytes read */
-    uint64_t lines;  /* stdout lines consumed */
-    int children;    /* children reaped */
-    int failures;    /* children that did not exit 0 */
-    char error[160]; /* set (non-empty) when the iteration itself failed */
-} pkb_sample;
 
 typedef struct pkb_contender {
     const char *name;        /* series name part, [a-z0-9_]+ */

@@ -9,7 +9,7 @@
  * which starts the tiny static helper by absolute path with no pipes at all.
  */
 #define _GNU_SOURCE
-#include "scenario.h"
+#include "suites/scenarios/scenario.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #ifndef PKB_SCENARIO_H
 #define PKB_SCENARIO_H
 
-#include "contender.h"
+#include "suites/scenarios/contender.h"
 
 /* Builds the workload of scenario `s`. `cat_path` is cat resolved to an absolute path,
  * `tiny_path` the tiny static helper. Returns 0, -ENOMEM or -EINVAL. */

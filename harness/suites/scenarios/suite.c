@@ -1,14 +1,16 @@
 /*
- * The compare suite: every contender of the registry against every scenario it supports, as in
- * the seed's end-to-end comparison. Workloads are built once, before anything is timed; each
+ * The scenarios suite (called "compare" before the `pkbench compare` command took that name): every
+ * contender of the registry against every scenario it supports, as in the seed's end-to-end
+ * comparison. Workloads are built once, before anything is timed; each
  * series is set up and must pass the correctness check (its output must match the payload
  * exactly) or it is refused — recorded with the reason, never timed.
  */
 #define _GNU_SOURCE
-#include "suites.h"
+#include "suites/suite.h"
 
 #include "processkit.h"
-#include "scenario.h"
+#include "suites/scenarios/report.h"
+#include "suites/scenarios/scenario.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -41,7 +43,7 @@ static double work_per_iteration(const pkb_workload *w)
     }
 }
 
-int pkb_suite_compare(const pkb_cli *cli, pkb_suite_options *opts)
+static int run(const pkb_cli *cli, pkb_suite_options *opts)
 {
     char *cat = NULL;
     int rc = pk_resolve_program("cat", NULL, &cat, NULL);
@@ -127,3 +129,12 @@ out:
     free(cat);
     return rc;
 }
+
+const pkb_suite pkb_suite_scenarios = {
+    .name = "scenarios",
+    .description = "every contender in the seed's scenarios: small capture, large streaming, "
+                   "16-way fan-out, and spawn_only (the floor)",
+    .rounds = true,
+    .run = run,
+    .report = {.markdown = pkb__scenarios_markdown, .figures = pkb__scenarios_figures},
+};

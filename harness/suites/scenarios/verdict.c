@@ -4,7 +4,9 @@
  * threshold, processkit first) and the project's targets (ratios of means, processkit / other,
  * checked only where both series were measured). Part of report.c's Markdown.
  */
-#include "report_internal.h"
+#include "suites/scenarios/report.h"
+
+#include "common/md.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +14,8 @@
 
 /* ---- conclusions ---------------------------------------------------------------------------- */
 
-static const pkb__series *find_series(const pkb__results *r, const char *scenario, const char *who)
+static const pkb_results_series *
+find_series(const pkb_results *r, const char *scenario, const char *who)
 {
     for (size_t i = 0; i < r->nseries; i++)
         if (strcmp(r->series[i].scenario, scenario) == 0 &&
@@ -21,10 +24,10 @@ static const pkb__series *find_series(const pkb__results *r, const char *scenari
     return NULL;
 }
 
-static const pkb__series *
-find_measured(const pkb__results *r, const char *scenario, const char *who)
+static const pkb_results_series *
+find_measured(const pkb_results *r, const char *scenario, const char *who)
 {
-    const pkb__series *s = find_series(r, scenario, who);
+    const pkb_results_series *s = find_series(r, scenario, who);
     return s != NULL && s->measured ? s : NULL;
 }
 
@@ -40,7 +43,7 @@ enum bucket { NEGLIGIBLE, SLOWER, FASTER, UNTIMED, NO_BASELINE, NBUCKETS };
 
 /* "`a` (+1.0%), `b` (+2.0%) and `c` (+3.0%)" for the scenarios of one bucket. */
 static void md_scenario_list(
-    const pkb__results *r, const char *who, enum bucket k, const enum bucket *of, pkb__buf *b)
+    const pkb_results *r, const char *who, enum bucket k, const enum bucket *of, pkb_buf *b)
 {
     size_t total = 0, done = 0;
     for (size_t i = 0; i < r->nscenarios; i++)
@@ -48,24 +51,24 @@ static void md_scenario_list(
     for (size_t i = 0; i < r->nscenarios; i++) {
         if (of[i] != k)
             continue;
-        const pkb__scenario *sc = &r->scenarios[i];
-        pkb__buf_puts(b, done == 0 ? "" : done + 1 == total ? " and " : ", ");
-        pkb__md_code(b, sc->name);
-        const pkb__series *s = find_series(r, sc->name, who);
+        const pkb_results_scenario *sc = &r->scenarios[i];
+        pkb_buf_puts(b, done == 0 ? "" : done + 1 == total ? " and " : ", ");
+        pkb_md_code(b, sc->name);
+        const pkb_results_series *s = find_series(r, sc->name, who);
         if (k == UNTIMED) {
-            pkb__buf_printf(b, " (%s)", s->status);
+            pkb_buf_printf(b, " (%s)", s->status);
         } else if (k != NO_BASELINE) {
-            const pkb__series *base = &r->series[sc->baseline];
-            pkb__buf_puts(b, " (");
-            pkb__fmt_delta(b, (s->sum.mean - base->sum.mean) / base->sum.mean);
-            pkb__buf_puts(b, ")");
+            const pkb_results_series *base = &r->series[sc->baseline];
+            pkb_buf_puts(b, " (");
+            pkb_fmt_delta(b, (s->sum.mean - base->sum.mean) / base->sum.mean);
+            pkb_buf_puts(b, ")");
         }
         done++;
     }
 }
 
 /* One bullet: where `who`'s overhead against the baseline is negligible and where it is not. */
-static void md_contender_verdict(const pkb__results *r, const char *who, pkb__buf *b)
+static void md_contender_verdict(const pkb_results *r, const char *who, pkb_buf *b)
 {
     enum bucket *of = calloc(r->nscenarios, sizeof *of);
     if (of == NULL) {
@@ -74,8 +77,8 @@ static void md_contender_verdict(const pkb__results *r, const char *who, pkb__bu
     }
     size_t count[NBUCKETS] = {0}, rows = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
-        const pkb__scenario *sc = &r->scenarios[i];
-        const pkb__series *s = find_series(r, sc->name, who);
+        const pkb_results_scenario *sc = &r->scenarios[i];
+        const pkb_results_series *s = find_series(r, sc->name, who);
         of[i] = NBUCKETS;
         if (s == NULL || (sc->baseline >= 0 && s == &r->series[sc->baseline]))
             continue;
@@ -84,7 +87,7 @@ static void md_contender_verdict(const pkb__results *r, const char *who, pkb__bu
         } else if (sc->baseline < 0) {
             of[i] = NO_BASELINE;
         } else {
-            const pkb__series *base = &r->series[sc->baseline];
+            const pkb_results_series *base = &r->series[sc->baseline];
             double d = (s->sum.mean - base->sum.mean) / base->sum.mean;
             of[i] = fabs(d) <= PKB_REPORT_NEGLIGIBLE ? NEGLIGIBLE : d > 0 ? SLOWER : FASTER;
         }
@@ -99,28 +102,28 @@ static void md_contender_verdict(const pkb__results *r, const char *who, pkb__bu
             [UNTIMED] = "not timed in ",
             [NO_BASELINE] = "no baseline to compare with in ",
         };
-        pkb__buf_puts(b, rank(who) == 0 ? "- **" : "- ");
-        pkb__md_code(b, who);
-        pkb__buf_puts(b, rank(who) == 0 ? "**: " : ": ");
+        pkb_buf_puts(b, rank(who) == 0 ? "- **" : "- ");
+        pkb_md_code(b, who);
+        pkb_buf_puts(b, rank(who) == 0 ? "**: " : ": ");
         bool first = true;
         for (int k = 0; k < NBUCKETS; k++) {
             if (count[k] == 0)
                 continue;
-            pkb__buf_puts(b, first ? "" : "; ");
+            pkb_buf_puts(b, first ? "" : "; ");
             if (k == NEGLIGIBLE && count[k] == rows && rows >= 2)
-                pkb__buf_printf(b, "negligible in all %zu scenarios: ", rows);
+                pkb_buf_printf(b, "negligible in all %zu scenarios: ", rows);
             else
-                pkb__buf_puts(b, lead[k]);
+                pkb_buf_puts(b, lead[k]);
             md_scenario_list(r, who, (enum bucket)k, of, b);
             first = false;
         }
-        pkb__buf_puts(b, ".\n");
+        pkb_buf_puts(b, ".\n");
     }
     free(of);
 }
 
 /* Distinct contender names in report order: processkit, its variants, then the rest. */
-static const char **contenders_in_order(const pkb__results *r, size_t *n)
+static const char **contenders_in_order(const pkb_results *r, size_t *n)
 {
     const char **names = calloc(r->nseries + 1, sizeof *names);
     if (names == NULL)
@@ -139,14 +142,14 @@ static const char **contenders_in_order(const pkb__results *r, size_t *n)
     return names;
 }
 
-void pkb__md_conclusions(const pkb__results *r, pkb__buf *b)
+void pkb__md_conclusions(const pkb_results *r, pkb_buf *b)
 {
-    pkb__buf_puts(b, "## Conclusions\n\n");
+    pkb_buf_puts(b, "## Conclusions\n\n");
     /* The baselines named once: `posix_spawn`, or `a` / `b` when scenarios differ. */
-    pkb__buf_printf(b,
-                    "Using a %.0f%% delta as a practical negligible-overhead threshold (the "
-                    "delta of the mean against ",
-                    PKB_REPORT_NEGLIGIBLE * 100);
+    pkb_buf_printf(b,
+                   "Using a %.0f%% delta as a practical negligible-overhead threshold (the "
+                   "delta of the mean against ",
+                   PKB_REPORT_NEGLIGIBLE * 100);
     size_t nbase = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
         long bi = r->scenarios[i].baseline;
@@ -157,13 +160,13 @@ void pkb__md_conclusions(const pkb__results *r, pkb__buf *b)
                 strcmp(r->series[r->scenarios[k].baseline].contender, r->series[bi].contender) == 0;
         if (bi < 0 || repeat)
             continue;
-        pkb__buf_puts(b, nbase == 0 ? "the scenario's baseline, " : " / ");
-        pkb__md_code(b, r->series[bi].contender);
+        pkb_buf_puts(b, nbase == 0 ? "the scenario's baseline, " : " / ");
+        pkb_md_code(b, r->series[bi].contender);
         nbase++;
     }
     if (nbase == 0)
-        pkb__buf_puts(b, "the scenario's baseline, of which this file has none");
-    pkb__buf_puts(b, ", in this run):\n\n");
+        pkb_buf_puts(b, "the scenario's baseline, of which this file has none");
+    pkb_buf_puts(b, ", in this run):\n\n");
 
     size_t n = 0;
     const char **names = contenders_in_order(r, &n);
@@ -182,14 +185,14 @@ void pkb__md_conclusions(const pkb__results *r, pkb__buf *b)
             reps += r->series[i].n;
         }
     }
-    pkb__buf_puts(b, "\n");
+    pkb_buf_puts(b, "\n");
     if (noisy > 0)
-        pkb__buf_printf(b,
-                        "%zu of %zu measured repetitions were noisy[^noisy]; they are included "
-                        "in every number above. ",
-                        noisy, reps);
-    pkb__buf_puts(b, "These are single-machine measurements of one run: they describe this "
-                     "workload and environment, not a universal ranking.\n\n");
+        pkb_buf_printf(b,
+                       "%zu of %zu measured repetitions were noisy[^noisy]; they are included "
+                       "in every number above. ",
+                       noisy, reps);
+    pkb_buf_puts(b, "These are single-machine measurements of one run: they describe this "
+                    "workload and environment, not a universal ranking.\n\n");
 }
 
 /* ---- targets ----------------------------------------------------------------------------------
@@ -210,87 +213,87 @@ static const struct target {
 
 static const char *const rivals[] = {"libuv", "glib"};
 
-static void md_ratio_target(const pkb__results *r, const struct target *t, pkb__buf *b)
+static void md_ratio_target(const pkb_results *r, const struct target *t, pkb_buf *b)
 {
-    pkb__buf_puts(b, "| ");
-    pkb__md_code(b, PROCESSKIT);
+    pkb_buf_puts(b, "| ");
+    pkb_md_code(b, PROCESSKIT);
     if (t->as_percent)
-        pkb__buf_printf(b, " ≤ +%.0f%% vs ", (t->max_ratio - 1) * 100);
+        pkb_buf_printf(b, " ≤ +%.0f%% vs ", (t->max_ratio - 1) * 100);
     else
-        pkb__buf_printf(b, " within %.2f× of ", t->max_ratio);
-    pkb__md_code(b, t->other);
-    pkb__buf_puts(b, " in ");
-    pkb__md_code(b, t->scenario);
-    pkb__buf_puts(b, " | ");
-    const pkb__series *pk = find_measured(r, t->scenario, PROCESSKIT);
-    const pkb__series *other = find_measured(r, t->scenario, t->other);
+        pkb_buf_printf(b, " within %.2f× of ", t->max_ratio);
+    pkb_md_code(b, t->other);
+    pkb_buf_puts(b, " in ");
+    pkb_md_code(b, t->scenario);
+    pkb_buf_puts(b, " | ");
+    const pkb_results_series *pk = find_measured(r, t->scenario, PROCESSKIT);
+    const pkb_results_series *other = find_measured(r, t->scenario, t->other);
     if (pk == NULL || other == NULL) {
-        pkb__buf_puts(b, "no measured ");
-        pkb__md_code(b, pk == NULL ? PROCESSKIT : t->other);
-        pkb__buf_puts(b, " series | not checked |\n");
+        pkb_buf_puts(b, "no measured ");
+        pkb_md_code(b, pk == NULL ? PROCESSKIT : t->other);
+        pkb_buf_puts(b, " series | not checked |\n");
         return;
     }
     double ratio = pk->sum.mean / other->sum.mean;
-    pkb__buf_printf(b, "%.3f×", ratio);
+    pkb_buf_printf(b, "%.3f×", ratio);
     if (t->as_percent) {
-        pkb__buf_puts(b, " (");
-        pkb__fmt_delta(b, ratio - 1);
-        pkb__buf_puts(b, ")");
+        pkb_buf_puts(b, " (");
+        pkb_fmt_delta(b, ratio - 1);
+        pkb_buf_puts(b, ")");
     }
-    pkb__buf_printf(b, " | %s |\n", ratio <= t->max_ratio ? "met" : "not met");
+    pkb_buf_printf(b, " | %s |\n", ratio <= t->max_ratio ? "met" : "not met");
 }
 
-static void md_rival_target(const pkb__results *r, const char *rival, pkb__buf *b)
+static void md_rival_target(const pkb_results *r, const char *rival, pkb_buf *b)
 {
-    pkb__buf_puts(b, "| ");
-    pkb__md_code(b, PROCESSKIT);
-    pkb__buf_puts(b, " ahead of ");
-    pkb__md_code(b, rival);
-    pkb__buf_puts(b, " in every scenario | ");
+    pkb_buf_puts(b, "| ");
+    pkb_md_code(b, PROCESSKIT);
+    pkb_buf_puts(b, " ahead of ");
+    pkb_md_code(b, rival);
+    pkb_buf_puts(b, " in every scenario | ");
     size_t checked = 0, behind = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
-        const pkb__series *pk = find_measured(r, r->scenarios[i].name, PROCESSKIT);
-        const pkb__series *other = find_measured(r, r->scenarios[i].name, rival);
+        const pkb_results_series *pk = find_measured(r, r->scenarios[i].name, PROCESSKIT);
+        const pkb_results_series *other = find_measured(r, r->scenarios[i].name, rival);
         if (pk == NULL || other == NULL)
             continue;
         double ratio = pk->sum.mean / other->sum.mean;
-        pkb__buf_printf(b, "%s%.3f× in ", checked > 0 ? ", " : "", ratio);
-        pkb__md_code(b, r->scenarios[i].name);
+        pkb_buf_printf(b, "%s%.3f× in ", checked > 0 ? ", " : "", ratio);
+        pkb_md_code(b, r->scenarios[i].name);
         checked++;
         behind += !(ratio < 1);
     }
     if (checked == 0) {
-        pkb__buf_puts(b, "no scenario with both measured | not checked |\n");
+        pkb_buf_puts(b, "no scenario with both measured | not checked |\n");
         return;
     }
     if (behind == 0) {
-        pkb__buf_puts(b, " | met |\n");
+        pkb_buf_puts(b, " | met |\n");
         return;
     }
-    pkb__buf_puts(b, " | not met (behind in ");
+    pkb_buf_puts(b, " | not met (behind in ");
     size_t done = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
-        const pkb__series *pk = find_measured(r, r->scenarios[i].name, PROCESSKIT);
-        const pkb__series *other = find_measured(r, r->scenarios[i].name, rival);
+        const pkb_results_series *pk = find_measured(r, r->scenarios[i].name, PROCESSKIT);
+        const pkb_results_series *other = find_measured(r, r->scenarios[i].name, rival);
         if (pk == NULL || other == NULL || pk->sum.mean / other->sum.mean < 1)
             continue;
-        pkb__buf_puts(b, done == 0 ? "" : done + 1 == behind ? " and " : ", ");
-        pkb__md_code(b, r->scenarios[i].name);
+        pkb_buf_puts(b, done == 0 ? "" : done + 1 == behind ? " and " : ", ");
+        pkb_md_code(b, r->scenarios[i].name);
         done++;
     }
-    pkb__buf_puts(b, ") |\n");
+    pkb_buf_puts(b, ") |\n");
 }
 
-void pkb__md_targets(const pkb__results *r, pkb__buf *b)
+void pkb__md_targets(const pkb_results *r, pkb_buf *b)
 {
-    pkb__buf_puts(b, "### Targets\n\n"
-                     "The project's targets, as ratios of mean times (`processkit` / the other "
-                     "contender) in this run; a target is checked only where both series were "
-                     "measured.\n\n"
-                     "| target | measured | result |\n|---|---|---|\n");
+    pkb_buf_puts(b, "### Targets\n\n"
+                    "The project's targets, as ratios of mean times (`processkit` / the other "
+                    "contender) in this run; a target is checked only where both series were "
+                    "measured.\n\n"
+                    "| target | measured | result |\n|---|---|---|\n");
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
         md_ratio_target(r, &targets[i], b);
     for (size_t i = 0; i < sizeof rivals / sizeof rivals[0]; i++)
         md_rival_target(r, rivals[i], b);
-    pkb__buf_puts(b, "\n");
+    pkb_buf_puts(b, "\n");
 }

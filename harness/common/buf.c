@@ -1,0 +1,77 @@
+/*
+ * buf — the growable string and the one-line error message (buf.h). vsnprintf measures first and
+ * the buffer doubles, so an append costs one formatting pass in the common case.
+ */
+#include "common/buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pkb_buf_printf(pkb_buf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap - b->len <= (size_t)n)
+            cap *= 2;
+        char *bigger = realloc(b->data, cap);
+        if (bigger == NULL) {
+            b->failed = true;
+            return;
+        }
+        b->data = bigger;
+        b->cap = cap;
+    }
+}
+
+void pkb_buf_puts(pkb_buf *b, const char *s)
+{
+    pkb_buf_printf(b, "%s", s);
+}
+
+void pkb_buf_free(pkb_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+void pkb_buf_sanitized(pkb_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == '-';
+        pkb_buf_printf(b, "%c", keep ? c : '_');
+    }
+}
+
+int pkb_fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+{
+    if (err != NULL && err_len > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+        /* One line, always: a JSON parser's message or a field name could carry a newline. */
+        for (char *p = err; *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+    }
+    return rc;
+}

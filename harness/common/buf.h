@@ -1,0 +1,32 @@
+/*
+ * buf — a growable NUL-terminated string that every renderer writes into (Markdown, plot data and
+ * scripts, terminal tables, comparisons), and the one-line error message every room returns.
+ *
+ * An allocation failure is latched in `failed` (later appends do nothing), so a renderer checks
+ * once at the end instead of after every append.
+ */
+#ifndef PKB_COMMON_BUF_H
+#define PKB_COMMON_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct pkb_buf {
+    char *data; /* NUL-terminated once anything was appended; NULL before */
+    size_t len, cap;
+    bool failed;
+} pkb_buf;
+
+void pkb_buf_printf(pkb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pkb_buf_puts(pkb_buf *b, const char *s);
+void pkb_buf_free(pkb_buf *b);
+
+/* Appends `s` as a file name: every byte outside [A-Za-z0-9_.-] becomes '_'. */
+void pkb_buf_sanitized(pkb_buf *b, const char *s);
+
+/* Writes a one-line message (newlines folded to spaces) into err[0..err_len) and returns rc.
+ * err may be NULL when err_len is 0. */
+int pkb_fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif /* PKB_COMMON_BUF_H */

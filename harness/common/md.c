@@ -1,0 +1,128 @@
+/*
+ * md — shared Markdown and number formatting (md.h). Everything here appends to a pkb_buf and
+ * never fails on its own: an allocation failure is latched in the buffer.
+ */
+#include "common/md.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *pkb_time_unit(double ns, double *scale)
+{
+    static const struct {
+        double below, scale;
+        const char *name;
+    } units[] = {{1e3, 1, "ns"}, {1e6, 1e3, "µs"}, {1e9, 1e6, "ms"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (ns < units[i].below) {
+            *scale = units[i].scale;
+            return units[i].name;
+        }
+    }
+    *scale = 1e9;
+    return "s";
+}
+
+/* A pipe would end the cell, a newline the row. */
+void pkb_md_text(pkb_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            pkb_buf_puts(b, "\\|");
+        else if (*s == '\n' || *s == '\r')
+            pkb_buf_puts(b, " ");
+        else
+            pkb_buf_printf(b, "%c", *s);
+    }
+}
+
+void pkb_md_code(pkb_buf *b, const char *s)
+{
+    pkb_buf_puts(b, "`");
+    for (; *s; s++) {
+        if (*s == '|')
+            pkb_buf_puts(b, "\\|");
+        else if (*s == '\n' || *s == '\r' || *s == '`')
+            pkb_buf_puts(b, *s == '`' ? "'" : " ");
+        else
+            pkb_buf_printf(b, "%c", *s);
+    }
+    pkb_buf_puts(b, "`");
+}
+
+void pkb_fmt_delta(pkb_buf *b, double d)
+{
+    double pct = d * 100;
+    if (fabs(pct) < 0.05)
+        pct = 0;
+    pkb_buf_printf(b, "%+.1f%%", pct);
+}
+
+void pkb_fmt_rate(pkb_buf *b, double v)
+{
+    if (!isfinite(v)) {
+        pkb_buf_puts(b, "n/a");
+        return;
+    }
+    if (v < 1000) {
+        pkb_buf_printf(b, "%.*f", v >= 100 ? 1 : v >= 10 ? 2 : 3, v);
+        return;
+    }
+    char digits[64];
+    int n = snprintf(digits, sizeof digits, "%.0f", v);
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            pkb_buf_puts(b, ",");
+        pkb_buf_printf(b, "%c", digits[i]);
+    }
+}
+
+void pkb_md_json_value(pkb_buf *b, const json_t *v)
+{
+    if (json_is_string(v)) {
+        pkb_md_text(b, json_string_value(v));
+    } else if (json_is_integer(v)) {
+        pkb_buf_printf(b, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        pkb_buf_printf(b, "%.15g", json_real_value(v));
+    } else if (json_is_boolean(v)) {
+        pkb_buf_puts(b, json_is_true(v) ? "true" : "false");
+    } else if (json_is_null(v)) {
+        pkb_buf_puts(b, "null");
+    } else if (json_is_array(v)) {
+        size_t i;
+        const json_t *item;
+        json_array_foreach(v, i, item)
+        {
+            if (i > 0)
+                pkb_buf_puts(b, ", ");
+            pkb_md_json_value(b, item);
+        }
+    } else {
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (text == NULL) {
+            b->failed = true;
+            return;
+        }
+        pkb_buf_puts(b, "`");
+        pkb_md_text(b, text);
+        pkb_buf_puts(b, "`");
+        free(text);
+    }
+}
+
+void pkb_md_object_table(pkb_buf *b, const json_t *obj)
+{
+    pkb_buf_puts(b, "| field | value |\n|---|---|\n");
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        pkb_buf_puts(b, "| ");
+        pkb_md_code(b, key);
+        pkb_buf_puts(b, " | ");
+        pkb_md_json_value(b, v);
+        pkb_buf_puts(b, " |\n");
+    }
+}

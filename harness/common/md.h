@@ -1,0 +1,32 @@
+/*
+ * md — the pieces every Markdown (and terminal) renderer shares: a time's best unit, a delta and a
+ * rate as the seed document prints them, text and names made safe for a table cell, and a JSON
+ * value or object as cells. Used by the report, the suites' report modules and `pkbench compare`.
+ */
+#ifndef PKB_COMMON_MD_H
+#define PKB_COMMON_MD_H
+
+#include "common/buf.h"
+
+#include <jansson.h>
+
+/* The unit a time of `ns` reads best in (ns, µs, ms, s): its name, and ns per unit in *scale. */
+const char *pkb_time_unit(double ns, double *scale);
+
+/* Text for a sentence or a table cell: pipes escaped, newlines flattened. */
+void pkb_md_text(pkb_buf *b, const char *s);
+/* A name as inline code (backticks inside become quotes). */
+void pkb_md_code(pkb_buf *b, const char *s);
+/* A delta as "+2.3%": one decimal, never "-0.0%". */
+void pkb_fmt_delta(pkb_buf *b, double d);
+/* A rate with four significant digits, thousands separated: 1,634 / 469.3 / 17.49 / 1.234;
+ * "n/a" when not finite. */
+void pkb_fmt_rate(pkb_buf *b, double v);
+
+/* A JSON value as a table cell: strings as text, numbers shortest, arrays joined with ", ",
+ * objects as compact JSON in backticks. */
+void pkb_md_json_value(pkb_buf *b, const json_t *v);
+/* A two-column `field | value` table of every field of a JSON object, in the object's order. */
+void pkb_md_object_table(pkb_buf *b, const json_t *obj);
+
+#endif /* PKB_COMMON_MD_H */

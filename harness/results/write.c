@@ -1,0 +1,106 @@
+/*
+ * Writing a results file: the document's head, one series object, and the atomic write. Every
+ * suite's runner goes through these three, so the file has one shape whichever suite made it
+ * (results/schema.json), and the readers in load.c need no per-suite cases.
+ */
+#include "common/files.h"
+#include "results/results.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+const char *pkb_series_status_name(pkb_series_status status)
+{
+    switch (status) {
+    case PKB_SERIES_MEASURED:
+        return "measured";
+    case PKB_SERIES_REFUSED:
+        return "refused";
+    case PKB_SERIES_FAILED:
+        return "failed";
+    case PKB_SERIES_PENDING:
+        break;
+    }
+    return "pending";
+}
+
+json_t *pkb_results_doc_new(const pkb_results_head *h)
+{
+    json_t *command = json_array();
+    for (int i = 0; command != NULL && i < h->argc; i++)
+        json_array_append_new(command, json_string(h->argv[i]));
+    json_t *doc = json_pack(
+        "{s:s, s:i, s:s, s:s, s:s, s:n, s:b, s:b, s:o, s:o, s:O, s:O, s:{}}", "schema",
+        PKB_RESULTS_SCHEMA, "schema_version", PKB_RESULTS_SCHEMA_VERSION, "suite", h->suite,
+        "profile", h->profile, "created", h->created, "finished", "complete", 0, "interrupted", 0,
+        "command", command, "filter", h->filter ? json_string(h->filter) : json_null(),
+        "environment", h->environment, "settings", h->settings, "context");
+    return doc;
+}
+
+void pkb_results_doc_finish(json_t *doc, const char *finished, bool complete, bool interrupted)
+{
+    json_object_set_new(doc, "finished", json_string(finished));
+    json_object_set_new(doc, "complete", json_boolean(complete));
+    json_object_set_new(doc, "interrupted", json_boolean(interrupted));
+}
+
+/* The per-repetition arrays; an absent one is written as zeros so every array has n entries. */
+static void add_arrays(json_t *o, const pkb_series_record *r)
+{
+    json_t *samples = json_array(), *child = json_array(), *parent = json_array(),
+           *iters = json_array(), *procs = json_array(), *noisy = json_array();
+    for (size_t i = 0; i < r->n; i++) {
+        int running = r->procs_running ? r->procs_running[i] : 0;
+        json_array_append_new(samples, json_real(r->samples_ns[i]));
+        json_array_append_new(child, json_real(r->child_cpu_ns ? r->child_cpu_ns[i] : 0));
+        json_array_append_new(parent, json_real(r->parent_cpu_ns ? r->parent_cpu_ns[i] : 0));
+        json_array_append_new(iters, json_integer(r->iterations ? r->iterations[i] : 0));
+        json_array_append_new(procs, json_integer(running));
+        json_array_append_new(noisy,
+                              json_boolean(r->logical_cpus > 0 && running > r->logical_cpus));
+    }
+    json_object_set_new(o, "samples_ns", samples);
+    json_object_set_new(o, "iterations", iters);
+    json_object_set_new(o, "child_cpu_ns", child);
+    json_object_set_new(o, "parent_cpu_ns", parent);
+    json_object_set_new(o, "procs_running", procs);
+    json_object_set_new(o, "noisy", noisy);
+}
+
+json_t *pkb_results_series_json(const pkb_series_record *r)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:f}", "name", r->name, "scenario",
+                          r->scenario, "contender", r->contender, "description",
+                          r->description ? r->description : "", "baseline", r->baseline, "status",
+                          pkb_series_status_name(r->status), "unit", r->unit ? r->unit : "",
+                          "work_per_iteration", r->work_per_iteration);
+    if (o == NULL)
+        return NULL;
+    if (r->reason != NULL && r->reason[0] != '\0')
+        json_object_set_new(o, "reason", json_string(r->reason));
+    add_arrays(o, r);
+    pks_summary sum;
+    if (r->n > 0 && pks_summarize(r->samples_ns, r->n, NULL, &sum) == 0)
+        json_object_set_new(o, "summary",
+                            json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f}", "n", (int)sum.n,
+                                      "mean_ns", sum.mean, "sd_ns", isfinite(sum.sd) ? sum.sd : 0.0,
+                                      "median_ns", sum.median, "min_ns", sum.min, "max_ns", sum.max,
+                                      "cv", isfinite(sum.cv) ? sum.cv : 0.0));
+    if (r->extra != NULL)
+        json_object_update(o, (json_t *)r->extra);
+    return o;
+}
+
+int pkb_results_write(json_t *doc, json_t *series, json_t *benchmarks, const char *path)
+{
+    if (series == NULL || benchmarks == NULL) {
+        json_decref(series);
+        json_decref(benchmarks);
+        return -ENOMEM;
+    }
+    json_object_set_new(doc, "series", series);
+    json_object_set_new(doc, "benchmarks", benchmarks);
+    return pkb_write_json_atomic(doc, path);
+}

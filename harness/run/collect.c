@@ -1,0 +1,344 @@
+/*
+ * The runner's collection layer, shared by the sequential run (run.c) and the rounds mode
+ * (rounds.c): the Google Benchmark function every series runs in, the progress line, and the
+ * collection of Google Benchmark's runs into the series and the results document, which is
+ * rewritten after every finished series (see run.c for the timing and noise rules).
+ */
+#define _GNU_SOURCE
+#include "run/collect.h"
+
+#include "run/env.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile sig_atomic_t pkb_interrupted;
+
+double pkb__now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double tv_ns(struct timeval tv)
+{
+    return (double)tv.tv_sec * 1e9 + (double)tv.tv_usec * 1e3;
+}
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+struct pkb__progress pkb__progress;
+
+static void show(const char *phase)
+{
+    double now = pkb__now_s();
+    double left_series = pkb__progress.per_series_s - (now - pkb__progress.series_start);
+    if (left_series < 0)
+        left_series = 0;
+    double eta = left_series +
+                 pkb__progress.per_series_s * (double)(pkb__progress.total - pkb__progress.index) +
+                 pkb__progress.later_s;
+    if (pkb__progress.tty) {
+        fprintf(stderr, "\r\033[K[%zu/%zu] %-48s %-9s elapsed %4.0fs  ETA %3.0fm%02.0fs",
+                pkb__progress.index, pkb__progress.total, pkb__progress.name, phase,
+                now - pkb__progress.run_start, floor(eta / 60), fmod(eta, 60));
+        fflush(stderr);
+    }
+}
+
+/* ---- the benchmark function ---------------------------------------------------------------- */
+
+static void record_call(pkb_series *s)
+{
+    if (s->ncalls == s->capcalls) {
+        size_t cap = s->capcalls ? s->capcalls * 2 : 64;
+        int *p = realloc(s->call_procs, cap * sizeof *p);
+        if (p == NULL)
+            return;
+        s->call_procs = p;
+        s->capcalls = cap;
+    }
+    s->call_procs[s->ncalls++] = pkb_env_procs_running();
+}
+
+void pkb__bench(pkb_state *st, void *user)
+{
+    pkb_series *s = user;
+    if (pkb__progress.name != s->name) {
+        pkb__progress.name = s->name;
+        pkb__progress.index++;
+        pkb__progress.series_start = pkb__now_s();
+        if (!pkb__progress.tty && !pkb__progress.rounds)
+            fprintf(stderr, "pkbench: [%zu/%zu] %s\n", pkb__progress.index, pkb__progress.total,
+                    s->name);
+    }
+    double child_ns = 0, self_ns = 0;
+    int64_t n = 0;
+    while (pkb_keep_running(st)) {
+        if (pkb_interrupted) {
+            pkb_skip_with_error(st, "interrupted");
+            continue;
+        }
+        struct rusage c0, c1, p0, p1;
+        getrusage(RUSAGE_CHILDREN, &c0);
+        getrusage(RUSAGE_SELF, &p0);
+        pkb_sample out;
+        memset(&out, 0, sizeof out);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int rc = s->iterate(s->ctx, &out);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        getrusage(RUSAGE_SELF, &p1);
+        getrusage(RUSAGE_CHILDREN, &c1);
+        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        pkb_set_iteration_time(st, secs);
+        child_ns +=
+            tv_ns(c1.ru_utime) - tv_ns(c0.ru_utime) + tv_ns(c1.ru_stime) - tv_ns(c0.ru_stime);
+        self_ns +=
+            tv_ns(p1.ru_utime) - tv_ns(p0.ru_utime) + tv_ns(p1.ru_stime) - tv_ns(p0.ru_stime);
+        n++;
+        char msg[256];
+        if (rc != 0) {
+            snprintf(msg, sizeof msg, "iteration failed: %s",
+                     out.error[0] ? out.error : strerror(rc < 0 ? -rc : rc));
+            pkb_skip_with_error(st, msg);
+        } else if (s->check_counts &&
+                   (out.bytes != s->expect_bytes || out.lines != s->expect_lines ||
+                    out.children != s->expect_children || out.failures != 0)) {
+            snprintf(msg, sizeof msg,
+                     "iteration read %llu bytes / %llu lines from %d children (%d failed), "
+                     "expected %llu / %llu from %d",
+                     (unsigned long long)out.bytes, (unsigned long long)out.lines, out.children,
+                     out.failures, (unsigned long long)s->expect_bytes,
+                     (unsigned long long)s->expect_lines, s->expect_children);
+            pkb_skip_with_error(st, msg);
+        }
+    }
+    if (n > 0) {
+        pkb_counter_set(st, "child_cpu_ns", child_ns, PKB_COUNTER_AVG_ITERATIONS);
+        pkb_counter_set(st, "parent_cpu_ns", self_ns, PKB_COUNTER_AVG_ITERATIONS);
+        pkb_counter_set(st, "throughput", s->work_per_iteration,
+                        PKB_COUNTER_ITERATION_INVARIANT_RATE);
+    }
+    record_call(s);
+    show(pkb__progress.phase[0] != '\0' ? pkb__progress.phase
+         : pkb__now_s() - pkb__progress.series_start < pkb__progress.prof->warmup_s ? "warm-up"
+                                                                                    : "measuring");
+}
+
+/* ---- collecting runs ----------------------------------------------------------------------- */
+
+static double to_ns(double v, const char *unit)
+{
+    if (strcmp(unit, "us") == 0)
+        return v * 1e3;
+    if (strcmp(unit, "ms") == 0)
+        return v * 1e6;
+    if (strcmp(unit, "s") == 0)
+        return v * 1e9;
+    return v;
+}
+
+static double counter(const pkb_run *run, const char *name)
+{
+    for (size_t i = 0; i < run->counter_count; i++)
+        if (strcmp(run->counters[i].name, name) == 0)
+            return run->counters[i].value;
+    return NAN;
+}
+
+json_t *pkb__gb_record(const pkb_run *run)
+{
+    json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I}", "name", run->name, "family_index",
+                          (json_int_t)run->family_index, "per_family_instance_index",
+                          (json_int_t)run->per_family_instance_index, "run_name", run->run_name,
+                          "run_type", pkb_run_type_name(run->run_type), "repetitions",
+                          (json_int_t)run->repetitions, "threads", (json_int_t)run->threads);
+    if (run->run_type == PKB_RUN_ITERATION) {
+        json_object_set_new(o, "repetition_index", json_integer(run->repetition_index));
+    } else {
+        json_object_set_new(o, "aggregate_name", json_string(run->aggregate_name));
+        json_object_set_new(o, "aggregate_unit", json_string(run->aggregate_unit));
+    }
+    if (run->error_occurred) {
+        json_object_set_new(o, "error_occurred", json_true());
+        json_object_set_new(o, "error_message", json_string(run->error_message));
+    }
+    json_object_set_new(o, "iterations", json_integer(run->iterations));
+    json_object_set_new(o, "real_time", json_real(run->real_time));
+    json_object_set_new(o, "cpu_time", json_real(run->cpu_time));
+    json_object_set_new(o, "time_unit", json_string(run->time_unit));
+    if (run->label[0] != '\0')
+        json_object_set_new(o, "label", json_string(run->label));
+    for (size_t i = 0; i < run->counter_count; i++)
+        json_object_set_new(o, run->counters[i].name, json_real(run->counters[i].value));
+    return o;
+}
+
+static int grow_samples(pkb_series *s, size_t need)
+{
+    size_t n = need;
+#define PKB__GROW(field)                                                                           \
+    do {                                                                                           \
+        void *p = realloc(s->field, n * sizeof *s->field);                                         \
+        if (p == NULL)                                                                             \
+            return -ENOMEM;                                                                        \
+        s->field = p;                                                                              \
+    } while (0)
+    PKB__GROW(samples_ns);
+    PKB__GROW(child_cpu_ns);
+    PKB__GROW(parent_cpu_ns);
+    PKB__GROW(iterations);
+    PKB__GROW(procs_running);
+#undef PKB__GROW
+    return 0;
+}
+
+json_t *pkb_series_json(const pkb_series *s)
+{
+    return pkb_results_series_json(&(pkb_series_record){
+        .name = s->name,
+        .scenario = s->scenario,
+        .contender = s->contender,
+        .description = s->description,
+        .unit = s->unit,
+        .reason = s->reason,
+        .baseline = s->baseline,
+        .status = s->status,
+        .work_per_iteration = s->work_per_iteration,
+        .n = s->nreps,
+        .samples_ns = s->samples_ns,
+        .child_cpu_ns = s->child_cpu_ns,
+        .parent_cpu_ns = s->parent_cpu_ns,
+        .iterations = s->iterations,
+        .procs_running = s->procs_running,
+        .logical_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
+        .extra = s->extra,
+    });
+}
+
+void pkb_series_gb_records(pkb_series *s)
+{
+    s->gb_runs = json_array();
+    for (size_t k = 0; k < s->nreps; k++)
+        json_array_append_new(
+            s->gb_runs,
+            json_pack("{s:s, s:s, s:s, s:I, s:I, s:i, s:I, s:f, s:f, s:s, s:f, s:f}", "name",
+                      s->name, "run_name", s->name, "run_type", "iteration", "repetitions",
+                      (json_int_t)s->nreps, "repetition_index", (json_int_t)k, "threads", 1,
+                      "iterations", (json_int_t)s->iterations[k], "real_time", s->samples_ns[k],
+                      "cpu_time", s->parent_cpu_ns[k], "time_unit", "ns", "child_cpu_ns",
+                      s->child_cpu_ns[k], "parent_cpu_ns", s->parent_cpu_ns[k]));
+}
+
+/* Rebuilds series[] and benchmarks[] from the finished series and writes the file. */
+int pkb__write_doc(struct pkb__collect *c)
+{
+    json_t *series = json_array(), *benchmarks = json_array();
+    for (size_t i = 0; series != NULL && i < c->n; i++) {
+        pkb_series *s = &c->series[i];
+        if (!s->done)
+            continue;
+        json_array_append_new(series, pkb_series_json(s));
+        if (s->gb_runs != NULL && benchmarks != NULL)
+            json_array_extend(benchmarks, s->gb_runs);
+    }
+    int rc = pkb_results_write(c->doc, series, benchmarks, c->opts->out_path);
+    if (rc != 0 && c->write_error == 0) {
+        fprintf(stderr, "\npkbench: cannot write %s: %s\n", c->opts->out_path, strerror(-rc));
+        c->write_error = rc;
+    }
+    return rc;
+}
+
+/* Appends one repetition's sample; returns its index, or -1 when out of memory. */
+long pkb__append_sample(pkb_series *s, const pkb_run *run)
+{
+    if (grow_samples(s, s->nreps + 1) != 0)
+        return -1;
+    size_t k = s->nreps++;
+    s->samples_ns[k] = to_ns(run->real_time, run->time_unit);
+    s->child_cpu_ns[k] = counter(run, "child_cpu_ns");
+    s->parent_cpu_ns[k] = counter(run, "parent_cpu_ns");
+    s->iterations[k] = run->iterations;
+    return (long)k;
+}
+
+static pkb_series *find_series(struct pkb__collect *c, const char *name)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->series[i].name, name) == 0)
+            return &c->series[i];
+    return NULL;
+}
+
+void pkb__finish_series(struct pkb__collect *c, pkb_series *s)
+{
+    /* The last nreps calls of the benchmark function were the repetitions. */
+    for (size_t i = 0; i < s->nreps; i++) {
+        size_t call = s->ncalls >= s->nreps ? s->ncalls - s->nreps + i : 0;
+        s->procs_running[i] = call < s->ncalls ? s->call_procs[call] : -1;
+    }
+    if (s->status == PKB_SERIES_PENDING)
+        s->status = PKB_SERIES_MEASURED;
+    s->done = true;
+    pkb__write_doc(c);
+}
+
+int pkb__on_context(const pkb_context *ctx, void *user)
+{
+    struct pkb__collect *c = user;
+    json_t *load = json_array(), *caches = json_array();
+    for (size_t i = 0; i < ctx->load_avg_count; i++)
+        json_array_append_new(load, json_real(ctx->load_avg[i]));
+    for (size_t i = 0; i < ctx->cache_count; i++)
+        json_array_append_new(caches, json_pack("{s:s, s:i, s:I, s:i}", "type", ctx->caches[i].type,
+                                                "level", ctx->caches[i].level, "size",
+                                                (json_int_t)ctx->caches[i].size, "num_sharing",
+                                                ctx->caches[i].num_sharing));
+    json_t *o = json_pack("{s:s, s:s, s:i, s:f, s:o, s:o, s:s}", "host_name", ctx->host_name,
+                          "executable", ctx->executable, "num_cpus", ctx->num_cpus, "mhz_per_cpu",
+                          ctx->mhz_per_cpu, "caches", caches, "load_avg", load,
+                          "library_build_type", ctx->library_build_type);
+    if (ctx->cpu_scaling != PKB_CPU_SCALING_UNKNOWN)
+        json_object_set_new(o, "cpu_scaling_enabled",
+                            json_boolean(ctx->cpu_scaling == PKB_CPU_SCALING_ENABLED));
+    json_object_set_new(c->doc, "context", o);
+    return 0;
+}
+
+int pkb__on_run(const pkb_run *run, void *user)
+{
+    struct pkb__collect *c = user;
+    pkb_series *s = find_series(c, run->function_name);
+    if (s == NULL || s->done)
+        return pkb_interrupted ? 1 : 0;
+    if (run->error_occurred && pkb_interrupted)
+        return 1; /* an interrupted series is dropped, not recorded as failed */
+    if (s->gb_runs == NULL)
+        s->gb_runs = json_array();
+    json_array_append_new(s->gb_runs, pkb__gb_record(run));
+    if (run->run_type == PKB_RUN_ITERATION) {
+        if (run->error_occurred) {
+            if (s->status != PKB_SERIES_FAILED)
+                snprintf(s->reason, sizeof s->reason, "%s", run->error_message);
+            s->status = PKB_SERIES_FAILED;
+        } else {
+            pkb__append_sample(s, run);
+        }
+        /* A failed series reports no aggregates: it is finished at its last repetition. */
+        if (run->repetition_index == run->repetitions - 1 &&
+            (run->repetitions == 1 || s->status == PKB_SERIES_FAILED))
+            pkb__finish_series(c, s);
+    } else if (strcmp(run->aggregate_name, "cv") == 0) {
+        pkb__finish_series(c, s);
+    }
+    return pkb_interrupted ? 1 : 0;
+}
