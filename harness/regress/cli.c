@@ -512,27 +512,32 @@ static void default_paths(const char *out, char *path, size_t cap, char *rerun, 
         rerun[0] = '\0';
 }
 
-int pkb_cmd_check(int argc, char **argv)
+/* check's command line. Returns 0, or 1 after a usage message; -1 for --help (printed). */
+struct check_cli {
+    struct check_args run;
+    const char *baseline, *out;
+    pkb_compare_options o;
+    pkb_compare_format format;
+};
+
+static int parse_check(int argc, char **argv, struct check_cli *c)
 {
-    struct check_args a = {.suite = "scenarios", .profile = "quick", .prime = true};
-    const char *baseline = NULL, *out = NULL;
-    pkb_compare_options o = {0};
-    pkb_compare_format format = PKB_COMPARE_TEXT;
+    *c = (struct check_cli){.run = {.suite = "scenarios", .profile = "quick", .prime = true}};
     int opt;
     while ((opt = next_option(argc, argv, check_options)) != -1) {
         if (opt == OPT_HELP) {
             fputs(check_usage, stdout);
-            return 0;
+            return -1;
         }
-        int r = compare_option(opt, optarg, &o, &format, &out, check_usage);
+        int r = compare_option(opt, optarg, &c->o, &c->format, &c->out, check_usage);
         if (r < 0)
             return 1;
         if (r > 0)
             continue;
         if (opt == OPT_NO_PRIME)
-            a.prime = false;
+            c->run.prime = false;
         else if (opt == OPT_SEQUENTIAL)
-            a.sequential = true;
+            c->run.sequential = true;
         else if (opt != OPT_BASELINE && opt != OPT_SUITE && opt != OPT_PROFILE)
             return getopt_failed(check_usage, "check", opt, argv);
         else if (optarg[0] == '\0')
@@ -541,29 +546,35 @@ int pkb_cmd_check(int argc, char **argv)
                                : opt == OPT_SUITE  ? "suite"
                                                    : "profile");
         else
-            *(opt == OPT_BASELINE ? &baseline : opt == OPT_SUITE ? &a.suite : &a.profile) = optarg;
+            *(opt == OPT_BASELINE ? &c->baseline
+              : opt == OPT_SUITE  ? &c->run.suite
+                                  : &c->run.profile) = optarg;
     }
     if (optind + 1 < argc)
         return usage_error(check_usage, "check: unexpected argument '%s'", argv[optind + 1]);
-    a.filter = o.filter;
-    if (baseline == NULL)
+    c->run.filter = c->o.filter;
+    if (c->baseline == NULL)
         return usage_error(check_usage, "check: --baseline FILE is required");
-    if (strcmp(a.profile, "quick") != 0 && strcmp(a.profile, "full") != 0)
-        return usage_error(check_usage, "--profile needs full or quick, got '%s'", a.profile);
+    if (strcmp(c->run.profile, "quick") != 0 && strcmp(c->run.profile, "full") != 0)
+        return usage_error(check_usage, "--profile needs full or quick, got '%s'", c->run.profile);
+    return 0;
+}
+
+/* The baseline is readable, the output paths fit, results/ exists when it is the default. */
+static int prepare_check(const struct check_cli *c, char *path, char *rerun, size_t cap)
+{
     char err[1024] = "";
-    if (pkb_compare_check_file(baseline, err, sizeof err) != 0) {
+    if (pkb_compare_check_file(c->baseline, err, sizeof err) != 0) {
         fprintf(stderr, "pkbench: %s\n", err);
         return 1;
     }
-    char path[PATH_MAX], rerun[PATH_MAX];
-    default_paths(out, path, sizeof path, rerun, sizeof rerun);
+    default_paths(c->out, path, cap, rerun, cap);
     if (rerun[0] == '\0')
         return usage_error(check_usage, "check: --out path too long: '%s'", path);
-    if (out == NULL && mkdir("results", 0755) != 0 && errno != EEXIST) {
+    if (c->out == NULL && mkdir("results", 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "pkbench: cannot create results/: %s\n", strerror(errno));
         return 1;
     }
-
     if (pk_cancel_new(&check_cancel) != 0) {
         fprintf(stderr, "pkbench: out of memory\n");
         return 1;
@@ -572,56 +583,80 @@ int pkb_cmd_check(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    return 0;
+}
 
-    int status = run_child(&a, a.filter, path);
-    pkb_compare first = {0}, again = {0};
-    bool have_first = false, have_again = false;
+/* The first run and its comparison. Returns the exit status so far; *have says whether `first`
+ * holds a comparison. */
+static int first_run(const struct check_cli *c, const char *path, pkb_compare *first, bool *have)
+{
+    char err[1024] = "";
+    int status = run_child(&c->run, c->run.filter, path);
     if (status == 0) {
-        int rc = pkb_compare_files(baseline, path, &o, &first, err, sizeof err);
-        have_first = rc == 0;
-        status = rc == 0 ? first.status : 1;
+        int rc = pkb_compare_files(c->baseline, path, &c->o, first, err, sizeof err);
+        *have = rc == 0;
+        status = rc == 0 ? first->status : 1;
         if (rc != 0)
             fprintf(stderr, "pkbench: %s\n", err);
     }
-    if (have_first) {
-        warn_env(&first);
-        if (format != PKB_COMPARE_JSON)
-            print_rendered(&first, format);
+    if (*have) {
+        warn_env(first);
+        if (c->format != PKB_COMPARE_JSON)
+            print_rendered(first, c->format);
     }
-    if (have_first && first.status == 2) {
-        char *filter = names_filter(&first);
-        char line[2048];
-        pkb_compare_summary_line(&first, line, sizeof line); /* "regressed: a (+x%), ..." */
-        const char *list = line + strlen("regressed: ");
-        fprintf(stderr, "pkbench: re-running %zu series that regressed, to confirm: %s\n",
-                first.regressed, list);
-        if (format != PKB_COMPARE_JSON)
-            printf("\n%sRe-running the %zu series that regressed, once: %s. A regression counts "
-                   "only when it repeats.\n\n",
-                   format == PKB_COMPARE_MD ? "### Confirmation\n\n" : "", first.regressed, list);
-        fflush(stdout);
-        status = filter != NULL ? run_child(&a, filter, rerun) : 1;
-        if (status == 0) {
-            pkb_compare_options o2 = o;
-            o2.filter = filter;
-            int rc = pkb_compare_files(baseline, rerun, &o2, &again, err, sizeof err);
-            have_again = rc == 0;
-            if (rc != 0) {
-                fprintf(stderr, "pkbench: %s\n", err);
-                status = 1;
-            } else if (format != PKB_COMPARE_JSON) {
-                print_rendered(&again, format);
-                printf("\n");
-            }
+    return status;
+}
+
+/* Re-runs only the series that regressed and compares them again. Returns the exit status so
+ * far; *have says whether `again` holds a comparison. */
+static int confirm_run(const struct check_cli *c,
+                       const pkb_compare *first,
+                       const char *rerun,
+                       pkb_compare *again,
+                       bool *have)
+{
+    char *filter = names_filter(first);
+    char line[2048], err[1024] = "";
+    pkb_compare_summary_line(first, line, sizeof line); /* "regressed: a (+x%), ..." */
+    const char *list = line + strlen("regressed: ");
+    fprintf(stderr, "pkbench: re-running %zu series that regressed, to confirm: %s\n",
+            first->regressed, list);
+    if (c->format != PKB_COMPARE_JSON)
+        printf("\n%sRe-running the %zu series that regressed, once: %s. A regression counts "
+               "only when it repeats.\n\n",
+               c->format == PKB_COMPARE_MD ? "### Confirmation\n\n" : "", first->regressed, list);
+    fflush(stdout);
+    int status = filter != NULL ? run_child(&c->run, filter, rerun) : 1;
+    if (status == 0) {
+        pkb_compare_options o2 = c->o;
+        o2.filter = filter;
+        int rc = pkb_compare_files(c->baseline, rerun, &o2, again, err, sizeof err);
+        *have = rc == 0;
+        if (rc != 0) {
+            fprintf(stderr, "pkbench: %s\n", err);
+            status = 1;
+        } else if (c->format != PKB_COMPARE_JSON) {
+            print_rendered(again, c->format);
+            printf("\n");
         }
-        free(filter);
     }
-    if (have_first && (first.status != 2 || have_again))
-        status = conclude(&first, have_again ? &again : NULL, path, rerun, baseline, format);
+    free(filter);
+    return status;
+}
+
+/* The last lines on stderr: the verdict and where the results are. */
+static void say_where(int status,
+                      const pkb_compare *first,
+                      bool have_first,
+                      const pkb_compare *again,
+                      bool have_again,
+                      const char *path,
+                      const char *rerun)
+{
     if (have_again)
-        say_confirmed(&first, &again, status);
-    else if (have_first && status == first.status)
-        say_status(&first, "");
+        say_confirmed(first, again, status);
+    else if (have_first && status == first->status)
+        say_status(first, "");
     if (status == 130 && have_first)
         fprintf(stderr,
                 "pkbench: check interrupted during the re-run; results %s and %s (partial)\n", path,
@@ -631,6 +666,26 @@ int pkb_cmd_check(int argc, char **argv)
     else if (have_first)
         fprintf(stderr, "pkbench: results %s%s%s\n", path, have_again ? " and " : "",
                 have_again ? rerun : "");
+}
+
+int pkb_cmd_check(int argc, char **argv)
+{
+    struct check_cli c;
+    int status = parse_check(argc, argv, &c);
+    if (status != 0)
+        return status < 0 ? 0 : status;
+    char path[PATH_MAX], rerun[PATH_MAX];
+    status = prepare_check(&c, path, rerun, sizeof path);
+    if (status != 0)
+        return status;
+    pkb_compare first = {0}, again = {0};
+    bool have_first = false, have_again = false;
+    status = first_run(&c, path, &first, &have_first);
+    if (have_first && first.status == 2)
+        status = confirm_run(&c, &first, rerun, &again, &have_again);
+    if (have_first && (first.status != 2 || have_again))
+        status = conclude(&first, have_again ? &again : NULL, path, rerun, c.baseline, c.format);
+    say_where(status, &first, have_first, &again, have_again, path, rerun);
     pkb_compare_free(&first);
     pkb_compare_free(&again);
     pk_cancel_free(check_cancel);
