@@ -154,11 +154,11 @@ static void check_help_against_man(const char *tool, const char *help, const cha
     const char *p = help;
     while (*p != '\0') {
         /* a run of lower-case words joined by '|': a choice list */
-        if (opt_char(*p) && (p == help || !opt_char(p[-1]))) {
+        if (islower((unsigned char)*p) && (p == help || !opt_char(p[-1]))) {
             size_t n = 0, bars = 0;
             while (opt_char(p[n]) || (p[n] == '|' && opt_char(p[n + 1])))
                 bars += p[n++] == '|';
-            if (bars > 0 && p[0] != '-') {
+            if (bars > 0) {
                 char list[128];
                 snprintf(list, sizeof list, "%.*s", (int)n, p);
                 require(&m, man, list, false);
