@@ -52,6 +52,8 @@ pcdir=$lib/pkgconfig
 export PKG_CONFIG_PATH=$pcdir PKG_CONFIG_LIBDIR=$pcdir # this prefix only, never the system's
 version=$(pkg-config --modversion processkit 2>"$tmp/out") || fail "pkg-config cannot read processkit.pc" "$tmp/out"
 major=${version%%.*}
+[ "$(pkg-config --variable=prefix processkit)" = "$prefix" ] ||
+    fail "processkit.pc's prefix is $(pkg-config --variable=prefix processkit), not the install prefix $prefix"
 header_version=$(sed -n 's/^#define PK_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' "$inc/processkit.h" | paste -sd.)
 [ "$version" = "$header_version" ] || fail "processkit.pc says $version, processkit.h $header_version"
 for f in "$inc/processkit.h" "$lib/libprocesskit.a" "$lib/libprocesskit.so.$version" \
@@ -65,7 +67,7 @@ done
     fail "libprocesskit.so is not a symlink to libprocesskit.so.$major"
 readelf -d "$lib/libprocesskit.so.$version" >"$tmp/out"
 grep -q "Library soname: \[libprocesskit.so.$major\]" "$tmp/out" || fail "soname is not libprocesskit.so.$major" "$tmp/out"
-ok "installed: processkit.h, libprocesskit.a, libprocesskit.so.$version (soname libprocesskit.so.$major, symlinks), pkrun, processkit.pc $version, CMake package"
+ok "installed: processkit.h, libprocesskit.a, libprocesskit.so.$version (soname libprocesskit.so.$major, symlinks), pkrun, processkit.pc $version (prefix: the install prefix), CMake package"
 
 # ---- 2. exports ---------------------------------------------------------------------------------
 echo '#include <processkit.h>' >"$tmp/decls.c"
