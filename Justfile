@@ -4,8 +4,8 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 
 sources := "git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cc'"
 
-# Run every test: the plain build, the ASan+UBSan build, and the format check.
-test: test-dev asan fmt-check
+# Run every test: the plain build, the ASan+UBSan build, the format check, and the install test.
+test: test-dev asan fmt-check test-install
 
 # Build every preset (what CI compiles), warnings as errors.
 build-all: (build "dev") (build "asan") (build "release")
@@ -25,6 +25,11 @@ asan: (build "asan")
     ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     build/asan/tests/pk_tests
+
+# Install the Debug build into a temporary prefix and use it as a user would: the files, the
+# shared library's exports, pkg-config (shared and --static), find_package, pkrun, the man pages.
+test-install: (build "dev")
+    tests/install/run.sh build/dev
 
 # Run selected tests by name on the Debug build, e.g. `just one exit_codes signaled`.
 one +names: (build "dev")

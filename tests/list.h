@@ -82,6 +82,8 @@
     X(pkrun_fail_loud_exit_125, 10)                                                                \
     X(pkrun_timeout_and_signals_leave_no_tree, 20)                                                 \
     X(pkrun_verbose_states_containment, 10)                                                        \
+    X(man_page_covers_pkrun_help, 10)                                                              \
+    X(man_page_covers_pkbench_help, 10)                                                            \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \

@@ -27,6 +27,25 @@ extern "C" {
 #define PK_VERSION_MINOR 1
 #define PK_VERSION_PATCH 0
 
+/* PK_API marks the functions the library exports. The shared library is compiled with PK_BUILDING
+ * and -fvisibility=hidden, so nothing else leaves it: its internal pk__ functions stay private.
+ * Code using the static library defines PK_STATIC (the CMake target processkit::processkit_static
+ * and `pkg-config --static` add it); on ELF it changes nothing, on Windows it stops the functions
+ * from being imported from a DLL. */
+#if defined(PK_STATIC)
+#define PK_API
+#elif defined(_WIN32) || defined(__CYGWIN__)
+#if defined(PK_BUILDING)
+#define PK_API __declspec(dllexport)
+#else
+#define PK_API __declspec(dllimport)
+#endif
+#elif defined(PK_BUILDING) && (defined(__GNUC__) || defined(__clang__))
+#define PK_API __attribute__((visibility("default")))
+#else
+#define PK_API
+#endif
+
 /* ---------------------------------------------------------------------------------------------
  * Errors
  * ------------------------------------------------------------------------------------------- */
@@ -49,12 +68,12 @@ enum pk_error {
 
 /* A human-readable message for an error value (negative errno or PK_*). Never NULL; the string
  * is static. */
-const char *pk_strerror(int err);
+PK_API const char *pk_strerror(int err);
 
 /* The symbolic name of an error value: "ENOENT", "PK_ENOTFOUND", or "E<number>" when unknown.
  * Stable across versions, meant for JSON and logs. Never NULL; the string is static or
  * thread-local. */
-const char *pk_errname(int err);
+PK_API const char *pk_errname(int err);
 
 /* ---------------------------------------------------------------------------------------------
  * Describing a command
@@ -193,7 +212,7 @@ typedef enum pk_stage {
 } pk_stage;
 
 /* "exec", "chdir", ... Never NULL. */
-const char *pk_stage_name(pk_stage stage);
+PK_API const char *pk_stage_name(pk_stage stage);
 
 typedef enum pk_outcome_kind {
     PK_OUTCOME_NONE = 0,
@@ -206,7 +225,7 @@ typedef enum pk_outcome_kind {
 } pk_outcome_kind;
 
 /* "exited", "signaled", "timed_out", "idle_timed_out", "cancelled", "spawn_failed". */
-const char *pk_outcome_kind_name(pk_outcome_kind kind);
+PK_API const char *pk_outcome_kind_name(pk_outcome_kind kind);
 
 typedef struct pk_outcome {
     pk_outcome_kind kind;
@@ -258,10 +277,10 @@ typedef struct pk_result {
  * error: PK_ENOTFOUND (stage resolve, res->searched set), -EACCES / -ENOENT / -E2BIG (stage
  * exec), -ENOENT (stage chdir), -EINVAL or PK_EBADENV (stage validate), -EMFILE / -ENOMEM.
  * `res` must be released with pk_result_release on every path. Thread-safe. */
-int pk_run(const pk_command *cmd, pk_result *res);
+PK_API int pk_run(const pk_command *cmd, pk_result *res);
 
 /* Frees what a pk_result owns and zeroes it. Safe on a zeroed or already released result. */
-void pk_result_release(pk_result *res);
+PK_API void pk_result_release(pk_result *res);
 
 /* ---------------------------------------------------------------------------------------------
  * Spawning and waiting separately
@@ -274,28 +293,28 @@ typedef struct pk_process pk_process;
  * directories searched (release it with pk_result_release). Captured streams are drained by
  * pk_process_wait, or read by the caller through pk_process_fd first. With PK_STDIO_BYTES the
  * caller's .data must stay valid until pk_process_wait returns or the handle is freed. */
-int pk_spawn(const pk_command *cmd, pk_process **proc, pk_result *failure);
+PK_API int pk_spawn(const pk_command *cmd, pk_process **proc, pk_result *failure);
 
 /* Writes pending stdin bytes, drains captured streams into res->out / res->err, and reaps the
  * child (waitid on its pidfd: never waitpid(-1), so a host's own SIGCHLD handling keeps
  * working). Fills res->outcome. Returns 0, or a negative error when waiting itself failed. */
-int pk_process_wait(pk_process *proc, pk_result *res);
+PK_API int pk_process_wait(pk_process *proc, pk_result *res);
 
 /* Sends `signo` to the child through its pidfd, so a recycled pid is never hit. Returns 0,
  * -ESRCH when the child has already been reaped, or another negative errno. */
-int pk_process_signal(pk_process *proc, int signo);
+PK_API int pk_process_signal(pk_process *proc, int signo);
 
 /* The child's pid; its pidfd (-1 when the mechanism gave none); the parent's end of a piped
  * stream (0, 1, 2 for stdin/stdout/stderr), -1 when that stream is not a pipe. The descriptors
  * stay owned by the handle. Captured streams' descriptors are non-blocking: poll before reading.
  */
-int pk_process_pid(const pk_process *proc);
-int pk_process_pidfd(const pk_process *proc);
-int pk_process_fd(const pk_process *proc, int stream);
+PK_API int pk_process_pid(const pk_process *proc);
+PK_API int pk_process_pidfd(const pk_process *proc);
+PK_API int pk_process_fd(const pk_process *proc, int stream);
 
 /* Releases the handle. A child that was not waited for is killed (SIGKILL) and reaped, so no
  * zombie is left; a private group is torn down with its whole tree. Accepts NULL. */
-void pk_process_free(pk_process *proc);
+PK_API void pk_process_free(pk_process *proc);
 
 /* The pull API: the next line of any captured stream (line->stream says which), in order within
  * each stream, reading the pipes as needed; timeouts and cancellation apply while it blocks.
@@ -303,19 +322,19 @@ void pk_process_free(pk_process *proc);
  * captured stream has ended (call pk_process_wait next), or a negative error. When a time limit
  * or the cancel handle ends the run, the remaining lines are still returned, then PK_EOF, and
  * pk_process_wait reports the outcome. */
-int pk_process_read_line(pk_process *proc, pk_line *line);
+PK_API int pk_process_read_line(pk_process *proc, pk_line *line);
 
 /* Sends `signo` to the whole tree: every member of the process's group (cgroup or process
  * group), or the direct child alone under PK_CONTAIN_NONE. Returns 0 or a negative errno. */
-int pk_process_signal_tree(pk_process *proc, int signo);
+PK_API int pk_process_signal_tree(pk_process *proc, int signo);
 
 /* The containment this process got (after any fallback). */
-pk_containment pk_process_containment(const pk_process *proc);
+PK_API pk_containment pk_process_containment(const pk_process *proc);
 
 /* Waits until one of `n` processes has exited (without reaping it; call pk_process_wait next),
  * up to timeout_ms (-1: forever). Returns 0 with *index set, -ETIMEDOUT, or a negative errno.
  * Processes already waited for are skipped; -ECHILD when none is left. */
-int pk_wait_any(pk_process *const *procs, size_t n, int timeout_ms, size_t *index);
+PK_API int pk_wait_any(pk_process *const *procs, size_t n, int timeout_ms, size_t *index);
 
 /* ---------------------------------------------------------------------------------------------
  * Groups: kill-on-close containers for process trees
@@ -330,35 +349,35 @@ typedef struct pk_group_options {
  * hybrid layout's /sys/fs/cgroup/unified); children are born inside it (CLONE_INTO_CGROUP), so
  * setsid and double-fork descendants stay contained. Otherwise (AUTO) a process group. `opts` may
  * be NULL. Errors: PK_ENOCONTAIN, -EINVAL, -ENOMEM, -EMFILE. */
-int pk_group_new(const pk_group_options *opts, pk_group **group);
+PK_API int pk_group_new(const pk_group_options *opts, pk_group **group);
 
 /* Kills the whole tree, waits until it is gone, removes the cgroup directory and frees the
  * handle. Accepts NULL. */
-void pk_group_free(pk_group *group);
+PK_API void pk_group_free(pk_group *group);
 
-pk_containment pk_group_mechanism(const pk_group *group);
+PK_API pk_containment pk_group_mechanism(const pk_group *group);
 
 /* Sends a signal to every member. SIGKILL in cgroup mode is cgroup.kill (atomic for the tree).
  * Returns 0 (also when the group is empty) or a negative errno. */
-int pk_group_signal(pk_group *group, int signo);
+PK_API int pk_group_signal(pk_group *group, int signo);
 
 /* SIGKILL to the tree, then waits until no member is left. Repeatable; the group stays usable.
  * Returns 0, -ETIMEDOUT when members remain after 5 s, or a negative errno. */
-int pk_group_kill(pk_group *group);
+PK_API int pk_group_kill(pk_group *group);
 
 /* SIGTERM to the tree, waits up to grace_ms for it to empty; then SIGKILL when `escalate`.
  * Returns 0 when the group is empty afterwards, -ETIMEDOUT when members remain (escalate off).
  * The group stays kill-on-close either way. */
-int pk_group_shutdown(pk_group *group, int64_t grace_ms, bool escalate);
+PK_API int pk_group_shutdown(pk_group *group, int64_t grace_ms, bool escalate);
 
 /* Freezes / thaws the whole tree (cgroup.freeze; SIGSTOP / SIGCONT to a process group). Suspend
  * returns once the kernel reports the tree frozen. */
-int pk_group_suspend(pk_group *group);
-int pk_group_resume(pk_group *group);
+PK_API int pk_group_suspend(pk_group *group);
+PK_API int pk_group_resume(pk_group *group);
 
 /* The pids in the group, up to `cap` of them, into `pids`; *count receives how many there are
  * (possibly more than cap). */
-int pk_group_members(pk_group *group, int *pids, size_t cap, size_t *count);
+PK_API int pk_group_members(pk_group *group, int *pids, size_t cap, size_t *count);
 
 typedef struct pk_group_stats {
     size_t processes;
@@ -369,13 +388,13 @@ typedef struct pk_group_stats {
                              members' resident sets */
 } pk_group_stats;
 
-int pk_group_stats_get(pk_group *group, pk_group_stats *stats);
+PK_API int pk_group_stats_get(pk_group *group, pk_group_stats *stats);
 
 /* The mechanism a group would get here, predicted without creating anything or spawning. */
-pk_containment pk_host_containment(void);
+PK_API pk_containment pk_host_containment(void);
 
 /* "auto", "cgroup", "pgroup", "none". */
-const char *pk_containment_name(pk_containment c);
+PK_API const char *pk_containment_name(pk_containment c);
 
 /* ---------------------------------------------------------------------------------------------
  * Cancellation
@@ -385,13 +404,13 @@ const char *pk_containment_name(pk_containment c);
  * async-signal-safe) and every run using it ends its tree (SIGTERM, grace, SIGKILL) with outcome
  * CANCELLED. A run started with an already triggered handle spawns nothing and returns
  * PK_ECANCELLED. One handle may serve many runs. */
-int pk_cancel_new(pk_cancel **cancel);
-void pk_cancel_trigger(pk_cancel *cancel);
+PK_API int pk_cancel_new(pk_cancel **cancel);
+PK_API void pk_cancel_trigger(pk_cancel *cancel);
 /* Like pk_cancel_trigger, but the first signal sent to the tree is `signo` instead of SIGTERM
  * (pkrun forwards the SIGINT it received this way). */
-void pk_cancel_trigger_signal(pk_cancel *cancel, int signo);
-bool pk_cancel_triggered(const pk_cancel *cancel);
-void pk_cancel_free(pk_cancel *cancel);
+PK_API void pk_cancel_trigger_signal(pk_cancel *cancel, int signo);
+PK_API bool pk_cancel_triggered(const pk_cancel *cancel);
+PK_API void pk_cancel_free(pk_cancel *cancel);
 
 /* ---------------------------------------------------------------------------------------------
  * The event loop: one thread driving many runs
@@ -403,28 +422,28 @@ typedef struct pk_loop pk_loop;
  * `rc` is what pk_run would have returned. */
 typedef void (*pk_done_fn)(void *user, int rc, pk_result *res);
 
-int pk_loop_new(pk_loop **loop);
+PK_API int pk_loop_new(pk_loop **loop);
 
 /* Kills and reaps every run still in the loop (their callbacks are not called) and frees it. */
-void pk_loop_free(pk_loop *loop);
+PK_API void pk_loop_free(pk_loop *loop);
 
 /* Starts `cmd` in the loop. A start that fails calls nothing and returns the error, with
  * *failure (when not NULL) describing it as pk_run would. */
-int pk_loop_start(
+PK_API int pk_loop_start(
     pk_loop *loop, const pk_command *cmd, pk_done_fn done, void *user, pk_result *failure);
 
 /* A descriptor that becomes readable when pk_loop_step has work: embed it in a host loop. */
-int pk_loop_fd(const pk_loop *loop);
+PK_API int pk_loop_fd(const pk_loop *loop);
 
 /* Handles what is ready, waiting up to timeout_ms (-1 forever, 0 not at all). Returns the number
  * of runs that finished, or a negative errno. */
-int pk_loop_step(pk_loop *loop, int timeout_ms);
+PK_API int pk_loop_step(pk_loop *loop, int timeout_ms);
 
 /* Steps until no run is left. Returns 0 or a negative errno. */
-int pk_loop_run(pk_loop *loop);
+PK_API int pk_loop_run(pk_loop *loop);
 
 /* Runs in the loop now. */
-size_t pk_loop_active(const pk_loop *loop);
+PK_API size_t pk_loop_active(const pk_loop *loop);
 
 /* ---------------------------------------------------------------------------------------------
  * Program resolution
@@ -439,7 +458,7 @@ size_t pk_loop_active(const pk_loop *loop);
  * Errors: -EINVAL (NULL or empty program), -ENAMETOOLONG, -EACCES (found but not executable),
  * PK_ENOTFOUND (then *searched, when not NULL, receives a malloc'd ':'-separated list of the
  * directories searched), -ENOMEM. `env` may be NULL. */
-int pk_resolve_program(const char *program, const pk_env *env, char **path, char **searched);
+PK_API int pk_resolve_program(const char *program, const pk_env *env, char **path, char **searched);
 
 /* ---------------------------------------------------------------------------------------------
  * Introspection
@@ -455,23 +474,23 @@ typedef enum pk_mechanism {
 /* The spawn mechanism in use, probed once at first use (thread-safe). The environment variable
  * PK_SPAWN_MECHANISM=clone3|clone|vfork|posix_spawn, read at the probe, forces a lower one (for
  * tests and comparisons); an unavailable choice falls further down the chain. */
-pk_mechanism pk_spawn_mechanism(void);
+PK_API pk_mechanism pk_spawn_mechanism(void);
 
 /* "clone3", "clone", "vfork", "posix_spawn". */
-const char *pk_mechanism_name(pk_mechanism mech);
+PK_API const char *pk_mechanism_name(pk_mechanism mech);
 
 /* True when the probe found CLONE_CLEAR_SIGHAND (kernel >= 5.5), so the child resets no signal
  * handler itself. */
-bool pk_spawn_clears_sighand(void);
+PK_API bool pk_spawn_clears_sighand(void);
 
 /* "0.1.0" */
-const char *pk_version(void);
+PK_API const char *pk_version(void);
 
 /* Releases what the library keeps between calls: the pool of empty cgroup leaves that one-shot
  * runs borrow, with their open descriptors, and the calling thread's cached line buffer. Safe at
  * any time and from any thread; the pool is rebuilt on demand. Process exit removes the leaves
  * anyway; call this before checking for leaked descriptors, or to remove the leaves early. */
-void pk_cleanup(void);
+PK_API void pk_cleanup(void);
 
 #ifdef __cplusplus
 }
