@@ -35,20 +35,20 @@ test-install: (build "dev")
 one +names: (build "dev")
     build/dev/tests/pk_tests {{names}}
 
-# The main job: the full compare suite (the seed's configuration), then its report and plots.
-bench: bench-compare
+# The main job: the full scenarios suite (the seed's configuration), then its report and plots.
+bench: bench-scenarios
 
-# The compare suite with the full profile (20 samples, 10 s warm-up, 5 s per series), rendered to
-# reports/. Extra arguments go to `pkbench run` (e.g. --filter stream_large_stdout).
-bench-compare *args: (build "release")
-    out=results/compare-$(date -u +%Y%m%dT%H%M%SZ).json; \
-    build/release/harness/pkbench run --suite compare --profile full --out "$out" {{args}} && \
+# The scenarios suite with the full profile (20 samples, 10 s warm-up, 5 s per series), rendered
+# to reports/. Extra arguments go to `pkbench run` (e.g. --filter stream_large_stdout).
+bench-scenarios *args: (build "release")
+    out=results/scenarios-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite scenarios --profile full --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
-# The compare suite with the quick profile (a smoke run, well under 90 s), rendered to reports/.
+# The scenarios suite with the quick profile (a smoke run, well under 90 s), rendered to reports/.
 bench-quick *args: (build "release")
-    out=results/compare-quick-$(date -u +%Y%m%dT%H%M%SZ).json; \
-    build/release/harness/pkbench run --suite compare --profile quick --out "$out" {{args}} && \
+    out=results/scenarios-quick-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite scenarios --profile quick --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
 # Check for regressions against a baseline file: run (quick, interleaved), compare, confirm by a re-run.

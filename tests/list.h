@@ -151,4 +151,6 @@
     X(phases_report_stacked_bar_plots, 30)                                                         \
     X(pkbench_phases_quick_run_renders, 60)                                                        \
     X(layout_rooms_include_downward, 10)                                                           \
-    X(layout_checker_catches_back_edges, 10)
+    X(layout_checker_catches_back_edges, 10)                                                       \
+    X(pkbench_options_take_effect, 90)                                                             \
+    X(pkbench_option_values_rejected, 30)

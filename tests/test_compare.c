@@ -1,5 +1,5 @@
 /*
- * pkbench compare and check (harness/compare.h, compare_cli.c) and the runner's rounds modes.
+ * pkbench compare and check (harness/regress/) and the runner's rounds modes.
  *
  * Synthetic results files (written with jansson, samples drawn with stats.h's seeded pks_rng)
  * check the statistics end to end through the file format: A/A pairs from one distribution give

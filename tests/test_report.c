@@ -1,10 +1,10 @@
 /*
- * The report (harness/report.h): the Markdown rendered from a fixed, hand-made results file must
- * match a reviewed golden file byte for byte; the fixture itself must validate against
- * harness/results/schema.json (checked by Python's jsonschema, not by our own reader); plots
- * rendered by the real gnuplot and matplotlib must be real PNG and SVG files; and every bad input
- * or failing tool must give a negative errno, a one-line message naming the problem, and no
- * output file.
+ * The report (harness/report/report.h, through the suite registry): the Markdown rendered from a
+ * fixed, hand-made results file must match a reviewed golden file byte for byte; the fixture itself
+ * must validate against harness/results/schema.json (checked by Python's jsonschema, not by our own
+ * reader); plots rendered by the real gnuplot and matplotlib must be real PNG and SVG files; and
+ * every bad input or failing tool must give a negative errno, a one-line message naming the
+ * problem, and no output file.
  *
  * After a deliberate change of the report's wording or layout, regenerate the golden file with
  *     PKB_UPDATE_GOLDEN=1 build/dev/tests/pk_tests report_golden

@@ -1,6 +1,6 @@
 /*
- * The statistics module (harness/stats.h) against values computed independently of this code:
- * scipy 1.10.1 / numpy 1.24.2 under /usr/bin/python3 for the Mann-Whitney p-values and the
+ * The statistics module (harness/common/stats.h) against values computed independently of this
+ * code: scipy 1.10.1 / numpy 1.24.2 under /usr/bin/python3 for the Mann-Whitney p-values and the
  * descriptive statistics, a ten-line Python Holm for the adjustments, and a Python transcription
  * of splitmix64 + xoshiro256** for the generator. Each block quotes the snippet that produced
  * its numbers, so anyone can recompute them. The synthetic tests then run the whole compare

@@ -1,5 +1,5 @@
 /*
- * Workloads for the compare suite's scenarios (see contender.h for the contract).
+ * Workloads for the scenarios suite (see contender.h for the contract).
  */
 #ifndef PKB_SCENARIO_H
 #define PKB_SCENARIO_H

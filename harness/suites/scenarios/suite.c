@@ -48,7 +48,7 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     char *cat = NULL;
     int rc = pk_resolve_program("cat", NULL, &cat, NULL);
     if (rc != 0) {
-        fprintf(stderr, "pkbench: cat is needed for the compare suite: %s\n", pk_strerror(rc));
+        fprintf(stderr, "pkbench: cat is needed for the scenarios suite: %s\n", pk_strerror(rc));
         return 1;
     }
     regex_t re;
