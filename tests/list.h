@@ -84,6 +84,17 @@
     X(pkrun_verbose_states_containment, 10)                                                        \
     X(man_page_covers_pkrun_help, 10)                                                              \
     X(man_page_covers_pkbench_help, 10)                                                            \
+    X(pkrun_unknown_options, 10)                                                                   \
+    X(pkrun_options_end_at_program, 10)                                                            \
+    X(pkrun_opt_timeout, 20)                                                                       \
+    X(pkrun_opt_idle_timeout, 20)                                                                  \
+    X(pkrun_opt_grace, 20)                                                                         \
+    X(pkrun_opt_max_bytes, 10)                                                                     \
+    X(pkrun_opt_max_lines, 10)                                                                     \
+    X(pkrun_opt_keep, 10)                                                                          \
+    X(pkrun_opt_containment, 10)                                                                   \
+    X(pkrun_opt_json, 10)                                                                          \
+    X(pkrun_opt_pdeathsig, 10)                                                                     \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \

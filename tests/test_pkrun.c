@@ -1,6 +1,8 @@
 /*
- * pkrun end to end: exit codes, forwarding, the JSON outcome, time limits and signal forwarding
- * that leave no process of the tree behind.
+ * pkrun end to end: its arguments (each option with a value, spelled both "--opt=value" and
+ * "--opt value", shown to take effect; bad values, unknown options and the end of options
+ * refused or kept as they should be), exit codes, forwarding, the JSON outcome, and time limits
+ * and signal forwarding that leave no process of the tree behind.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -16,20 +18,76 @@
 #error "tests/CMakeLists.txt passes the pkrun binary's path"
 #endif
 
-static int pkrun(const char *const *args, pk_result *r)
+/* How a test spells option values: as written ("--opt=value"), or split ("--opt" "value"). */
+enum form { JOINED, SPLIT };
+
+/* Runs pkrun with args and returns its exit status (pkrun must exit, not die). In the SPLIT form
+ * each "--opt=value" among pkrun's own options (before "--" or the program) is passed as two
+ * arguments, so one test body checks both spellings; tests that use a form write every option
+ * value joined. *ms, when not NULL, receives the run's wall time. */
+static int pkrun_as(enum form form, pk_result *r, int64_t *ms, const char *const *args)
 {
-    const char *argv[32] = {PK_PKRUN_PATH};
-    int n = 1;
-    for (; args[n - 1] != NULL && n < 31; n++)
-        argv[n] = args[n - 1];
+    const char *argv[48] = {PK_PKRUN_PATH};
+    char names[8][64];
+    int n = 1, nnames = 0;
+    bool options = true;
+    for (; *args != NULL && n < 46; args++) {
+        const char *a = *args, *eq = strchr(a, '=');
+        if (strcmp(a, "--") == 0 || a[0] != '-')
+            options = false;
+        if (form == SPLIT && options && strncmp(a, "--", 2) == 0 && eq != NULL) {
+            ASSERT_LT(nnames, 8);
+            snprintf(names[nnames], sizeof names[0], "%.*s", (int)(eq - a), a);
+            argv[n++] = names[nnames++];
+            argv[n++] = eq + 1;
+        } else {
+            argv[n++] = a;
+        }
+    }
     argv[n] = NULL;
+    /* Shown only when the test fails: which spelling it was. */
+    fprintf(stderr, "pkrun");
+    for (int i = 1; i < n; i++)
+        fprintf(stderr, " '%s'", argv[i]);
+    fprintf(stderr, "\n");
+    int64_t t0 = pk_test_now_ms();
     int rc = pk_run(&(pk_command){.argv = argv}, r);
+    if (ms != NULL)
+        *ms = pk_test_now_ms() - t0;
     ASSERT_OK(rc);
     ASSERT_EQ(r->outcome.kind, PK_OUTCOME_EXITED);
     return r->outcome.code;
 }
 
-#define PKRUN(r, ...) pkrun((const char *const[]){__VA_ARGS__, NULL}, r)
+#define PKRUN(r, ...)           pkrun_as(JOINED, r, NULL, (const char *const[]){__VA_ARGS__, NULL})
+#define PKRUN_AS(f, r, ms, ...) pkrun_as(f, r, ms, (const char *const[]){__VA_ARGS__, NULL})
+
+/* Asserts pkrun refused its arguments: exit 125, nothing run, and a first stderr line starting
+ * with `says` (the option and what was wrong), then the usage. */
+#define ASSERT_REFUSED(r, status, says)                                                            \
+    do {                                                                                           \
+        ASSERT_EQ(status, 125);                                                                    \
+        if (strncmp((r).err.data ? (r).err.data : "", says, strlen(says)) != 0 ||                  \
+            strstr((r).err.data, "\nusage: pkrun") == NULL)                                        \
+            pk_test_fail(__FILE__, __LINE__, "expected \"%s\", stderr was: %s", says,              \
+                         (r).err.data ? (r).err.data : "");                                        \
+        ASSERT_EQ((r).out.len, 0);                                                                 \
+    } while (0)
+
+/* The JSON outcome of one finished run, written by --json=FILE. */
+static json_t *load_json(const char *path)
+{
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (j == NULL)
+        pk_test_fail(__FILE__, __LINE__, "%s: %s (line %d)", path, err.text, err.line);
+    return j;
+}
+
+static json_t *stdout_of(json_t *j)
+{
+    return json_object_get(json_object_get(j, "streams"), "stdout");
+}
 
 TEST_IMPL(pkrun_exit_codes)
 {
@@ -53,33 +111,374 @@ TEST_IMPL(pkrun_exit_codes)
     pk_result_release(&r);
 }
 
+/* Every option that takes a value, given a bad one in both spellings: refused before anything
+ * runs, naming the option and the value. */
 TEST_IMPL(pkrun_bad_arguments)
 {
-    static const char *const cases[][4] = {
-        {"--timeout", "abc", "true", "--timeout needs a number of seconds"},
-        {"--timeout", "-1", "true", "--timeout needs a number of seconds"},
-        {"--keep", "middle", "true", "--keep needs head, tail or fail"},
-        {"--containment", "jail", "true", "--containment needs auto, cgroup or pgroup"},
-        {"--max-bytes", "12Q", "true", "--max-bytes needs a count"},
-        {"--frobnicate", "x", "true", "unknown option '--frobnicate'"},
-        {"--json", "", "true", "--json needs a file name"},
+    static const char *const cases[][2] = {
+        {"--timeout=1x", "pkrun: --timeout: '1x' is not a duration"},
+        {"--timeout=", "pkrun: --timeout: '' is not a duration"},
+        {"--timeout=-1", "pkrun: --timeout: '-1' is not a duration"},
+        {"--timeout=-0", "pkrun: --timeout: '-0' is not a duration"},
+        {"--timeout=+5", "pkrun: --timeout: '+5' is not a duration"},
+        {"--timeout= 5", "pkrun: --timeout: ' 5' is not a duration"},
+        {"--timeout=nan", "pkrun: --timeout: 'nan' is not a duration"},
+        {"--timeout=inf", "pkrun: --timeout: 'inf' is not a duration"},
+        {"--timeout=0x10", "pkrun: --timeout: '0x10' is not a duration"},
+        {"--timeout=1.5.2", "pkrun: --timeout: '1.5.2' is not a duration"},
+        {"--timeout=5 s", "pkrun: --timeout: '5 s' is not a duration"},
+        {"--timeout=2sec", "pkrun: --timeout: '2sec' is not a duration"},
+        {"--timeout=1e10", "pkrun: --timeout: '1e10' is over the limit of 1e9 seconds"},
+        {"--timeout=1e999", "pkrun: --timeout: '1e999' is over the limit"},
+        {"--timeout=20000d", "pkrun: --timeout: '20000d' is over the limit"},
+        {"--grace=abc", "pkrun: --grace: 'abc' is not a duration"},
+        {"--grace=-2", "pkrun: --grace: '-2' is not a duration"},
+        {"--idle-timeout=1h30m", "pkrun: --idle-timeout: '1h30m' is not a duration"},
+        {"--idle-timeout=.", "pkrun: --idle-timeout: '.' is not a duration"},
+        {"--max-bytes=12Q", "pkrun: --max-bytes: '12Q' is not a count"},
+        {"--max-bytes=-1", "pkrun: --max-bytes: '-1' is not a count"},
+        {"--max-bytes=", "pkrun: --max-bytes: '' is not a count"},
+        {"--max-bytes=1.5K", "pkrun: --max-bytes: '1.5K' is not a count"},
+        {"--max-bytes=2048G", "pkrun: --max-bytes: '2048G' is over the limit of 1T"},
+        {"--max-bytes=99999999999999999999", "pkrun: --max-bytes: '99999999999999999999' is over"},
+        {"--max-lines=ten", "pkrun: --max-lines: 'ten' is not a count"},
+        {"--max-lines=0x10", "pkrun: --max-lines: '0x10' is not a count"},
+        {"--keep=middle", "pkrun: --keep: 'middle' is not one of head, tail, fail"},
+        {"--keep=", "pkrun: --keep: '' is not one of head, tail, fail"},
+        {"--containment=jail", "pkrun: --containment: 'jail' is not one of auto, cgroup, pgroup"},
+        {"--json=", "pkrun: --json: needs a file name"},
+    };
+    for (int form = JOINED; form <= SPLIT; form++) {
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            pk_result r;
+            int status = PKRUN_AS(form, &r, NULL, cases[i][0], "--", "sh", "-c", "echo ran");
+            ASSERT_REFUSED(r, status, cases[i][1]);
+            pk_result_release(&r);
+        }
+    }
+    /* A value missing at the end, and no program at all. */
+    pk_result r;
+    ASSERT_REFUSED(r, PKRUN(&r, "--timeout"), "pkrun: --timeout: needs a value");
+    pk_result_release(&r);
+    ASSERT_REFUSED(r, PKRUN(&r, "--timeout", "1"), "pkrun: no PROGRAM given");
+    pk_result_release(&r);
+    ASSERT_REFUSED(r, PKRUN(&r, "--timeout=1", "--"), "pkrun: no PROGRAM given");
+    pk_result_release(&r);
+}
+
+/* Unknown, ambiguous and misused options are refused by name; --help goes to stdout. */
+TEST_IMPL(pkrun_unknown_options)
+{
+    static const char *const cases[][2] = {
+        {"--frobnicate", "pkrun: unknown option '--frobnicate'"},
+        {"--frobnicate=3", "pkrun: unknown option '--frobnicate'"},
+        {"-x", "pkrun: unknown option '-x'"},
+        {"-t", "pkrun: unknown option '-t'"},
+        {"--max=5", "pkrun: ambiguous option '--max': --max-bytes, --max-lines"},
+        {"--verbose=yes", "pkrun: --verbose: takes no value, got 'yes'"},
+        {"--pdeathsig=1", "pkrun: --pdeathsig: takes no value, got '1'"},
+        {"--help=1", "pkrun: --help: takes no value, got '1'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pk_result r;
-        ASSERT_EQ(PKRUN(&r, cases[i][0], cases[i][1], cases[i][2]), 125);
-        if (strstr(r.err.data, cases[i][3]) == NULL || strstr(r.err.data, "usage: pkrun") == NULL)
-            pk_test_fail(__FILE__, __LINE__, "case %zu: stderr was: %s", i, r.err.data);
-        /* one line naming the argument, then the usage */
-        ASSERT(strncmp(r.err.data, "pkrun: ", 7) == 0);
+        ASSERT_REFUSED(r, PKRUN(&r, cases[i][0], "--", "sh", "-c", "echo ran"), cases[i][1]);
         pk_result_release(&r);
     }
     pk_result r;
-    ASSERT_EQ(PKRUN(&r, "--timeout", "1"), 125);
-    ASSERT(strstr(r.err.data, "no PROGRAM given") != NULL);
-    pk_result_release(&r);
-    ASSERT_EQ(PKRUN(&r, "--help"), 0);
+    ASSERT_EQ(PKRUN(&r, "--help", "--frobnicate"), 0);
+    ASSERT(strncmp(r.out.data, "usage: pkrun", 12) == 0);
+    ASSERT(strstr(r.out.data, "S, a duration") != NULL);
     ASSERT(strstr(r.out.data, "Exit status") != NULL);
+    ASSERT_EQ(r.err.len, 0);
     pk_result_release(&r);
+    ASSERT_EQ(PKRUN(&r, "-h"), 0);
+    ASSERT(strncmp(r.out.data, "usage: pkrun", 12) == 0);
+    pk_result_release(&r);
+    /* A shortened long option, as getopt_long allows while it is unambiguous. */
+    ASSERT_EQ(PKRUN(&r, "--verb", "true"), 0);
+    ASSERT(strstr(r.err.data, "spawn mechanism") != NULL);
+    pk_result_release(&r);
+}
+
+/* Options end at "--" or at the program: what follows is the program's, untouched. There is no
+ * positional duration: "pkrun 5 cmd" runs a program named 5. */
+TEST_IMPL(pkrun_options_end_at_program)
+{
+    pk_result r;
+    ASSERT_EQ(PKRUN(&r, "--", "sh", "-c", "echo \"$@\"", "x", "--timeout", "3"), 0);
+    ASSERT_STR_EQ(r.out.data, "--timeout 3\n");
+    pk_result_release(&r);
+    ASSERT_EQ(PKRUN(&r, "sh", "-c", "echo \"$@\"", "x", "--timeout", "3", "--frobnicate"), 0);
+    ASSERT_STR_EQ(r.out.data, "--timeout 3 --frobnicate\n");
+    pk_result_release(&r);
+    ASSERT_EQ(PKRUN(&r, "--timeout=5", "--", "sh", "-c", "echo \"$@\"", "x", "--", "--json=-"), 0);
+    ASSERT_STR_EQ(r.out.data, "-- --json=-\n");
+    pk_result_release(&r);
+    /* After "--" even an option's name is the program. */
+    ASSERT_EQ(PKRUN(&r, "--", "--verbose"), 127);
+    ASSERT(strncmp(r.err.data, "pkrun: --verbose: not found in PATH", 35) == 0);
+    pk_result_release(&r);
+    ASSERT_EQ(PKRUN(&r, "5", "true"), 127);
+    ASSERT(strncmp(r.err.data, "pkrun: 5: not found in PATH", 27) == 0);
+    pk_result_release(&r);
+}
+
+/* --timeout ends a long child at the limit, in seconds or with a unit, with status 124. */
+TEST_IMPL(pkrun_opt_timeout)
+{
+    static const char *const limits[] = {"--timeout=0.3", "--timeout=300ms", "--timeout=.005m"};
+    for (int form = JOINED; form <= SPLIT; form++) {
+        for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+            pk_result r;
+            int64_t ms;
+            ASSERT_EQ(PKRUN_AS(form, &r, &ms, limits[i], "--", "sleep", "5"), 124);
+            ASSERT_GE(ms, 290);
+            ASSERT_LT(ms, 2500);
+            pk_result_release(&r);
+        }
+        /* A limit the child stays under changes nothing. */
+        pk_result r;
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--timeout=1h", "--", "sh", "-c", "exit 7"), 7);
+        pk_result_release(&r);
+    }
+}
+
+/* --idle-timeout counts silence, not the whole run: a child that keeps talking outlives it, one
+ * that goes quiet is ended with status 124 and outcome idle_timed_out. */
+TEST_IMPL(pkrun_opt_idle_timeout)
+{
+    char path[512], opt[600];
+    snprintf(path, sizeof path, "%s/out.json", pk_test_tmpdir());
+    snprintf(opt, sizeof opt, "--json=%s", path);
+    for (int form = JOINED; form <= SPLIT; form++) {
+        pk_result r;
+        int64_t ms;
+        ASSERT_EQ(PKRUN_AS(form, &r, &ms, "--idle-timeout=0.5", opt, "--", pk_test_self(),
+                           "--helper", "say-then-sleep", "5000"),
+                  124);
+        ASSERT_GE(ms, 490);
+        ASSERT_LT(ms, 2500);
+        ASSERT_STR_EQ(r.out.data, "partial output\n");
+        pk_result_release(&r);
+        json_t *j = load_json(path);
+        ASSERT_STR_EQ(json_string_value(json_object_get(j, "outcome")), "idle_timed_out");
+        json_decref(j);
+        /* 10 lines 80 ms apart: 0.8 s in all, never 0.5 s silent. */
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--idle-timeout=500ms", "--", pk_test_self(), "--helper",
+                           "drip", "10", "80"),
+                  0);
+        ASSERT_EQ(r.out.total_lines, 10);
+        pk_result_release(&r);
+    }
+}
+
+/* --grace is the time between SIGTERM and SIGKILL for a child that ignores SIGTERM: 0.6 s here,
+ * against the default 2 s. */
+TEST_IMPL(pkrun_opt_grace)
+{
+    char path[512], opt[600];
+    snprintf(path, sizeof path, "%s/out.json", pk_test_tmpdir());
+    snprintf(opt, sizeof opt, "--json=%s", path);
+    for (int form = JOINED; form <= SPLIT; form++) {
+        pk_result r;
+        int64_t ms;
+        /* SIG_IGN survives exec, so sleep ignores SIGTERM too. */
+        ASSERT_EQ(PKRUN_AS(form, &r, &ms, "--timeout=0.3", "--grace=0.6", opt, "--", "sh", "-c",
+                           "trap '' TERM; sleep 10"),
+                  124);
+        ASSERT_GE(ms, 890);
+        ASSERT_LT(ms, 2200);
+        pk_result_release(&r);
+        json_t *j = load_json(path);
+        ASSERT_STR_EQ(json_string_value(json_object_get(j, "outcome")), "timed_out");
+        ASSERT_EQ(json_integer_value(json_object_get(j, "signal")), SIGKILL);
+        json_decref(j);
+        /* --grace=0: SIGKILL at the limit. */
+        ASSERT_EQ(PKRUN_AS(form, &r, &ms, "--timeout=0.3", "--grace=0", "--", "sh", "-c",
+                           "trap '' TERM; sleep 10"),
+                  124);
+        ASSERT_LT(ms, 880);
+        pk_result_release(&r);
+    }
+}
+
+/* --max-bytes caps what is kept of each stream (whole lines, the tail by default); the forwarded
+ * output stays complete. */
+TEST_IMPL(pkrun_opt_max_bytes)
+{
+    char path[512], opt[600];
+    snprintf(path, sizeof path, "%s/out.json", pk_test_tmpdir());
+    snprintf(opt, sizeof opt, "--json=%s", path);
+    for (int form = JOINED; form <= SPLIT; form++) {
+        /* 100 lines of 10 bytes; 50 bytes keep the last 5. */
+        pk_result r;
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--max-bytes=50", opt, "--", pk_test_self(), "--helper",
+                           "emit-lines", "100", "9"),
+                  0);
+        ASSERT_EQ(r.out.total_bytes, 1000);
+        pk_result_release(&r);
+        json_t *j = load_json(path);
+        ASSERT_EQ(json_integer_value(json_object_get(stdout_of(j), "kept_bytes")), 50);
+        ASSERT(json_is_true(json_object_get(stdout_of(j), "truncated")));
+        ASSERT_STR_EQ(json_string_value(json_object_get(stdout_of(j), "text")),
+                      "rstuvwxyz\nstuvwxyza\ntuvwxyzab\nuvwxyzabc\nvwxyzabcd\n");
+        json_decref(j);
+        /* 1K is 1024 bytes: 102 whole lines of 10. */
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--max-bytes=1K", opt, "--", pk_test_self(), "--helper",
+                           "emit-lines", "200", "9"),
+                  0);
+        pk_result_release(&r);
+        j = load_json(path);
+        ASSERT_EQ(json_integer_value(json_object_get(stdout_of(j), "kept_bytes")), 1020);
+        json_decref(j);
+    }
+}
+
+/* --max-lines caps the kept lines of each stream. */
+TEST_IMPL(pkrun_opt_max_lines)
+{
+    char path[512], opt[600];
+    snprintf(path, sizeof path, "%s/out.json", pk_test_tmpdir());
+    snprintf(opt, sizeof opt, "--json=%s", path);
+    for (int form = JOINED; form <= SPLIT; form++) {
+        pk_result r;
+        ASSERT_EQ(
+            PKRUN_AS(form, &r, NULL, "--max-lines=3", opt, "--", "sh", "-c", "seq 10; seq 5 >&2"),
+            0);
+        ASSERT_EQ(r.out.total_lines, 10);
+        pk_result_release(&r);
+        json_t *j = load_json(path);
+        ASSERT_STR_EQ(json_string_value(json_object_get(stdout_of(j), "text")), "8\n9\n10\n");
+        json_t *err = json_object_get(json_object_get(j, "streams"), "stderr");
+        ASSERT_STR_EQ(json_string_value(json_object_get(err, "text")), "3\n4\n5\n");
+        json_decref(j);
+    }
+}
+
+/* --keep picks which lines are kept within the cap; fail exits 125 when they do not fit. */
+TEST_IMPL(pkrun_opt_keep)
+{
+    char path[512], opt[600];
+    snprintf(path, sizeof path, "%s/out.json", pk_test_tmpdir());
+    snprintf(opt, sizeof opt, "--json=%s", path);
+    static const char *const cases[][3] = {
+        {"--keep=head", "head", "1\n2\n"},
+        {"--keep=tail", "tail", "4\n5\n"},
+        {"--keep=fail", "head", "1\n2\n"},
+    };
+    for (int form = JOINED; form <= SPLIT; form++) {
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            pk_result r;
+            int status =
+                PKRUN_AS(form, &r, NULL, cases[i][0], "--max-lines=2", opt, "--", "seq", "5");
+            ASSERT_EQ(status, i == 2 ? 125 : 0);
+            if (i == 2)
+                ASSERT(strstr(r.err.data, "over the --keep fail cap") != NULL);
+            pk_result_release(&r);
+            json_t *j = load_json(path);
+            ASSERT_STR_EQ(json_string_value(json_object_get(stdout_of(j), "kept")), cases[i][1]);
+            ASSERT_STR_EQ(json_string_value(json_object_get(stdout_of(j), "text")), cases[i][2]);
+            json_decref(j);
+        }
+    }
+}
+
+/* What the child reports about itself: "leader" when it leads its own process group, then its
+ * parent's pid (pkrun's, which names pkrun's cgroup leaves "pk-<pid>-<n>") and its cgroup. */
+static const char probe[] = "read -r _ _ _ _ pg _ < /proc/$$/stat; "
+                            "if [ \"$pg\" = $$ ]; then echo leader; else echo member; fi; "
+                            "echo \"/pk-$PPID-\"; cat /proc/$$/cgroup";
+
+static bool in_pkrun_leaf(const char *out)
+{
+    const char *leaf = strchr(out, '\n') + 1, *cgroup = strchr(leaf, '\n');
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(cgroup - leaf), leaf);
+    return strstr(cgroup, name) != NULL;
+}
+
+/* --containment: pgroup makes the child lead a new process group in pkrun's own cgroup; cgroup
+ * puts it in a leaf of pkrun's (or fails with 125 where none is delegated); auto picks what
+ * the host offers. */
+TEST_IMPL(pkrun_opt_containment)
+{
+    bool host_cgroup = pk_host_containment() == PK_CONTAIN_CGROUP;
+    for (int form = JOINED; form <= SPLIT; form++) {
+        pk_result r;
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--containment=pgroup", "--", "sh", "-c", probe), 0);
+        ASSERT(strncmp(r.out.data, "leader\n", 7) == 0);
+        ASSERT(!in_pkrun_leaf(r.out.data));
+        pk_result_release(&r);
+
+        int status = PKRUN_AS(form, &r, NULL, "--containment=cgroup", "--", "sh", "-c", probe);
+        if (host_cgroup) {
+            ASSERT_EQ(status, 0);
+            ASSERT(strncmp(r.out.data, "member\n", 7) == 0);
+            ASSERT(in_pkrun_leaf(r.out.data));
+        } else {
+            ASSERT_EQ(status, 125);
+            ASSERT(strstr(r.err.data, "pkrun: --containment cgroup: ") != NULL);
+        }
+        pk_result_release(&r);
+
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--containment=auto", "--", "sh", "-c", probe), 0);
+        ASSERT(strncmp(r.out.data, host_cgroup ? "member\n" : "leader\n", 7) == 0);
+        ASSERT_EQ(in_pkrun_leaf(r.out.data), host_cgroup);
+        pk_result_release(&r);
+    }
+}
+
+/* --json writes the outcome to a file, or to stdout after the child's own output. */
+TEST_IMPL(pkrun_opt_json)
+{
+    char path[512], opt[600];
+    snprintf(path, sizeof path, "%s/run.json", pk_test_tmpdir());
+    snprintf(opt, sizeof opt, "--json=%s", path);
+    for (int form = JOINED; form <= SPLIT; form++) {
+        unlink(path);
+        pk_result r;
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, opt, "--", "sh", "-c", "echo hi; exit 4"), 4);
+        ASSERT_STR_EQ(r.out.data, "hi\n");
+        pk_result_release(&r);
+        json_t *j = load_json(path);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "exit_code")), 4);
+        ASSERT_STR_EQ(json_string_value(json_object_get(stdout_of(j), "text")), "hi\n");
+        json_decref(j);
+
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--json=-", "--", "sh", "-c", "echo hi; exit 4"), 4);
+        ASSERT(strncmp(r.out.data, "hi\n{", 4) == 0);
+        json_error_t err;
+        j = json_loads(r.out.data + 3, 0, &err);
+        if (j == NULL)
+            pk_test_fail(__FILE__, __LINE__, "stdout JSON: %s: %s", err.text, r.out.data);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "pkrun_exit_status")), 4);
+        json_decref(j);
+        pk_result_release(&r);
+    }
+}
+
+/* --pdeathsig: when pkrun itself is killed (and so cannot end the tree), the child dies too. In a
+ * process group, since nothing else would kill it there (a dead process's cgroup leaf is swept by
+ * the next pool user). */
+TEST_IMPL(pkrun_opt_pdeathsig)
+{
+    const char *const argv[] = {PK_PKRUN_PATH, "--pdeathsig", "--containment=pgroup",   "--",
+                                "sh",          "-c",          "echo $$; exec sleep 30", NULL};
+    pk_process *p;
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .containment = PK_CONTAIN_NONE}, &p, NULL));
+    pk_line line;
+    ASSERT_OK(pk_process_read_line(p, &line));
+    int child = atoi(line.data);
+    ASSERT_GT(child, 0);
+    ASSERT_OK(pk_process_signal(p, SIGKILL));
+    pk_result r;
+    ASSERT_OK(pk_process_wait(p, &r));
+    pk_result_release(&r);
+    pk_process_free(p);
+    bool died = pk_test_wait_dead(child, 3000);
+    if (!died)
+        kill(child, SIGKILL); /* not left behind when the test fails */
+    ASSERT(died);
 }
 
 TEST_IMPL(pkrun_forwards_lines_exactly)
@@ -93,15 +492,6 @@ TEST_IMPL(pkrun_forwards_lines_exactly)
     ASSERT_STR_EQ(r.out.data, "out 0\nout 1\nout 2\n");
     ASSERT_STR_EQ(r.err.data, "err 0\nerr 1\nerr 2\n");
     pk_result_release(&r);
-}
-
-static json_t *load_json(const char *path)
-{
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
-    if (j == NULL)
-        pk_test_fail(__FILE__, __LINE__, "%s: %s (line %d)", path, err.text, err.line);
-    return j;
 }
 
 TEST_IMPL(pkrun_json_outcome)

@@ -14,7 +14,7 @@
 #include "processkit.h"
 
 #include <errno.h>
-#include <math.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,7 +38,7 @@ static void usage(FILE *f)
     fputs(usage_text, f);
 }
 
-static void help(void)
+static _Noreturn void help(void)
 {
     usage(stdout);
     fputs("\n"
@@ -46,12 +46,12 @@ static void help(void)
           "process group) so that nothing it starts outlives it, forwarding its stdout and stderr\n"
           "line by line.\n"
           "\n"
-          "  --timeout S        end the tree S seconds after the start (fractions allowed)\n"
-          "  --idle-timeout S   end it after S seconds without any output\n"
-          "  --grace S          after a limit: SIGTERM, then SIGKILL S seconds later (default 2;\n"
-          "                     0 kills at once). Also used for forwarded signals.\n"
-          "  --max-bytes N      keep at most N bytes of each stream (K, M, G suffixes; default\n"
-          "                     1M when no cap is given)\n"
+          "  --timeout S        end the tree S after the start\n"
+          "  --idle-timeout S   end it after S without any output\n"
+          "  --grace S          after a limit: SIGTERM, then SIGKILL S later (default 2; 0 kills\n"
+          "                     at once). Also used for forwarded signals.\n"
+          "  --max-bytes N      keep at most N bytes of each stream (default 1M when no cap is\n"
+          "                     given)\n"
           "  --max-lines N      keep at most N lines of each stream\n"
           "  --keep POLICY      tail (default): the last lines; head: the first lines; fail: like\n"
           "                     head, and exit 125 when the output did not fit\n"
@@ -59,17 +59,25 @@ static void help(void)
           "  --pdeathsig        SIGKILL the child if pkrun itself dies\n"
           "  --json FILE|-      write the outcome as JSON to FILE (- for stdout, after the run)\n"
           "  --verbose          say on stderr which mechanisms are in use and how the run ended\n"
+          "  -h, --help         print this help and exit\n"
           "\n"
-          "Exit status: the child's code; 124 time limit; 125 pkrun failed; 126 not executable;\n"
-          "127 not found; 128+N the child died of signal N.\n",
+          "S, a duration: a decimal number (1, 1.5, .25, 2e-3) and an optional unit: ms, s (the\n"
+          "default), m, h or d; at most 1e9 seconds. N, a count: digits and an optional K, M or G\n"
+          "(binary: 1K = 1024); at most 1T. No signs, spaces or hex in either.\n"
+          "A value follows its option as --timeout=5 or --timeout 5; a long option may be\n"
+          "shortened while it stays unambiguous. Options end at PROGRAM or at --: everything\n"
+          "after is PROGRAM's, untouched.\n"
+          "\n"
+          "Exit status: the child's code; 124 time limit; 125 pkrun failed or bad arguments;\n"
+          "126 not executable; 127 not found; 128+N the child died of signal N.\n",
           stdout);
+    exit(fflush(stdout) == 0 ? 0 : EXIT_OWN);
 }
 
 /* ---- arguments ----------------------------------------------------------------------------- */
 
 struct options {
     double timeout, grace, idle;
-    bool grace_set;
     size_t max_bytes, max_lines;
     pk_keep keep;
     pk_containment containment;
@@ -77,6 +85,46 @@ struct options {
     const char *json;
     char **argv;
 };
+
+/* getopt_long's codes for the options: above any character, so that only -h has a short form. */
+enum {
+    OPT_TIMEOUT = 256,
+    OPT_GRACE,
+    OPT_IDLE,
+    OPT_MAX_BYTES,
+    OPT_MAX_LINES,
+    OPT_KEEP,
+    OPT_CONTAINMENT,
+    OPT_PDEATHSIG,
+    OPT_JSON,
+    OPT_VERBOSE,
+    OPT_HELP = 'h',
+};
+
+static const struct option long_options[] = {
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE},
+    {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+    {"max-lines", required_argument, NULL, OPT_MAX_LINES},
+    {"keep", required_argument, NULL, OPT_KEEP},
+    {"containment", required_argument, NULL, OPT_CONTAINMENT},
+    {"pdeathsig", no_argument, NULL, OPT_PDEATHSIG},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* The table entry of an option code; messages use its full name, as the user may have typed a
+ * shortened one. */
+static const struct option *option_by_code(int code)
+{
+    for (const struct option *lo = long_options; lo->name != NULL; lo++)
+        if (lo->val == code)
+            return lo;
+    return NULL;
+}
 
 static _Noreturn void bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void bad_arg(const char *fmt, ...)
@@ -91,95 +139,188 @@ static void bad_arg(const char *fmt, ...)
     exit(EXIT_OWN);
 }
 
-static double parse_seconds(const char *opt, const char *v)
+/* Explains what getopt_long rejected (it prints nothing itself: opterr is 0). `arg` is the
+ * argument it stopped at. */
+static _Noreturn void bad_option(int c, const char *arg)
 {
+    const struct option *lo = option_by_code(optopt);
+    if (c == ':' && lo != NULL)
+        bad_arg("--%s: needs a value", lo->name);
+    const char *eq = strchr(arg, '=');
+    if (lo != NULL)
+        bad_arg("--%s: takes no value, got '%s'", lo->name, eq != NULL ? eq + 1 : arg);
+    if (optopt != 0)
+        bad_arg("unknown option '-%c'", optopt);
+    /* A long option: unknown, or a prefix of more than one (getopt_long says not which). */
+    size_t len = strcspn(arg + 2, "=");
+    char some[128] = "";
+    int n = 0;
+    for (lo = long_options; lo->name != NULL; lo++) {
+        if (strncmp(lo->name, arg + 2, len) == 0) {
+            size_t used = strlen(some);
+            snprintf(some + used, sizeof some - used, "%s--%s", n++ ? ", " : "", lo->name);
+        }
+    }
+    if (n > 1 && len > 0)
+        bad_arg("ambiguous option '%.*s': %s", (int)len + 2, arg, some);
+    bad_arg("unknown option '%.*s'", (int)len + 2, arg);
+}
+
+/* A duration into seconds: a decimal number and an optional unit. Strict, so that a typo never
+ * becomes a different limit: no sign, space, hex, inf or nan, nothing after the unit. Returns
+ * NULL, or what is wrong with v. */
+static const char *parse_duration(const char *v, double *seconds)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"", 1}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+    static const char bad[] = "is not a duration (examples: 1.5, 250ms, 2m)";
+    /* strtod alone would take leading spaces, signs, "inf", "nan" and hex floats. */
+    if ((v[0] < '0' || v[0] > '9') && v[0] != '.')
+        return bad;
     char *end;
     errno = 0;
-    double d = v != NULL ? strtod(v, &end) : NAN;
-    if (v == NULL || *v == '\0' || *end != '\0' || errno != 0 || !isfinite(d) || d < 0 || d > 1e9)
-        bad_arg("%s needs a number of seconds >= 0, got '%s'", opt, v ? v : "");
+    double d = strtod(v, &end);
+    if (end == v || strspn(v, "0123456789.eE+-") < (size_t)(end - v))
+        return bad;
+    if (errno == ERANGE && d < 1)
+        return bad; /* an underflow: more digits than any clock has */
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].unit) == 0) {
+            *seconds = d * units[i].scale;
+            return errno == 0 && *seconds <= 1e9 ? NULL : "is over the limit of 1e9 seconds";
+        }
+    }
+    return bad;
+}
+
+/* A count with an optional binary K, M or G suffix. Strict like parse_duration. Returns NULL, or
+ * what is wrong with v. */
+static const char *parse_count(const char *v, size_t *count)
+{
+    static const char bad[] = "is not a count (examples: 500, 64K, 1M)";
+    if (v[0] < '0' || v[0] > '9')
+        return bad; /* strtoull would take spaces and signs, and wrap "-1" around */
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, end++;
+    if (*end != '\0')
+        return bad;
+    if (errno != 0 || n > (1ULL << 40) >> shift)
+        return "is over the limit of 1T";
+    *count = (size_t)(n << shift);
+    return NULL;
+}
+
+/* The values --keep and --containment accept, in the order the help lists them. */
+struct choice {
+    const char *name;
+    int value;
+};
+
+static const struct choice keep_choices[] = {
+    {"head", PK_KEEP_HEAD}, {"tail", PK_KEEP_TAIL}, {"fail", PK_KEEP_FAIL}, {NULL, 0}};
+static const struct choice containment_choices[] = {{"auto", PK_CONTAIN_AUTO},
+                                                    {"cgroup", PK_CONTAIN_CGROUP},
+                                                    {"pgroup", PK_CONTAIN_PGROUP},
+                                                    {NULL, 0}};
+
+static int parse_choice(const char *opt, const char *v, const struct choice *choices)
+{
+    char names[64] = "";
+    for (const struct choice *c = choices; c->name != NULL; c++) {
+        if (strcmp(v, c->name) == 0)
+            return c->value;
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", c == choices ? "" : ", ", c->name);
+    }
+    bad_arg("--%s: '%s' is not one of %s", opt, v, names);
+}
+
+static double duration_arg(const char *opt, const char *v)
+{
+    double d;
+    const char *why = parse_duration(v, &d);
+    if (why != NULL)
+        bad_arg("--%s: '%s' %s", opt, v, why);
     return d;
 }
 
-static size_t parse_size(const char *opt, const char *v)
+static size_t count_arg(const char *opt, const char *v)
 {
-    char *end;
-    errno = 0;
-    unsigned long long n = v != NULL && v[0] != '-' ? strtoull(v, &end, 10) : 0;
-    if (v == NULL || v[0] == '-' || end == v || errno != 0)
-        bad_arg("%s needs a count (with an optional K, M or G suffix), got '%s'", opt, v ? v : "");
-    unsigned long long mult = 1;
-    if (*end == 'K' || *end == 'k')
-        mult = 1ULL << 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        mult = 1ULL << 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        mult = 1ULL << 30, end++;
-    if (*end != '\0' || n > (1ULL << 40) / mult)
-        bad_arg("%s needs a count (with an optional K, M or G suffix), got '%s'", opt, v);
-    return (size_t)(n * mult);
+    size_t n;
+    const char *why = parse_count(v, &n);
+    if (why != NULL)
+        bad_arg("--%s: '%s' %s", opt, v, why);
+    return n;
+}
+
+/* Applies one option getopt_long found (with its value, if it takes one); a bad value ends
+ * pkrun with exit 125 and a message naming the option. */
+static void apply_option(struct options *o, int code, const char *v)
+{
+    const char *opt = option_by_code(code)->name;
+    switch (code) {
+    case OPT_TIMEOUT:
+        o->timeout = duration_arg(opt, v);
+        break;
+    case OPT_GRACE:
+        o->grace = duration_arg(opt, v);
+        break;
+    case OPT_IDLE:
+        o->idle = duration_arg(opt, v);
+        break;
+    case OPT_MAX_BYTES:
+        o->max_bytes = count_arg(opt, v);
+        break;
+    case OPT_MAX_LINES:
+        o->max_lines = count_arg(opt, v);
+        break;
+    case OPT_KEEP:
+        o->keep = (pk_keep)parse_choice(opt, v, keep_choices);
+        break;
+    case OPT_CONTAINMENT:
+        o->containment = (pk_containment)parse_choice(opt, v, containment_choices);
+        break;
+    case OPT_PDEATHSIG:
+        o->pdeathsig = true;
+        break;
+    case OPT_JSON:
+        if (v[0] == '\0')
+            bad_arg("--json: needs a file name, or - for stdout");
+        o->json = v;
+        break;
+    case OPT_VERBOSE:
+        o->verbose = true;
+        break;
+    case OPT_HELP:
+        help();
+    }
 }
 
 static void parse(int argc, char **argv, struct options *o)
 {
     *o = (struct options){.grace = 2.0, .keep = PK_KEEP_TAIL};
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help();
-            exit(0);
-        } else if (strcmp(a, "--timeout") == 0) {
-            o->timeout = parse_seconds(a, v), i++;
-        } else if (strcmp(a, "--grace") == 0) {
-            o->grace = parse_seconds(a, v), i++;
-        } else if (strcmp(a, "--idle-timeout") == 0) {
-            o->idle = parse_seconds(a, v), i++;
-        } else if (strcmp(a, "--max-bytes") == 0) {
-            o->max_bytes = parse_size(a, v), i++;
-        } else if (strcmp(a, "--max-lines") == 0) {
-            o->max_lines = parse_size(a, v), i++;
-        } else if (strcmp(a, "--keep") == 0) {
-            if (v != NULL && strcmp(v, "head") == 0)
-                o->keep = PK_KEEP_HEAD;
-            else if (v != NULL && strcmp(v, "tail") == 0)
-                o->keep = PK_KEEP_TAIL;
-            else if (v != NULL && strcmp(v, "fail") == 0)
-                o->keep = PK_KEEP_FAIL;
-            else
-                bad_arg("--keep needs head, tail or fail, got '%s'", v ? v : "");
-            i++;
-        } else if (strcmp(a, "--containment") == 0) {
-            if (v != NULL && strcmp(v, "auto") == 0)
-                o->containment = PK_CONTAIN_AUTO;
-            else if (v != NULL && strcmp(v, "cgroup") == 0)
-                o->containment = PK_CONTAIN_CGROUP;
-            else if (v != NULL && strcmp(v, "pgroup") == 0)
-                o->containment = PK_CONTAIN_PGROUP;
-            else
-                bad_arg("--containment needs auto, cgroup or pgroup, got '%s'", v ? v : "");
-            i++;
-        } else if (strcmp(a, "--pdeathsig") == 0) {
-            o->pdeathsig = true;
-        } else if (strcmp(a, "--verbose") == 0) {
-            o->verbose = true;
-        } else if (strcmp(a, "--json") == 0) {
-            if (v == NULL || v[0] == '\0')
-                bad_arg("--json needs a file name or -");
-            o->json = v, i++;
-        } else if (a[0] == '-') {
-            bad_arg("unknown option '%s'", a);
-        } else {
-            break; /* the program, without a "--" before it */
-        }
+    opterr = 0;
+    /* "+": options end at the first non-option (PROGRAM) or at "--", so the program's own options
+     * reach it untouched; ":" tells a missing value apart from an unknown option. */
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", long_options, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            bad_option(c, argv[optind - 1]);
+        apply_option(o, c, optarg);
     }
-    if (i >= argc)
+    if (optind >= argc)
         bad_arg("no PROGRAM given");
-    o->argv = argv + i;
+    o->argv = argv + optind;
     if (o->max_bytes == 0 && o->max_lines == 0)
         o->max_bytes = 1 << 20;
 }
@@ -279,32 +420,9 @@ static void json_stream(FILE *f, const char *name, const pk_output *o, pk_keep k
     fputs("}", f);
 }
 
-static int
-write_json(const char *path, const struct options *o, const pk_result *r, int rc, int status)
+/* How the run ended: the outcome's kind and its details, pkrun's own exit status, the times. */
+static void json_outcome(FILE *f, const pk_outcome *oc, int rc, int status)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : NULL;
-    char tmp[4096];
-    if (f == NULL) {
-        /* Atomic: a reader never sees half a file. */
-        snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-        f = fopen(tmp, "we");
-        if (f == NULL) {
-            fprintf(stderr, "pkrun: cannot write %s: %s\n", tmp, strerror(errno));
-            return -1;
-        }
-    }
-    const pk_outcome *oc = &r->outcome;
-    bool downgraded = r->containment != PK_CONTAIN_CGROUP && o->containment == PK_CONTAIN_AUTO;
-    fprintf(f, "{\n  \"schema\": \"pkrun\",\n  \"schema_version\": 1,\n  \"argv\": [");
-    for (char **a = o->argv; *a != NULL; a++) {
-        json_string(f, *a, strlen(*a));
-        if (a[1] != NULL)
-            fputs(", ", f);
-    }
-    fprintf(f, "],\n  \"spawn_mechanism\": \"%s\",\n", pk_mechanism_name(pk_spawn_mechanism()));
-    fprintf(f, "  \"containment\": \"%s\",\n  \"containment_requested\": \"%s\",\n",
-            pk_containment_name(r->containment), pk_containment_name(o->containment));
-    fprintf(f, "  \"containment_downgraded\": %s,\n", downgraded ? "true" : "false");
     fprintf(f, "  \"outcome\": \"%s\",\n", pk_outcome_kind_name(oc->kind));
     if (oc->kind == PK_OUTCOME_SPAWN_FAILED)
         fprintf(f, "  \"stage\": \"%s\",\n  \"error\": \"%s\",\n", pk_stage_name(oc->stage),
@@ -319,6 +437,34 @@ write_json(const char *path, const struct options *o, const pk_result *r, int rc
     fprintf(f, "  \"pkrun_exit_status\": %d,\n", status);
     fprintf(f, "  \"wall_ms\": %.3f,\n  \"user_ms\": %.3f,\n  \"sys_ms\": %.3f,\n",
             (double)oc->wall_ns / 1e6, (double)oc->user_us / 1e3, (double)oc->sys_us / 1e3);
+}
+
+static int
+write_json(const char *path, const struct options *o, const pk_result *r, int rc, int status)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : NULL;
+    char tmp[4096];
+    if (f == NULL) {
+        /* Atomic: a reader never sees half a file. */
+        snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+        f = fopen(tmp, "we");
+        if (f == NULL) {
+            fprintf(stderr, "pkrun: cannot write %s: %s\n", tmp, strerror(errno));
+            return -1;
+        }
+    }
+    bool downgraded = r->containment != PK_CONTAIN_CGROUP && o->containment == PK_CONTAIN_AUTO;
+    fprintf(f, "{\n  \"schema\": \"pkrun\",\n  \"schema_version\": 1,\n  \"argv\": [");
+    for (char **a = o->argv; *a != NULL; a++) {
+        json_string(f, *a, strlen(*a));
+        if (a[1] != NULL)
+            fputs(", ", f);
+    }
+    fprintf(f, "],\n  \"spawn_mechanism\": \"%s\",\n", pk_mechanism_name(pk_spawn_mechanism()));
+    fprintf(f, "  \"containment\": \"%s\",\n  \"containment_requested\": \"%s\",\n",
+            pk_containment_name(r->containment), pk_containment_name(o->containment));
+    fprintf(f, "  \"containment_downgraded\": %s,\n", downgraded ? "true" : "false");
+    json_outcome(f, &r->outcome, rc, status);
     fputs("  \"streams\": {\n", f);
     json_stream(f, "stdout", &r->out, o->keep);
     fputs(",\n", f);
@@ -361,46 +507,107 @@ static int exit_status(int rc, const pk_result *r)
     return EXIT_OWN;
 }
 
-int main(int argc, char **argv)
+/* SIGINT, SIGTERM and SIGHUP trigger the cancel handle instead of ending pkrun: the run then
+ * signals the whole tree, SIGKILLs it after the grace, and pkrun returns once it is gone. */
+static int forward_signals(void)
 {
-    struct options o;
-    parse(argc, argv, &o);
-
     int rc = pk_cancel_new(&cancel);
-    if (rc != 0) {
-        fprintf(stderr, "pkrun: %s\n", pk_strerror(rc));
-        return EXIT_OWN;
-    }
+    if (rc != 0)
+        return rc;
     struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    return 0;
+}
 
+/* Seconds to whole milliseconds, rounded. */
+static int64_t to_ms(double seconds)
+{
+    return (int64_t)(seconds * 1000 + 0.5);
+}
+
+/* A limit in milliseconds: a tiny positive one stays a limit (1 ms), as 0 would mean none. */
+static int64_t limit_ms(double seconds)
+{
+    return seconds > 0 && to_ms(seconds) == 0 ? 1 : to_ms(seconds);
+}
+
+/* The run the options describe: stdin inherited; stdout and stderr captured raw, so the
+ * forwarded bytes are the child's own, each kept within the cap. */
+static pk_command command_for(const struct options *o)
+{
     pk_stdio out = {
         .kind = PK_STDIO_CAPTURE,
         .raw = true,
-        .capture = {.keep = o.keep, .max_bytes = o.max_bytes, .max_lines = o.max_lines},
+        .capture = {.keep = o->keep, .max_bytes = o->max_bytes, .max_lines = o->max_lines},
     };
-    pk_stdio err = out;
-    pk_command cmd = {
-        .argv = (const char *const *)o.argv,
+    return (pk_command){
+        .argv = (const char *const *)o->argv,
         .in.kind = PK_STDIO_INHERIT,
         .out = out,
-        .err = err,
-        .containment = o.containment,
-        .pdeathsig = o.pdeathsig ? SIGKILL : 0,
-        .timeout_ms = (int64_t)(o.timeout * 1000 + 0.5),
-        .idle_timeout_ms = (int64_t)(o.idle * 1000 + 0.5),
-        .grace_ms = (int64_t)(o.grace * 1000 + 0.5),
+        .err = out,
+        .containment = o->containment,
+        .pdeathsig = o->pdeathsig ? SIGKILL : 0,
+        .timeout_ms = limit_ms(o->timeout),
+        .idle_timeout_ms = limit_ms(o->idle),
+        .grace_ms = to_ms(o->grace),
         .cancel = cancel,
         .on_line = forward,
     };
-    if (o.timeout > 0 && cmd.timeout_ms == 0)
-        cmd.timeout_ms = 1;
-    if (o.idle > 0 && cmd.idle_timeout_ms == 0)
-        cmd.idle_timeout_ms = 1;
+}
 
+/* One line on stderr for a run that failed in a way the exit status alone does not explain. */
+static void report_failure(const struct options *o, int rc, const pk_result *r)
+{
+    if (r->outcome.kind == PK_OUTCOME_SPAWN_FAILED) {
+        if (rc == PK_ENOTFOUND)
+            fprintf(stderr, "pkrun: %s: not found in PATH (searched %s)\n", o->argv[0],
+                    r->searched ? r->searched : "");
+        else if (rc == PK_ENOCONTAIN)
+            fprintf(stderr, "pkrun: --containment %s: %s\n", pk_containment_name(o->containment),
+                    pk_strerror(rc));
+        else
+            fprintf(stderr, "pkrun: %s: %s (stage %s)\n", o->argv[0], pk_strerror(rc),
+                    pk_stage_name(r->outcome.stage));
+    } else if (rc == PK_ETOOLARGE) {
+        fprintf(stderr,
+                "pkrun: output over the --keep fail cap: stdout %llu bytes / %llu lines, "
+                "stderr %llu bytes / %llu lines\n",
+                (unsigned long long)r->out.total_bytes, (unsigned long long)r->out.total_lines,
+                (unsigned long long)r->err.total_bytes, (unsigned long long)r->err.total_lines);
+    } else if (rc != 0) {
+        fprintf(stderr, "pkrun: %s\n", pk_strerror(rc));
+    }
+}
+
+/* --verbose after the run: the containment actually used (and why it is weaker, when it is) and
+ * how the run ended. */
+static void report_verbose(const struct options *o, const pk_result *r, int status)
+{
+    fprintf(stderr, "pkrun: containment %s%s; outcome %s", pk_containment_name(r->containment),
+            r->containment != PK_CONTAIN_CGROUP && o->containment == PK_CONTAIN_AUTO
+                ? " (downgraded: no cgroup v2 delegated here; setsid descendants can escape)"
+                : "",
+            pk_outcome_kind_name(r->outcome.kind));
+    if (r->outcome.signo != 0)
+        fprintf(stderr, ", signal %d", r->outcome.signo);
+    else if (r->outcome.kind != PK_OUTCOME_SPAWN_FAILED)
+        fprintf(stderr, ", exit code %d", r->outcome.code);
+    fprintf(stderr, "; wall %.1f ms; exit status %d\n", (double)r->outcome.wall_ns / 1e6, status);
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    parse(argc, argv, &o);
+    int rc = forward_signals();
+    if (rc != 0) {
+        fprintf(stderr, "pkrun: %s\n", pk_strerror(rc));
+        return EXIT_OWN;
+    }
+    pk_command cmd = command_for(&o);
     if (o.verbose)
         fprintf(stderr, "pkrun: spawn mechanism %s, containment requested %s, host offers %s\n",
                 pk_mechanism_name(pk_spawn_mechanism()), pk_containment_name(o.containment),
@@ -408,39 +615,9 @@ int main(int argc, char **argv)
     pk_result r;
     rc = pk_run(&cmd, &r);
     int status = exit_status(rc, &r);
-
-    if (r.outcome.kind == PK_OUTCOME_SPAWN_FAILED) {
-        if (rc == PK_ENOTFOUND)
-            fprintf(stderr, "pkrun: %s: not found in PATH (searched %s)\n", o.argv[0],
-                    r.searched ? r.searched : "");
-        else if (rc == PK_ENOCONTAIN)
-            fprintf(stderr, "pkrun: --containment %s: %s\n", pk_containment_name(o.containment),
-                    pk_strerror(rc));
-        else
-            fprintf(stderr, "pkrun: %s: %s (stage %s)\n", o.argv[0], pk_strerror(rc),
-                    pk_stage_name(r.outcome.stage));
-    } else if (rc == PK_ETOOLARGE) {
-        fprintf(stderr,
-                "pkrun: output over the --keep fail cap: stdout %llu bytes / %llu lines, "
-                "stderr %llu bytes / %llu lines\n",
-                (unsigned long long)r.out.total_bytes, (unsigned long long)r.out.total_lines,
-                (unsigned long long)r.err.total_bytes, (unsigned long long)r.err.total_lines);
-    } else if (rc != 0) {
-        fprintf(stderr, "pkrun: %s\n", pk_strerror(rc));
-    }
-    if (o.verbose) {
-        fprintf(stderr, "pkrun: containment %s%s; outcome %s", pk_containment_name(r.containment),
-                r.containment != PK_CONTAIN_CGROUP && o.containment == PK_CONTAIN_AUTO
-                    ? " (downgraded: no cgroup v2 delegated here; setsid descendants can escape)"
-                    : "",
-                pk_outcome_kind_name(r.outcome.kind));
-        if (r.outcome.signo != 0)
-            fprintf(stderr, ", signal %d", r.outcome.signo);
-        else if (r.outcome.kind != PK_OUTCOME_SPAWN_FAILED)
-            fprintf(stderr, ", exit code %d", r.outcome.code);
-        fprintf(stderr, "; wall %.1f ms; exit status %d\n", (double)r.outcome.wall_ns / 1e6,
-                status);
-    }
+    report_failure(&o, rc, &r);
+    if (o.verbose)
+        report_verbose(&o, &r, status);
     if (o.json != NULL && write_json(o.json, &o, &r, rc, status) != 0)
         status = EXIT_OWN;
     pk_result_release(&r);
