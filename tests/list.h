@@ -68,6 +68,7 @@
     X(fail_loud_reports_totals_and_drains, 10)                                                     \
     X(keep_none_counts_only, 10)                                                                   \
     X(bulk_capture_counts_lines, 10)                                                               \
+    X(bulk_final_line_counted_when_pipe_outlives_child, 10)                                        \
     X(long_line_over_max_line_dropped_others_kept, 10)                                             \
     X(loop_16_runs_isolated, 10)                                                                   \
     X(loop_lines_idle_and_cancel, 10)                                                              \

@@ -313,6 +313,20 @@ TEST_IMPL(bulk_capture_counts_lines)
     pk_result_release(&r);
 }
 
+TEST_IMPL(bulk_final_line_counted_when_pipe_outlives_child)
+{
+    /* Found by fuzz_lines: a grandchild still holds stdout when the child exits, so the run ends
+     * the stream once the pipe is empty rather than at end-of-file; the final line without a
+     * newline must still be counted. */
+    const char *const argv[] = {"sh", "-c", "printf 'a\\nb\\nc'; sleep 0.3 &", NULL};
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv, .containment = PK_CONTAIN_NONE}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "a\nb\nc");
+    ASSERT_EQ(r.out.total_lines, 3);
+    pk_result_release(&r);
+}
+
 TEST_IMPL(long_line_over_max_line_dropped_others_kept)
 {
     /* A line longer than max_line is counted and dropped; its neighbours arrive intact. */

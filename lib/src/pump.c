@@ -505,8 +505,6 @@ static int fill_bulk(struct pk__stream *s)
     if (n < 0 && errno == EAGAIN)
         return 0;
     s->eof = true;
-    if (b->len > 0 && b->data[b->len - 1] != '\n')
-        s->total_lines++; /* the final line without a newline */
     return n < 0 && errno != EPIPE ? -errno : 0;
 }
 
@@ -533,6 +531,11 @@ static void reverse(char *p, size_t n)
 
 int pk__stream_finish(struct pk__stream *s, pk_output *out)
 {
+    /* The bulk path counts newlines as they arrive; a final line without one is known only now,
+     * since the end may not come through fill_bulk: after the child's exit the engine ends a
+     * stream whose pipe a grandchild still holds as soon as it is empty. */
+    if (!s->lines && s->kept.len > 0 && s->kept.data[s->kept.len - 1] != '\n')
+        s->total_lines++;
     memset(out, 0, sizeof *out);
     out->total_bytes = s->total_bytes;
     out->total_lines = s->total_lines;
