@@ -267,6 +267,24 @@ TEST_IMPL(keep_tail_by_lines)
     pk_result_release(&r);
 }
 
+TEST_IMPL(keep_tail_exact_end_after_dropped_line)
+{
+    /* Found by fuzz_capture: a tail is the exact end of the stream. A line too long to keep
+     * (longer than the byte cap) empties the ring, as it seals a head: "A" must not be kept as if
+     * "B" had followed it. */
+    const char *const argv[] = {
+        pk_test_self(), "--helper", "args", "A", "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLL", "B", NULL};
+    pk_result r;
+    ASSERT_OK(pk_run(
+        &(pk_command){.argv = argv, .out.capture = {.keep = PK_KEEP_TAIL, .max_bytes = 16}}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "B\n");
+    ASSERT(r.out.truncated);
+    ASSERT_EQ(r.out.dropped_lines, 1);
+    ASSERT_EQ(r.out.total_lines, 3);
+    pk_result_release(&r);
+}
+
 TEST_IMPL(fail_loud_reports_totals_and_drains)
 {
     /* Behaviour 10, fail-loud half: the run still drains (the child exits normally) and the

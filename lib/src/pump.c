@@ -179,15 +179,21 @@ static int ring_grow(struct pk__ring *r, size_t need)
     return 0;
 }
 
+static void ring_clear(struct pk__stream *s)
+{
+    while (s->ring.nlines > 0)
+        ring_evict_one(s);
+    s->truncated = true;
+}
+
 static int keep_tail(struct pk__stream *s, const char *p, size_t n, bool nl)
 {
     struct pk__ring *r = &s->ring;
     size_t total = n + (nl ? 1 : 0);
     if (s->max_bytes != 0 && total > s->max_bytes) {
-        /* Cannot fit even alone (only possible with an explicit max_line above the cap). */
-        while (r->nlines > 0)
-            ring_evict_one(s);
-        s->truncated = true;
+        /* Cannot fit even alone: a line of exactly max_bytes (the cap max_line is clamped to)
+         * and its newline. What the ring holds is no longer the end of the stream. */
+        ring_clear(s);
         return 0;
     }
     while (r->nlines > 0 && ((s->max_bytes != 0 && r->len + total > s->max_bytes) ||
@@ -231,6 +237,19 @@ static int keep_line(struct pk__stream *s, const char *p, size_t n, bool nl)
     }
     }
     return 0;
+}
+
+/* A line longer than max_line is not kept, nor is what came before it kept as if it were next to
+ * what follows: a head is sealed (an exact prefix), a tail ring emptied (an exact suffix). */
+static void drop_long_line(struct pk__stream *s)
+{
+    if (s->keep == PK_KEEP_NONE)
+        return;
+    s->truncated = true;
+    if (s->keep == PK_KEEP_HEAD || s->keep == PK_KEEP_FAIL)
+        s->sealed = true;
+    if (s->keep == PK_KEEP_TAIL)
+        ring_clear(s);
 }
 
 /* ---- UTF-8 --------------------------------------------------------------------------------- */
@@ -394,10 +413,7 @@ int pk__stream_next_line(struct pk__stream *s, pk_line *line)
             if (n > s->max_line) {
                 s->total_lines++;
                 s->dropped_lines++;
-                if (s->keep != PK_KEEP_NONE)
-                    s->truncated = true;
-                if (s->keep == PK_KEEP_HEAD || s->keep == PK_KEEP_FAIL)
-                    s->sealed = true;
+                drop_long_line(s);
                 continue;
             }
             return emit(s, base + at, n, true, line);
@@ -407,10 +423,7 @@ int pk__stream_next_line(struct pk__stream *s, pk_line *line)
         if (pending > s->max_line) {
             /* Too long to ever deliver: stop assembling, discard until the next newline. */
             s->dropping = true;
-            if (s->keep != PK_KEEP_NONE)
-                s->truncated = true;
-            if (s->keep == PK_KEEP_HEAD || s->keep == PK_KEEP_FAIL)
-                s->sealed = true;
+            drop_long_line(s);
             s->start = s->scan = s->end;
             continue;
         }
