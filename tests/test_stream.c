@@ -285,6 +285,21 @@ TEST_IMPL(keep_tail_exact_end_after_dropped_line)
     pk_result_release(&r);
 }
 
+TEST_IMPL(keep_tail_uncapped_keeps_everything)
+{
+    /* Found by fuzz_capture: a tail with no cap and no line consumer takes the bulk path, and
+     * its output was lost (the ring stayed empty). */
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("write-hex", "610a620a63"),
+                                   .out.capture = {.keep = PK_KEEP_TAIL}},
+                     &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "a\nb\nc");
+    ASSERT_EQ(r.out.total_lines, 3);
+    ASSERT(!r.out.truncated);
+    pk_result_release(&r);
+}
+
 TEST_IMPL(fail_loud_reports_totals_and_drains)
 {
     /* Behaviour 10, fail-loud half: the run still drains (the child exits normally) and the

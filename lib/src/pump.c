@@ -554,7 +554,8 @@ int pk__stream_finish(struct pk__stream *s, pk_output *out)
     out->total_lines = s->total_lines;
     out->dropped_lines = s->dropped_lines;
     out->truncated = s->truncated;
-    if (s->keep == PK_KEEP_TAIL) {
+    /* An uncapped tail without a line consumer took the bulk path: its bytes are in kept. */
+    if (s->keep == PK_KEEP_TAIL && s->lines) {
         struct pk__ring *r = &s->ring;
         if (r->len > 0) {
             /* Linearise in place (a rotation by three reversals) and hand the ring's own buffer
