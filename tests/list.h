@@ -67,6 +67,7 @@
     X(keep_tail_by_lines, 10)                                                                      \
     X(keep_tail_exact_end_after_dropped_line, 10)                                                  \
     X(keep_tail_uncapped_keeps_everything, 10)                                                     \
+    X(keep_tail_small_output_under_large_cap_stays_small, 10)                                      \
     X(fail_loud_reports_totals_and_drains, 10)                                                     \
     X(keep_none_counts_only, 10)                                                                   \
     X(bulk_capture_counts_lines, 10)                                                               \

@@ -300,6 +300,25 @@ TEST_IMPL(keep_tail_uncapped_keeps_everything)
     pk_result_release(&r);
 }
 
+TEST_IMPL(keep_tail_small_output_under_large_cap_stays_small)
+{
+    /* Found profiling fuzz_capture: a tail ring was allocated at its full byte cap and rotated
+     * whole at the end, so 3 bytes kept under a 256 MiB cap touched 256 MiB (and took a second).
+     * Memory now follows the output, not the cap. */
+    long rss0 = pk_test_status_kib("VmRSS");
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("write-hex", "68690a"),
+                                   .out.capture = {.keep = PK_KEEP_TAIL, .max_bytes = 256u << 20}},
+                     &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "hi\n");
+    ASSERT(!r.out.truncated);
+    long growth = pk_test_status_kib("VmHWM") - rss0;
+    printf("peak RSS growth: %ld KiB\n", growth);
+    ASSERT_LT(growth, 8 * 1024);
+    pk_result_release(&r);
+}
+
 TEST_IMPL(fail_loud_reports_totals_and_drains)
 {
     /* Behaviour 10, fail-loud half: the run still drains (the child exits normally) and the

@@ -162,11 +162,15 @@ static void ring_evict_one(struct pk__stream *s)
     s->truncated = true;
 }
 
-static int ring_grow(struct pk__ring *r, size_t need)
+/* Grows the ring to hold `need` bytes: doubling, so that memory follows what the child wrote,
+ * never past the byte cap `max` (0: none), which `need` never exceeds. */
+static int ring_grow(struct pk__ring *r, size_t need, size_t max)
 {
     size_t ncap = r->cap ? r->cap : 4096;
     while (ncap < need)
         ncap *= 2;
+    if (max != 0 && ncap > max)
+        ncap = max;
     char *d = malloc(ncap);
     if (d == NULL)
         return -ENOMEM;
@@ -199,11 +203,8 @@ static int keep_tail(struct pk__stream *s, const char *p, size_t n, bool nl)
     while (r->nlines > 0 && ((s->max_bytes != 0 && r->len + total > s->max_bytes) ||
                              (s->max_lines != 0 && r->nlines + 1 > s->max_lines)))
         ring_evict_one(s);
-    if (r->len + total > r->cap) {
-        size_t need = s->max_bytes != 0 ? s->max_bytes : r->len + total;
-        if (ring_grow(r, need) != 0)
-            return -ENOMEM;
-    }
+    if (r->len + total > r->cap && ring_grow(r, r->len + total, s->max_bytes) != 0)
+        return -ENOMEM;
     size_t at = (r->head + r->len) % r->cap;
     size_t first = r->cap - at < n ? r->cap - at : n; /* up to the wrap, then the rest */
     memcpy(r->data + at, p, first);
@@ -542,6 +543,33 @@ static void reverse(char *p, size_t n)
     }
 }
 
+/* Moves the ring's bytes to [0, len), in time proportional to len rather than to the ring's
+ * capacity (a 1 GiB cap holding one line must not touch 1 GiB): a memmove when they do not wrap;
+ * when they wrap, a rotation by three reversals if they fill more than half the ring, else a
+ * copy into a buffer of their size. */
+static int ring_linearise(struct pk__ring *r)
+{
+    size_t first = r->cap - r->head; /* bytes up to the end of the buffer */
+    if (first >= r->len) {
+        memmove(r->data, r->data + r->head, r->len);
+    } else if (r->len > r->cap / 2) {
+        reverse(r->data, r->head); /* rotated left by head: [head, cap) comes first */
+        reverse(r->data + r->head, r->cap - r->head);
+        reverse(r->data, r->cap);
+    } else {
+        char *d = malloc(r->len + 1);
+        if (d == NULL)
+            return -ENOMEM;
+        memcpy(d, r->data + r->head, first);
+        memcpy(d + first, r->data, r->len - first);
+        free(r->data);
+        r->data = d;
+        r->cap = r->len + 1;
+    }
+    r->head = 0;
+    return 0;
+}
+
 int pk__stream_finish(struct pk__stream *s, pk_output *out)
 {
     /* The bulk path counts newlines as they arrive; a final line without one is known only now,
@@ -558,13 +586,11 @@ int pk__stream_finish(struct pk__stream *s, pk_output *out)
     if (s->keep == PK_KEEP_TAIL && s->lines) {
         struct pk__ring *r = &s->ring;
         if (r->len > 0) {
-            /* Linearise in place (a rotation by three reversals) and hand the ring's own buffer
-             * over: no second copy of up to max_bytes at the end. */
-            reverse(r->data, r->head);
-            reverse(r->data + r->head, r->cap - r->head);
-            reverse(r->data, r->cap);
-            /* Rotated left by head: the kept bytes are [0, len). */
-            char *d = realloc(r->data, r->cap + 1);
+            /* Hand the ring's own buffer over, its kept bytes moved to the front and the rest
+             * given back: no second buffer of up to max_bytes at the end. */
+            if (ring_linearise(r) != 0)
+                return -ENOMEM;
+            char *d = realloc(r->data, r->len + 1);
             if (d == NULL)
                 return -ENOMEM;
             d[r->len] = '\0';
