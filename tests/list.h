@@ -126,6 +126,7 @@
     X(report_plots, 60)                                                                            \
     X(report_plot_tool_failure_leaves_nothing, 60)                                                 \
     X(report_bad_inputs, 10)                                                                       \
+    X(results_samples_bounded, 10)                                                                 \
     X(report_partial_file_wording, 10)                                                             \
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \

@@ -128,10 +128,10 @@ read_floor(const pkb_results *r, const char *path, struct floor *f, char *err, s
         json_array_foreach(b, i, x)
         {
             if (!json_is_number(x) || !(json_number_value(x) > 0) ||
-                !isfinite(json_number_value(x)))
+                !(json_number_value(x) <= PKB_RESULTS_MAX_SAMPLE_NS))
                 return pkb_fail(err, err_len, -EBADMSG,
                                 "%s: noise_floor.series.%.80s.samples_b_ns[%zu] is not a positive "
-                                "time",
+                                "time of at most 1e18 ns",
                                 path, name, i);
         }
     }
