@@ -5,9 +5,9 @@
  * (pk__stream_fill, then pk__stream_next_line until it has nothing, then pk__stream_finish), so
  * every path the library takes is the one a child's output takes: short reads, EAGAIN, the
  * compaction of an unfinished line, the buffer growing for a long one, the end-of-file, and the
- * engine's forced end after the child's exit (the pipe still open, nothing in it). A chunk is at
- * most what one read takes: one write, then reads until EAGAIN. A pipe write of at most 64 KiB
- * into an empty pipe is whole, and larger ones are taken in turns.
+ * engine's forced end after the child's exit (the pipe still open, nothing in it). A chunk is
+ * one write of at most 64 KiB (an emptied pipe takes it whole), then reads until EAGAIN; a
+ * longer chunk is written in such turns.
  *
  * The reference UTF-8 decoder does not walk the byte-range table the library uses: it decides
  * each prefix by the range of code points it could still complete to (overlong, surrogate and
