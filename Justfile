@@ -4,11 +4,12 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 
 sources := "git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cc'"
 
-# Run every test: the plain build, the ASan+UBSan build, the format check, and the install test.
-test: test-dev asan fmt-check test-install
+# Run every test: the plain build, the ASan+UBSan build, the format check, the install test,
+# and 20 s of each fuzz target.
+test: test-dev asan fmt-check test-install fuzz-smoke
 
 # Build every preset (what CI compiles), warnings as errors.
-build-all: (build "dev") (build "asan") (build "release")
+build-all: (build "dev") (build "asan") (build "release") (build "fuzz")
 
 # Configure a preset once, then build it.
 build preset="dev":
@@ -30,6 +31,16 @@ asan: (build "asan")
 # shared library's exports, pkg-config (shared and --static), find_package, pkrun, the man pages.
 test-install: (build "dev")
     tests/install/run.sh build/dev
+
+# Every fuzz target for 20 s from its seeds (tests/fuzz/README.md), one per CPU at a time; fails
+# on any crash, leak, sanitizer report or failed property, and prints each one's executions.
+fuzz-smoke: (build "fuzz")
+    tests/fuzz/run.sh --time 20
+
+# Every fuzz target for 10 minutes. Extra arguments go to tests/fuzz/run.sh, e.g.
+# `just fuzz --runs 10000000 lines` or `just fuzz --time 3600 results parse`.
+fuzz *args: (build "fuzz")
+    tests/fuzz/run.sh --time 600 {{args}}
 
 # Run selected tests by name on the Debug build, e.g. `just one exit_codes signaled`.
 one +names: (build "dev")

@@ -65,9 +65,13 @@
     X(flood_1gib_without_newline_stays_bounded, 60)                                                \
     X(keep_head_exact_prefix_sealed, 10)                                                           \
     X(keep_tail_by_lines, 10)                                                                      \
+    X(keep_tail_exact_end_after_dropped_line, 10)                                                  \
+    X(keep_tail_uncapped_keeps_everything, 10)                                                     \
+    X(keep_tail_small_output_under_large_cap_stays_small, 10)                                      \
     X(fail_loud_reports_totals_and_drains, 10)                                                     \
     X(keep_none_counts_only, 10)                                                                   \
     X(bulk_capture_counts_lines, 10)                                                               \
+    X(bulk_final_line_counted_when_pipe_outlives_child, 10)                                        \
     X(long_line_over_max_line_dropped_others_kept, 10)                                             \
     X(loop_16_runs_isolated, 10)                                                                   \
     X(loop_lines_idle_and_cancel, 10)                                                              \
@@ -135,6 +139,7 @@
     X(report_plots, 60)                                                                            \
     X(report_plot_tool_failure_leaves_nothing, 60)                                                 \
     X(report_bad_inputs, 10)                                                                       \
+    X(results_samples_bounded, 10)                                                                 \
     X(report_partial_file_wording, 10)                                                             \
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \

@@ -13,12 +13,15 @@
 #define _GNU_SOURCE
 #include "test.h"
 
+#include "regress/compare.h"
+#include "results/results.h"
 #include "suites/suite.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +401,41 @@ TEST_IMPL(report_bad_inputs)
     const char dup[] = "{\"schema\": \"pkbench-results\", \"schema\": \"pkbench-results\"}";
     write_text(path, dup, sizeof dup - 1);
     expect_rejected(path, -EBADMSG, "duplicate");
+}
+
+TEST_IMPL(results_samples_bounded)
+{
+    /* Found by fuzz_results: samples of 1e308 ns passed the loader, and their mean was infinite
+     * (sd NaN) in every report and comparison. Samples are bounded by PKB_RESULTS_MAX_SAMPLE_NS,
+     * in the series and in compare's noise floor alike; the bound itself is a valid sample. */
+    char path[512], err[512];
+    json_t *j = load_fixture();
+    json_t *samples =
+        json_object_get(json_array_get(json_object_get(j, "series"), 3), "samples_ns");
+    json_array_set_new(samples, 0, json_real(1.5e308));
+    path_in(path, sizeof path, "huge-sample.json");
+    dump_to(j, path);
+    expect_rejected(path, -EBADMSG,
+                    "series[3].samples_ns[0] is not a positive time of at most 1e18 ns");
+
+    json_array_set_new(samples, 0, json_real(PKB_RESULTS_MAX_SAMPLE_NS));
+    path_in(path, sizeof path, "largest-sample.json");
+    dump_to(j, path);
+    pkb_results r;
+    ASSERT_OK(pkb_results_load(path, &r, err, sizeof err));
+    ASSERT(r.series[3].measured && isfinite(r.series[3].sum.mean) && isfinite(r.series[3].sum.sd));
+    const char *name = r.series[3].name;
+    json_t *nf = json_pack("{s:f, s:{s:{s:f, s:[f]}}}", "alpha", 0.05, "series", name, "mde", 0.01,
+                           "samples_b_ns", 1e300);
+    pkb_results_free(&r);
+    ASSERT(nf != NULL);
+    json_object_set_new(j, "noise_floor", nf);
+    path_in(path, sizeof path, "huge-floor.json");
+    dump_to(j, path);
+    ASSERT_EQ(pkb_compare_check_file(path, err, sizeof err), -EBADMSG);
+    printf("# %s\n", err);
+    ASSERT(strstr(err, "samples_b_ns[0] is not a positive time of at most 1e18 ns") != NULL);
+    json_decref(j);
 }
 
 /* ==== Wording of unusual files =============================================================== */

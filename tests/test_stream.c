@@ -267,6 +267,58 @@ TEST_IMPL(keep_tail_by_lines)
     pk_result_release(&r);
 }
 
+TEST_IMPL(keep_tail_exact_end_after_dropped_line)
+{
+    /* Found by fuzz_capture: a tail is the exact end of the stream. A line too long to keep
+     * (longer than the byte cap) empties the ring, as it seals a head: "A" must not be kept as if
+     * "B" had followed it. */
+    const char *const argv[] = {
+        pk_test_self(), "--helper", "args", "A", "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLL", "B", NULL};
+    pk_result r;
+    ASSERT_OK(pk_run(
+        &(pk_command){.argv = argv, .out.capture = {.keep = PK_KEEP_TAIL, .max_bytes = 16}}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "B\n");
+    ASSERT(r.out.truncated);
+    ASSERT_EQ(r.out.dropped_lines, 1);
+    ASSERT_EQ(r.out.total_lines, 3);
+    pk_result_release(&r);
+}
+
+TEST_IMPL(keep_tail_uncapped_keeps_everything)
+{
+    /* Found by fuzz_capture: a tail with no cap and no line consumer takes the bulk path, and
+     * its output was lost (the ring stayed empty). */
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("write-hex", "610a620a63"),
+                                   .out.capture = {.keep = PK_KEEP_TAIL}},
+                     &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "a\nb\nc");
+    ASSERT_EQ(r.out.total_lines, 3);
+    ASSERT(!r.out.truncated);
+    pk_result_release(&r);
+}
+
+TEST_IMPL(keep_tail_small_output_under_large_cap_stays_small)
+{
+    /* Found profiling fuzz_capture: a tail ring was allocated at its full byte cap and rotated
+     * whole at the end, so 3 bytes kept under a 256 MiB cap touched 256 MiB (and took a second).
+     * Memory now follows the output, not the cap. */
+    long rss0 = pk_test_status_kib("VmRSS");
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("write-hex", "68690a"),
+                                   .out.capture = {.keep = PK_KEEP_TAIL, .max_bytes = 256u << 20}},
+                     &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "hi\n");
+    ASSERT(!r.out.truncated);
+    long growth = pk_test_status_kib("VmHWM") - rss0;
+    printf("peak RSS growth: %ld KiB\n", growth);
+    ASSERT_LT(growth, 8 * 1024);
+    pk_result_release(&r);
+}
+
 TEST_IMPL(fail_loud_reports_totals_and_drains)
 {
     /* Behaviour 10, fail-loud half: the run still drains (the child exits normally) and the
@@ -310,6 +362,20 @@ TEST_IMPL(bulk_capture_counts_lines)
     ASSERT_STR_EQ(r.out.data, "a\nb\nc");
     ASSERT_EQ(r.out.total_lines, 3);
     ASSERT(!r.out.truncated);
+    pk_result_release(&r);
+}
+
+TEST_IMPL(bulk_final_line_counted_when_pipe_outlives_child)
+{
+    /* Found by fuzz_lines: a grandchild still holds stdout when the child exits, so the run ends
+     * the stream once the pipe is empty rather than at end-of-file; the final line without a
+     * newline must still be counted. */
+    const char *const argv[] = {"sh", "-c", "printf 'a\\nb\\nc'; sleep 0.3 &", NULL};
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv, .containment = PK_CONTAIN_NONE}, &r));
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "a\nb\nc");
+    ASSERT_EQ(r.out.total_lines, 3);
     pk_result_release(&r);
 }
 

@@ -128,10 +128,10 @@ read_floor(const pkb_results *r, const char *path, struct floor *f, char *err, s
         json_array_foreach(b, i, x)
         {
             if (!json_is_number(x) || !(json_number_value(x) > 0) ||
-                !isfinite(json_number_value(x)))
+                !(json_number_value(x) <= PKB_RESULTS_MAX_SAMPLE_NS))
                 return pkb_fail(err, err_len, -EBADMSG,
                                 "%s: noise_floor.series.%.80s.samples_b_ns[%zu] is not a positive "
-                                "time",
+                                "time of at most 1e18 ns",
                                 path, name, i);
         }
     }
@@ -578,16 +578,28 @@ int pkb_compare_files(const char *base_path,
     return rc;
 }
 
+/* What a loaded base file must satisfy beyond the loader's checks: a well-formed noise floor. */
+static int check_loaded(pkb_results *r, const char *path, char *err, size_t err_len)
+{
+    struct floor f;
+    int rc = read_floor(r, path, &f, err, err_len);
+    pkb_results_free(r);
+    return rc;
+}
+
 int pkb_compare_check_file(const char *path, char *err, size_t err_len)
 {
     pkb_results r;
     int rc = pkb_results_load(path, &r, err, err_len);
-    if (rc != 0)
-        return rc;
-    struct floor f;
-    rc = read_floor(&r, path, &f, err, err_len);
-    pkb_results_free(&r);
-    return rc;
+    return rc != 0 ? rc : check_loaded(&r, path, err, err_len);
+}
+
+int pkb_compare_check_buffer(
+    const char *path, const char *data, size_t len, char *err, size_t err_len)
+{
+    pkb_results r;
+    int rc = pkb_results_load_buffer(path, data, len, &r, err, err_len);
+    return rc != 0 ? rc : check_loaded(&r, path, err, err_len);
 }
 
 void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len)

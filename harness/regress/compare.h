@@ -136,6 +136,11 @@ void pkb_compare_free(pkb_compare *c);
  * minutes measuring). Returns 0, or its errors with the message in err. */
 int pkb_compare_check_file(const char *path, char *err, size_t err_len);
 
+/* The same for a file already in memory (`path` only names it in messages), as
+ * pkb_results_load_buffer reads one: what the results fuzz target feeds arbitrary bytes. */
+int pkb_compare_check_buffer(
+    const char *path, const char *data, size_t len, char *err, size_t err_len);
+
 /* Renders the comparison as text, Markdown or JSON into a malloc'd NUL-terminated string (*text,
  * the caller frees it). Returns 0 or -ENOMEM. */
 int pkb_compare_render(const pkb_compare *c, pkb_compare_format format, char **text);

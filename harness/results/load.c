@@ -334,9 +334,10 @@ static int load_series(const char *file,
     for (size_t i = 0; i < s->n; i++) {
         const json_t *v = json_array_get(samples, i);
         double x = json_is_number(v) ? json_number_value(v) : NAN;
-        if (!isfinite(x) || x <= 0)
+        if (!(x > 0 && x <= PKB_RESULTS_MAX_SAMPLE_NS))
             return pkb_fail(err, err_len, -EBADMSG, "%s: series[%zu].samples_ns[%zu] is not %s",
-                            file, index, i, json_is_number(v) ? "a positive time" : "a number");
+                            file, index, i,
+                            json_is_number(v) ? "a positive time of at most 1e18 ns" : "a number");
         s->samples[i] = x;
     }
     s->measured = strcmp(s->status, "measured") == 0 && s->n > 0;

@@ -19,6 +19,10 @@
 #define PKB_RESULTS_SCHEMA         "pkbench-results"
 #define PKB_RESULTS_SCHEMA_VERSION 1
 
+/* The largest sample a reader accepts, in ns (about 32 years): no iteration takes longer, and
+ * below it every sum and square the statistics take of a series stays finite. */
+#define PKB_RESULTS_MAX_SAMPLE_NS 1e18
+
 /* A series' status in the file. PENDING is never written: it is a series still to be timed. */
 typedef enum pkb_series_status {
     PKB_SERIES_PENDING = 0,
@@ -126,8 +130,9 @@ typedef struct pkb_results {
  *   -ENOENT, -EACCES, the file cannot be opened or read (the errno of open/read); -EFBIG when it
  *   -EISDIR, ...      is larger than 1 GiB
  *   -EBADMSG          not valid JSON; not a results file; a required field missing or of the
- *                     wrong type (its path is named, e.g. series[3].samples_ns[2]); a scenario
- *                     with two measured baseline series
+ *                     wrong type (its path is named, e.g. series[3].samples_ns[2]); a sample
+ *                     not in (0, PKB_RESULTS_MAX_SAMPLE_NS]; a scenario with two measured
+ *                     baseline series
  *   -ENOTSUP          schema_version is not 1
  *   -ENOMEM
  * On error *r needs no freeing; on success pkb_results_free. */

@@ -162,11 +162,15 @@ static void ring_evict_one(struct pk__stream *s)
     s->truncated = true;
 }
 
-static int ring_grow(struct pk__ring *r, size_t need)
+/* Grows the ring to hold `need` bytes: doubling, so that memory follows what the child wrote,
+ * never past the byte cap `max` (0: none), which `need` never exceeds. */
+static int ring_grow(struct pk__ring *r, size_t need, size_t max)
 {
     size_t ncap = r->cap ? r->cap : 4096;
     while (ncap < need)
         ncap *= 2;
+    if (max != 0 && ncap > max)
+        ncap = max;
     char *d = malloc(ncap);
     if (d == NULL)
         return -ENOMEM;
@@ -179,25 +183,28 @@ static int ring_grow(struct pk__ring *r, size_t need)
     return 0;
 }
 
+static void ring_clear(struct pk__stream *s)
+{
+    while (s->ring.nlines > 0)
+        ring_evict_one(s);
+    s->truncated = true;
+}
+
 static int keep_tail(struct pk__stream *s, const char *p, size_t n, bool nl)
 {
     struct pk__ring *r = &s->ring;
     size_t total = n + (nl ? 1 : 0);
     if (s->max_bytes != 0 && total > s->max_bytes) {
-        /* Cannot fit even alone (only possible with an explicit max_line above the cap). */
-        while (r->nlines > 0)
-            ring_evict_one(s);
-        s->truncated = true;
+        /* Cannot fit even alone: a line of exactly max_bytes (the cap max_line is clamped to)
+         * and its newline. What the ring holds is no longer the end of the stream. */
+        ring_clear(s);
         return 0;
     }
     while (r->nlines > 0 && ((s->max_bytes != 0 && r->len + total > s->max_bytes) ||
                              (s->max_lines != 0 && r->nlines + 1 > s->max_lines)))
         ring_evict_one(s);
-    if (r->len + total > r->cap) {
-        size_t need = s->max_bytes != 0 ? s->max_bytes : r->len + total;
-        if (ring_grow(r, need) != 0)
-            return -ENOMEM;
-    }
+    if (r->len + total > r->cap && ring_grow(r, r->len + total, s->max_bytes) != 0)
+        return -ENOMEM;
     size_t at = (r->head + r->len) % r->cap;
     size_t first = r->cap - at < n ? r->cap - at : n; /* up to the wrap, then the rest */
     memcpy(r->data + at, p, first);
@@ -231,6 +238,19 @@ static int keep_line(struct pk__stream *s, const char *p, size_t n, bool nl)
     }
     }
     return 0;
+}
+
+/* A line longer than max_line is not kept, nor is what came before it kept as if it were next to
+ * what follows: a head is sealed (an exact prefix), a tail ring emptied (an exact suffix). */
+static void drop_long_line(struct pk__stream *s)
+{
+    if (s->keep == PK_KEEP_NONE)
+        return;
+    s->truncated = true;
+    if (s->keep == PK_KEEP_HEAD || s->keep == PK_KEEP_FAIL)
+        s->sealed = true;
+    if (s->keep == PK_KEEP_TAIL)
+        ring_clear(s);
 }
 
 /* ---- UTF-8 --------------------------------------------------------------------------------- */
@@ -394,10 +414,7 @@ int pk__stream_next_line(struct pk__stream *s, pk_line *line)
             if (n > s->max_line) {
                 s->total_lines++;
                 s->dropped_lines++;
-                if (s->keep != PK_KEEP_NONE)
-                    s->truncated = true;
-                if (s->keep == PK_KEEP_HEAD || s->keep == PK_KEEP_FAIL)
-                    s->sealed = true;
+                drop_long_line(s);
                 continue;
             }
             return emit(s, base + at, n, true, line);
@@ -407,10 +424,7 @@ int pk__stream_next_line(struct pk__stream *s, pk_line *line)
         if (pending > s->max_line) {
             /* Too long to ever deliver: stop assembling, discard until the next newline. */
             s->dropping = true;
-            if (s->keep != PK_KEEP_NONE)
-                s->truncated = true;
-            if (s->keep == PK_KEEP_HEAD || s->keep == PK_KEEP_FAIL)
-                s->sealed = true;
+            drop_long_line(s);
             s->start = s->scan = s->end;
             continue;
         }
@@ -505,8 +519,6 @@ static int fill_bulk(struct pk__stream *s)
     if (n < 0 && errno == EAGAIN)
         return 0;
     s->eof = true;
-    if (b->len > 0 && b->data[b->len - 1] != '\n')
-        s->total_lines++; /* the final line without a newline */
     return n < 0 && errno != EPIPE ? -errno : 0;
 }
 
@@ -531,23 +543,54 @@ static void reverse(char *p, size_t n)
     }
 }
 
+/* Moves the ring's bytes to [0, len), in time proportional to len rather than to the ring's
+ * capacity (a 1 GiB cap holding one line must not touch 1 GiB): a memmove when they do not wrap;
+ * when they wrap, a rotation by three reversals if they fill more than half the ring, else a
+ * copy into a buffer of their size. */
+static int ring_linearise(struct pk__ring *r)
+{
+    size_t first = r->cap - r->head; /* bytes up to the end of the buffer */
+    if (first >= r->len) {
+        memmove(r->data, r->data + r->head, r->len);
+    } else if (r->len > r->cap / 2) {
+        reverse(r->data, r->head); /* rotated left by head: [head, cap) comes first */
+        reverse(r->data + r->head, r->cap - r->head);
+        reverse(r->data, r->cap);
+    } else {
+        char *d = malloc(r->len + 1);
+        if (d == NULL)
+            return -ENOMEM;
+        memcpy(d, r->data + r->head, first);
+        memcpy(d + first, r->data, r->len - first);
+        free(r->data);
+        r->data = d;
+        r->cap = r->len + 1;
+    }
+    r->head = 0;
+    return 0;
+}
+
 int pk__stream_finish(struct pk__stream *s, pk_output *out)
 {
+    /* The bulk path counts newlines as they arrive; a final line without one is known only now,
+     * since the end may not come through fill_bulk: after the child's exit the engine ends a
+     * stream whose pipe a grandchild still holds as soon as it is empty. */
+    if (!s->lines && s->kept.len > 0 && s->kept.data[s->kept.len - 1] != '\n')
+        s->total_lines++;
     memset(out, 0, sizeof *out);
     out->total_bytes = s->total_bytes;
     out->total_lines = s->total_lines;
     out->dropped_lines = s->dropped_lines;
     out->truncated = s->truncated;
-    if (s->keep == PK_KEEP_TAIL) {
+    /* An uncapped tail without a line consumer took the bulk path: its bytes are in kept. */
+    if (s->keep == PK_KEEP_TAIL && s->lines) {
         struct pk__ring *r = &s->ring;
         if (r->len > 0) {
-            /* Linearise in place (a rotation by three reversals) and hand the ring's own buffer
-             * over: no second copy of up to max_bytes at the end. */
-            reverse(r->data, r->head);
-            reverse(r->data + r->head, r->cap - r->head);
-            reverse(r->data, r->cap);
-            /* Rotated left by head: the kept bytes are [0, len). */
-            char *d = realloc(r->data, r->cap + 1);
+            /* Hand the ring's own buffer over, its kept bytes moved to the front and the rest
+             * given back: no second buffer of up to max_bytes at the end. */
+            if (ring_linearise(r) != 0)
+                return -ENOMEM;
+            char *d = realloc(r->data, r->len + 1);
             if (d == NULL)
                 return -ENOMEM;
             d[r->len] = '\0';
