@@ -4,12 +4,14 @@
  * The engine is a set of steps over a pk_process — feed stdin, read a stream and deliver its
  * lines, react to the exit, act on passed deadlines or a fired cancel handle — shared by two
  * drivers: the ppoll loop here (one run, no epoll set-up to pay for) and the epoll loop of
- * loop.linux.c (many runs). The child's exit is seen on its pidfd, never through SIGCHLD.
+ * loop.linux.c (many runs). The child's exit is seen on its pidfd, never through SIGCHLD; a run
+ * that awaits nothing but the exit has no pidfd and blocks in waitid on the child's pid.
  *
- * The end of a run. It ends when the direct child exits: then a private group is torn down
- * before the reap (cgroup.kill, or SIGKILL to the process group while the zombie leader still
- * pins the group id, so no recycled id is ever hit), the child is reaped, and the pipes are
- * drained until end-of-file or, since the read ends are non-blocking, until nothing is buffered.
+ * The end of a run. It ends when the direct child exits: then the child is reaped and a private
+ * group torn down (a cgroup leaf after the reap: one read of cgroup.events, cgroup.kill only when
+ * something is left; a process group before it, while the zombie leader still pins the group id,
+ * so no recycled id is ever hit), and the pipes are drained until end-of-file or, since the read
+ * ends are non-blocking, until nothing is buffered.
  * Everything the child wrote is in the pipe by the time it exits, and with the tree gone no
  * writer is left; so a daemonised grandchild holding the pipe can never hang a run.
  *
@@ -135,17 +137,21 @@ void pk__engine_exited(struct pk_process *p)
 {
     if (p->exited)
         return;
-    if (p->has_own && p->own.mech == PK_CONTAIN_CGROUP) {
-        /* Usually empty by now (the child was alone): one read of cgroup.events. */
-        pk__cgroup_destroy(&p->own);
-    } else if (p->has_own && p->own.pgid > 0) {
+    /* A process group is killed before the reap: the zombie leader pins its id, so the signal
+     * can never reach a group that reused it. */
+    bool pgroup = p->has_own && p->own.mech == PK_CONTAIN_PGROUP && p->own.pgid > 0;
+    if (pgroup)
         pk__pgroup_signal(&p->own, SIGKILL);
-    }
     int rc = pk__reap(p->pid, p->pidfd, &p->outcome);
     note_error(p, rc);
     p->reaped = true;
     p->exited = true;
-    if (p->has_own && p->own.mech == PK_CONTAIN_PGROUP && p->own.pgid > 0) {
+    /* A cgroup leaf names no pid, so it is checked after the reap, which spares a waitid(WNOWAIT)
+     * before it: one read of cgroup.events, which says empty when the child was alone (an exited
+     * task no longer counts); what is left is killed and waited for. */
+    if (p->has_own && p->own.mech == PK_CONTAIN_CGROUP)
+        pk__cgroup_destroy(&p->own);
+    if (pgroup) {
         pk__pgroup_wait_empty(&p->own, 1000);
         p->own.pgid = 0;
     }
@@ -325,13 +331,17 @@ static bool only_exit_left(const struct pk_process *p)
            pk__engine_next_wakeup(p) == 0 && p->cancel == NULL;
 }
 
-/* Blocks in waitid itself instead of polling the pidfd first: one wake-up less per run. A private
- * group is torn down before the reap, so the exit is awaited without reaping (WNOWAIT) first. */
+/* Blocks in waitid itself instead of polling for the exit first: one wake-up less per run. A
+ * private process group is killed before the reap, so there the exit is awaited without reaping
+ * (WNOWAIT) first; a cgroup leaf is checked after the reap (pk__engine_exited). Without a pidfd
+ * the child is awaited by its pid, which cannot be reused before we reap it. */
 static void wait_exit(struct pk_process *p)
 {
-    if (p->has_own) {
+    if (p->has_own && p->own.mech == PK_CONTAIN_PGROUP && p->own.pgid > 0) {
         siginfo_t si;
-        while (waitid(P_PIDFD, (id_t)p->pidfd, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+        idtype_t type = p->pidfd >= 0 ? P_PIDFD : P_PID;
+        id_t id = p->pidfd >= 0 ? (id_t)p->pidfd : (id_t)p->pid;
+        while (waitid(type, id, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
             ;
     }
     pk__engine_exited(p);
@@ -342,7 +352,7 @@ int pk__process_finish(struct pk_process *p, pk_result *res)
     if (p->in_fd >= 0 && p->in_len <= PIPE_BUF)
         pk__engine_stdin(p);
     while (!pk__engine_done(p)) {
-        if (p->pidfd >= 0 && only_exit_left(p)) {
+        if (only_exit_left(p)) {
             wait_exit(p);
             break;
         }

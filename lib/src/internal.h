@@ -59,6 +59,7 @@ struct pk__child_plan {
     int pgid;               /* -1: leave alone; 0: lead a new process group; >0: join it */
     int pdeathsig;          /* 0: none */
     int parent_pid;         /* for the PR_SET_PDEATHSIG race check */
+    bool want_pidfd;        /* the caller polls or signals the child: create a pidfd */
     volatile int err_stage; /* pk_stage of the failure, 0 when none */
     volatile int err_errno; /* positive errno of the failure */
 };
@@ -67,7 +68,8 @@ struct pk__child_plan {
 _Noreturn void pk__child_main(struct pk__child_plan *plan);
 
 /* Starts a child for `plan` with the probed mechanism. On success returns 0 with *pid and
- * *pidfd (-1 when the mechanism gave none and the kernel has no pidfd_open). A failure inside
+ * *pidfd (-1 when plan->want_pidfd is false, or when the mechanism gave none and the kernel has no
+ * pidfd_open). A failure inside
  * the child is reported through plan->err_stage/err_errno with the child already reaped, and the
  * function returns PK__ECHILD_FAILED. Other failures (the clone itself) return a negative errno. */
 int pk__spawn_plan(struct pk__child_plan *plan, int *pid, int *pidfd);
@@ -258,7 +260,13 @@ struct pk_process {
     pk_outcome outcome;
 };
 
-int pk__process_start(const pk_command *cmd, struct pk_process *proc, pk_result *failure);
+/* Starts a run. `exit_only` says the caller only awaits the end and hands out no handle (pk_run):
+ * then the child gets a pidfd only when the engine must poll for its exit next to pipes, time
+ * limits or a cancel handle. */
+int pk__process_start(const pk_command *cmd,
+                      struct pk_process *proc,
+                      pk_result *failure,
+                      bool exit_only);
 /* Runs the engine until the run is over, then fills *res. */
 int pk__process_finish(struct pk_process *proc, pk_result *res);
 void pk__process_close(struct pk_process *proc);

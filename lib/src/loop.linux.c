@@ -153,7 +153,7 @@ int pk_loop_start(
     r->timerfd = r->cancel_fd = -1;
     r->done = done;
     r->user = user;
-    int rc = pk__process_start(cmd, &r->proc, failure);
+    int rc = pk__process_start(cmd, &r->proc, failure, false);
     if (rc != 0) {
         free(r);
         return rc;

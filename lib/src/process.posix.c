@@ -214,6 +214,14 @@ static int prepare_stdio(const pk_command *cmd,
     return rc;
 }
 
+/* True when nothing but the child's exit will be waited for: no pipe, no time limit, no cancel
+ * handle. Then the engine blocks in waitid and needs no pidfd to poll. */
+static bool only_exit_awaited(const pk_command *cmd, const struct pk_process *proc)
+{
+    return proc->in_fd < 0 && proc->streams[1].fd < 0 && proc->streams[2].fd < 0 &&
+           cmd->timeout_ms == 0 && cmd->idle_timeout_ms == 0 && cmd->cancel == NULL;
+}
+
 /* Gives the run its own group unless the command names one or asks for none, so that nothing
  * the child starts outlives the run. */
 static int prepare_containment(const pk_command *cmd, struct pk_process *proc)
@@ -272,7 +280,10 @@ static void arm_run(const pk_command *cmd, struct pk_process *proc)
     proc->last_io_ns = proc->start_ns;
 }
 
-int pk__process_start(const pk_command *cmd, struct pk_process *proc, pk_result *failure)
+int pk__process_start(const pk_command *cmd,
+                      struct pk_process *proc,
+                      pk_result *failure,
+                      bool exit_only)
 {
     init_handle(proc);
     const char *program = valid_command(cmd);
@@ -313,6 +324,7 @@ int pk__process_start(const pk_command *cmd, struct pk_process *proc, pk_result 
     int child_ends[3] = {-1, -1, -1};
     pk_stage stage = PK_STAGE_PREPARE;
     rc = prepare_stdio(cmd, proc, &plan, child_ends);
+    plan.want_pidfd = !exit_only || !only_exit_awaited(cmd, proc);
     if (rc == 0) {
         stage = PK_STAGE_CONTAIN;
         rc = prepare_containment(cmd, proc);
@@ -338,7 +350,7 @@ int pk_run(const pk_command *cmd, pk_result *res)
         return -EINVAL;
     memset(res, 0, sizeof *res);
     struct pk_process proc;
-    int rc = pk__process_start(cmd, &proc, res);
+    int rc = pk__process_start(cmd, &proc, res, true);
     if (rc != 0)
         return rc;
     rc = pk__process_finish(&proc, res);
@@ -366,7 +378,7 @@ int pk_spawn(const pk_command *cmd, pk_process **out, pk_result *failure)
     struct pk_process *proc = malloc(sizeof *proc);
     if (proc == NULL)
         return -ENOMEM;
-    int rc = pk__process_start(cmd, proc, failure);
+    int rc = pk__process_start(cmd, proc, failure, false);
     if (rc != 0) {
         free(proc);
         return rc;
