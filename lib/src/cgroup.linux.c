@@ -274,6 +274,7 @@ static void forget_made(const char *name)
 void pk_cleanup(void)
 {
     pk__stream_cache_release();
+    pk__null_close();
     pthread_mutex_lock(&pool_lock);
     char dir[PATH_MAX + 64];
     while (pool_n > 0) {

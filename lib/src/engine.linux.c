@@ -112,6 +112,15 @@ void pk__engine_read(struct pk_process *p, int i)
         deliver(p, i);
 }
 
+void pk__engine_hangup(struct pk_process *p, int i)
+{
+    struct pk__stream *s = &p->streams[i];
+    s->eof = true;
+    close_fd(&s->fd);
+    if (s->lines)
+        deliver(p, i);
+}
+
 /* Reads whatever is buffered in every stream, until end-of-file or nothing more is there. */
 static void drain_buffered(struct pk_process *p)
 {
@@ -303,7 +312,10 @@ static int drive_once(struct pk_process *p)
             break;
         case W_OUT:
         case W_ERR:
-            pk__engine_read(p, what[k] == W_OUT ? 1 : 2);
+            if ((pfd[k].revents & (POLLIN | POLLHUP)) == POLLHUP)
+                pk__engine_hangup(p, what[k] == W_OUT ? 1 : 2);
+            else
+                pk__engine_read(p, what[k] == W_OUT ? 1 : 2);
             break;
         case W_PIDFD:
             exited = true;

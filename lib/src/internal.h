@@ -11,6 +11,7 @@
  *   loop.linux.c     the epoll driver for many runs
  *   group.c          pk_group API; cgroup.linux.c and pgroup.posix.c do the work
  *   cancel.linux.c   cancel handles (eventfd)
+ *   null.posix.c     /dev/null kept open for the children's streams
  *   env.posix.c, resolve.posix.c, error.c
  */
 #ifndef PK_INTERNAL_H
@@ -106,6 +107,16 @@ int pk__reap(int pid, int pidfd, pk_outcome *outcome);
 int pk__signal(int pid, int pidfd, int signo);
 
 int64_t pk__now_ns(void);
+
+/* ---- /dev/null, kept open (null.posix.c) ---------------------------------------------------- */
+
+/* The kept /dev/null descriptors for one spawn, opened or reopened as needed: fds[0] read-only
+ * when want_read, fds[1] write-only when want_write, else -1. On 0 the caller holds them until
+ * pk__null_unlock, which it calls once the child has its copies; on -errno nothing is held. */
+int pk__null_lock(bool want_read, bool want_write, int fds[2]);
+void pk__null_unlock(void);
+/* Closes both (pk_cleanup). */
+void pk__null_close(void);
 
 /* ---- the stream pump (pump.c) -------------------------------------------------------------- */
 
@@ -275,7 +286,11 @@ void pk__process_close(struct pk_process *proc);
 void pk__engine_stdin(struct pk_process *p);
 /* Reads one chunk of stream i and delivers its lines to the callback (unless pulling). */
 void pk__engine_read(struct pk_process *p, int i);
-/* The pidfd is readable: tear down a private group, reap, drain what is buffered. */
+/* The pipe of stream i reported a hang-up without data (POLLHUP alone): no writer is left and
+ * nothing is buffered, which is what a read returning 0 would say, so the stream ends without
+ * that read. */
+void pk__engine_hangup(struct pk_process *p, int i);
+/* The pidfd is readable: reap, tear down a private group, drain what is buffered. */
 void pk__engine_exited(struct pk_process *p);
 /* Acts on passed deadlines and on a triggered cancel handle. */
 void pk__engine_timers(struct pk_process *p, int64_t now);

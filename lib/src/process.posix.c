@@ -5,8 +5,9 @@
  * build the environment only when it changes, create the pipes the command asks for (O_CLOEXEC,
  * so a concurrent spawn in another thread never inherits them), set up containment (a private
  * group borrowed from the leaf pool unless the command names a group or asks for none), describe
- * the child's side as a plan, and hand the plan to the mechanism (spawn.linux.c). Files and
- * /dev/null are opened by the child itself, so the parent has nothing to close for them.
+ * the child's side as a plan, and hand the plan to the mechanism (spawn.linux.c). Files are
+ * opened by the child itself, so the parent has nothing to close for them; /dev/null is a
+ * descriptor kept open between runs (null.posix.c), which the child duplicates.
  *
  * What happens after the start — feeding stdin, pumping the streams, time limits, the exit and
  * the reap — is the engine's (engine.linux.c).
@@ -21,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char dev_null[] = "/dev/null";
 
 static void close_fd(int *fd)
 {
@@ -53,20 +52,30 @@ static bool valid_stdio(const pk_stdio *s, int stream)
     return false;
 }
 
-/* Fills the child's plan for one stream; creates a pipe when the stream is captured or fed.
- * *child_end receives the descriptor the parent must close after the spawn. */
-static int
-plan_stream(const pk_stdio *s, int stream, struct pk__io_plan *io, int *parent_end, int *child_end)
+/* What a stream's kind means once the defaults are applied. */
+static pk_stdio_kind effective_kind(const pk_stdio *s, int stream)
 {
     pk_stdio_kind kind = s->kind;
     if (kind == PK_STDIO_DEFAULT)
         kind = stream == 0 ? PK_STDIO_NULL : PK_STDIO_CAPTURE;
     if (kind == PK_STDIO_BYTES && s->len == 0)
         kind = PK_STDIO_NULL; /* nothing to feed: the child sees EOF at once either way */
+    return kind;
+}
 
-    switch (kind) {
+/* Fills the child's plan for one stream; creates a pipe when the stream is captured or fed.
+ * *child_end receives the descriptor the parent must close after the spawn. /dev/null comes from
+ * the kept descriptors in null_fds ([0] read, [1] write). */
+static int plan_stream(const pk_stdio *s,
+                       int stream,
+                       const int null_fds[2],
+                       struct pk__io_plan *io,
+                       int *parent_end,
+                       int *child_end)
+{
+    switch (effective_kind(s, stream)) {
     case PK_STDIO_NULL:
-        *io = (struct pk__io_plan){PK__IO_OPEN, -1, dev_null, stream == 0 ? O_RDONLY : O_WRONLY};
+        *io = (struct pk__io_plan){PK__IO_DUP, null_fds[stream == 0 ? 0 : 1], NULL, 0};
         return 0;
     case PK_STDIO_INHERIT:
         *io = (struct pk__io_plan){PK__IO_KEEP, -1, NULL, 0};
@@ -108,10 +117,11 @@ static void set_failure(pk_result *failure, pk_stage stage, int err)
     failure->outcome.error = err;
 }
 
+/* For a pipe end this library just made: its status flags are known to be none besides the
+ * access mode (which F_SETFL ignores), so one F_SETFL sets O_NONBLOCK without an F_GETFL. */
 static int set_nonblock(int fd)
 {
-    int fl = fcntl(fd, F_GETFL);
-    return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -errno : 0;
+    return fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
 }
 
 /* A step from prepare_stdio on failed, or the child reported its failure: names the stage that
@@ -192,17 +202,31 @@ static int resolve_path(const pk_command *cmd,
 
 /* Plans the three streams and hands the parent its pipe ends. The streams are initialised even
  * after a failure, because fail_start releases them. The child's ends go to child_ends: the
- * caller closes them once the child has its copies. */
+ * caller closes them once the child has its copies. A stream on /dev/null takes a kept
+ * descriptor, which stays locked (*null_locked) until the caller calls pk__null_unlock after the
+ * spawn; a failure to open /dev/null is reported at stage stdio, as the child's open was. */
 static int prepare_stdio(const pk_command *cmd,
                          struct pk_process *proc,
                          struct pk__child_plan *plan,
-                         int child_ends[3])
+                         int child_ends[3],
+                         bool *null_locked,
+                         pk_stage *stage)
 {
     int rc = 0;
     int parent_ends[3] = {-1, -1, -1};
     const pk_stdio *streams[3] = {&cmd->in, &cmd->out, &cmd->err};
+    bool null_in = effective_kind(&cmd->in, 0) == PK_STDIO_NULL;
+    bool null_out = effective_kind(&cmd->out, 1) == PK_STDIO_NULL ||
+                    effective_kind(&cmd->err, 2) == PK_STDIO_NULL;
+    int null_fds[2] = {-1, -1};
+    if (null_in || null_out) {
+        rc = pk__null_lock(null_in, null_out, null_fds);
+        *null_locked = rc == 0;
+        if (rc != 0)
+            *stage = PK_STAGE_STDIO;
+    }
     for (int i = 0; i < 3 && rc == 0; i++)
-        rc = plan_stream(streams[i], i, &plan->io[i], &parent_ends[i], &child_ends[i]);
+        rc = plan_stream(streams[i], i, null_fds, &plan->io[i], &parent_ends[i], &child_ends[i]);
     proc->in_fd = parent_ends[0];
     for (int i = 1; i < 3; i++) {
         pk__stream_init(&proc->streams[i], i, streams[i], cmd->on_line != NULL);
@@ -323,7 +347,8 @@ int pk__process_start(const pk_command *cmd,
 
     int child_ends[3] = {-1, -1, -1};
     pk_stage stage = PK_STAGE_PREPARE;
-    rc = prepare_stdio(cmd, proc, &plan, child_ends);
+    bool null_locked = false;
+    rc = prepare_stdio(cmd, proc, &plan, child_ends, &null_locked, &stage);
     plan.want_pidfd = !exit_only || !only_exit_awaited(cmd, proc);
     if (rc == 0) {
         stage = PK_STAGE_CONTAIN;
@@ -332,6 +357,8 @@ int pk__process_start(const pk_command *cmd,
     if (rc == 0)
         rc = spawn_child(proc, &plan, &stage);
     /* The child has its copies (or never will): the parent keeps only its own ends. */
+    if (null_locked)
+        pk__null_unlock();
     for (int i = 0; i < 3; i++)
         close_fd(&child_ends[i]);
     free(owned_env);
