@@ -198,6 +198,29 @@ TEST_IMPL(child_sees_only_fds_0_1_2)
     close(leaked);
 }
 
+TEST_IMPL(inherit_fds_skips_only_the_close)
+{
+    /* The opt-out: a descriptor without O_CLOEXEC reaches the child, one with it still does not,
+     * and the standard streams are planned as usual. */
+    int leaked = open("/dev/null", O_RDONLY);
+    int cloexec = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(leaked, 3);
+    ASSERT_GE(cloexec, 3);
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("list-fds"), .inherit_fds = true}, &r));
+    ASSERT_EXITED(r, 0);
+    /* Whatever else this process inherited without O_CLOEXEC is listed too: look for ours. */
+    char a[32], b[32];
+    snprintf(a, sizeof a, "\n%d\n", leaked);
+    snprintf(b, sizeof b, "\n%d\n", cloexec);
+    ASSERT(strncmp(r.out.data, "0\n1\n2\n", 6) == 0);
+    ASSERT(strstr(r.out.data, a) != NULL);
+    ASSERT(strstr(r.out.data, b) == NULL);
+    pk_result_release(&r);
+    close(leaked);
+    close(cloexec);
+}
+
 TEST_IMPL(standard_fds_closed_in_parent)
 {
     /* With the parent's 0-2 closed, pipe ends land on 0-2; the child still gets them right. */

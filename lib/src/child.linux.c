@@ -17,7 +17,8 @@
  *   4. pdeathsig: PR_SET_PDEATHSIG, then getppid() against the spawner's pid, because the parent
  *      may have died before the call (then the child exits at once);
  *   5. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
- *   6. close_fds: close_range(3, ~0) — every descriptor the host leaked without O_CLOEXEC;
+ *   6. close_fds: close_range(3, ~0) — every descriptor the host leaked without O_CLOEXEC
+ *      (skipped when the command sets inherit_fds);
  *   7. chdir;
  *   8. restore the parent's signal mask, when the parent blocked everything around the clone
  *      (only without CLONE_CLEAR_SIGHAND);
@@ -144,7 +145,7 @@ PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
     if (err != 0)
         fail(plan, PK_STAGE_STDIO, err);
 
-    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+    if (!plan->inherit_fds && syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
         /* Kernels before 5.9: close descriptor by descriptor up to the limit. */
         if (errno != ENOSYS)
             fail(plan, PK_STAGE_CLOSE_FDS, errno);

@@ -328,6 +328,7 @@ int pk__process_start(const pk_command *cmd,
         .cgroup_procs_fd = -1,
         .pgid = -1,
         .pdeathsig = cmd->pdeathsig,
+        .inherit_fds = cmd->inherit_fds,
         .parent_pid = cmd->pdeathsig > 0 ? (int)getpid() : 0,
     };
     char pathbuf[PATH_MAX];

@@ -67,7 +67,7 @@ int pk__spawn_posix_spawn(struct pk__child_plan *plan)
     }
     for (int t = 0; t < 3 && rc == 0; t++)
         rc = add_io(&fa, &plan->io[t], t);
-    if (rc == 0)
+    if (rc == 0 && !plan->inherit_fds)
         rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     if (rc == 0 && plan->cwd != NULL)
         rc = posix_spawn_file_actions_addchdir_np(&fa, plan->cwd);
