@@ -403,6 +403,21 @@ static int h_containment_probe(int argc, char **argv)
     return 0;
 }
 
+/* own-cgroup: the path of this process's cgroup v2 (the `0::` line of /proc/self/cgroup) */
+static int h_own_cgroup(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    char line[4096];
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "0::", 3) == 0)
+            say(1, "%s", line + 3);
+    if (f != NULL)
+        fclose(f);
+    return f != NULL ? 0 : 2;
+}
+
 /* write-hex HEX: the bytes the hex string spells, nothing else */
 static int h_write_hex(int argc, char **argv)
 {
@@ -450,6 +465,7 @@ static const struct helper helpers[] = {
     {"pdeathsig-owner", h_pdeathsig_owner},
     {"containment-probe", h_containment_probe},
     {"write-hex", h_write_hex},
+    {"own-cgroup", h_own_cgroup},
 };
 
 int pk_test_run_helper(int argc, char **argv)

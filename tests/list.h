@@ -43,6 +43,7 @@
     X(one_shot_run_kills_escaped_grandchild, 10)                                                   \
     X(pgroup_fallback_reported_and_setsid_escapes, 10)                                             \
     X(group_kill_repeatable_and_reusable, 10)                                                      \
+    X(killed_group_gets_a_fresh_leaf, 10)                                                          \
     X(no_cgroup_dir_left_after_close, 20)                                                          \
     X(stale_leaves_of_dead_owner_removed, 10)                                                      \
     X(pdeathsig_kills_child_when_owner_dies, 10)                                                   \

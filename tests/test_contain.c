@@ -173,6 +173,51 @@ TEST_IMPL(group_kill_repeatable_and_reusable)
     pk_process_free(later);
 }
 
+/* The cgroup (as /proc/<pid>/cgroup names it) a child spawned into g is born in. */
+static void born_in(pk_group *g, char *out, size_t cap)
+{
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("own-cgroup"), .group = g}, &r));
+    ASSERT_EXITED(r, 0); /* not killed at birth */
+    ASSERT(r.out.data != NULL);
+    snprintf(out, cap, "%s", r.out.data);
+    out[strcspn(out, "\n")] = '\0';
+    pk_result_release(&r);
+}
+
+TEST_IMPL(killed_group_gets_a_fresh_leaf)
+{
+    /* After cgroup.kill the kernel kills children cloned into that leaf at birth; a shared group
+     * then gets a fresh leaf at its next spawn (cloned into, not joined through cgroup.procs),
+     * the killed one is removed, and the tree's CPU time is carried over. */
+    pk_test_need_cgroup();
+    pk_group *g;
+    ASSERT_OK(pk_group_new(&(pk_group_options){.containment = PK_CONTAIN_CGROUP}, &g));
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("spin", "200"), .group = g}, &r));
+    pk_result_release(&r);
+    pk_group_stats before;
+    ASSERT_OK(pk_group_stats_get(g, &before));
+    ASSERT_GT(before.cpu_user_us + before.cpu_sys_us,
+              30000); /* well above what the later runs add */
+
+    char first[4096], second[4096], third[4096], dir[8192];
+    born_in(g, first, sizeof first);
+    ASSERT_OK(pk_group_kill(g));
+    born_in(g, second, sizeof second);
+    ASSERT(strcmp(first, second) != 0);
+    snprintf(dir, sizeof dir, "%s/%s", pk_test_cgroup_dir(), strrchr(first, '/') + 1);
+    struct stat st;
+    ASSERT(stat(dir, &st) != 0 && errno == ENOENT); /* the killed leaf is gone */
+    born_in(g, third, sizeof third);
+    ASSERT_STR_EQ(third, second); /* no kill since: the leaf stays */
+
+    pk_group_stats after;
+    ASSERT_OK(pk_group_stats_get(g, &after));
+    ASSERT_GE(after.cpu_user_us + after.cpu_sys_us, before.cpu_user_us + before.cpu_sys_us);
+    pk_group_free(g);
+}
+
 TEST_IMPL(no_cgroup_dir_left_after_close)
 {
     /* Behaviour 4: groups, one-shot runs and killed runs leave no directory; a process's pooled

@@ -89,17 +89,55 @@ int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms)
     return wait_empty(g, timeout_ms);
 }
 
+/* A shared cgroup group's leaf, held while its descriptors are used (see leaf_lock). */
+static bool shared_leaf(const struct pk_group *g)
+{
+    return g->heap && g->mech == PK_CONTAIN_CGROUP;
+}
+
+static void leaf_hold(struct pk_group *g)
+{
+    if (shared_leaf(g))
+        pthread_rwlock_rdlock(&g->leaf_lock);
+}
+
+static void leaf_release(struct pk_group *g)
+{
+    if (shared_leaf(g))
+        pthread_rwlock_unlock(&g->leaf_lock);
+}
+
+/* A shared group whose leaf was killed gets a fresh one when it is empty, so the next child is
+ * cloned into it again (cgroup.linux.c, pk__cgroup_renew). Called holding the leaf as a reader;
+ * returns holding it again. */
+static void renew_killed_leaf(struct pk_group *g)
+{
+    pthread_rwlock_unlock(&g->leaf_lock);
+    pthread_rwlock_wrlock(&g->leaf_lock);
+    if (g->killed)
+        (void)pk__cgroup_renew(g); /* members left: the leaf stays, joined via cgroup.procs */
+    pthread_rwlock_unlock(&g->leaf_lock);
+    pthread_rwlock_rdlock(&g->leaf_lock);
+}
+
 int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan)
 {
     if (g->mech == PK_CONTAIN_CGROUP) {
+        /* Held until pk__group_plan_done: the leaf cannot be replaced under the clone. */
+        leaf_hold(g);
+        if (g->killed && shared_leaf(g) && pk__spawn_into_cgroup())
+            renew_killed_leaf(g);
         /* Not into a leaf that was ever killed: the kernel kills such clones (cgroup.linux.c). */
         if (pk__spawn_into_cgroup() && !g->killed) {
             plan->cgroup_fd = g->dirfd;
         } else {
             /* The child moves itself by writing "0" to cgroup.procs before exec. */
             plan->cgroup_procs_fd = openat(g->dirfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-            if (plan->cgroup_procs_fd < 0)
-                return -errno;
+            if (plan->cgroup_procs_fd < 0) {
+                int err = -errno;
+                leaf_release(g);
+                return err;
+            }
         }
         return 0;
     }
@@ -125,6 +163,8 @@ void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan)
     }
     if (g->mech == PK_CONTAIN_PGROUP)
         pthread_mutex_unlock(&g->lock);
+    else
+        leaf_release(g);
 }
 
 /* ---- public API ---------------------------------------------------------------------------- */
@@ -143,6 +183,7 @@ int pk_group_new(const pk_group_options *opts, pk_group **out)
         free(g);
         return rc;
     }
+    pthread_rwlock_init(&g->leaf_lock, NULL);
     g->heap = true;
     *out = g;
     return 0;
@@ -154,6 +195,7 @@ void pk_group_free(pk_group *g)
         return;
     pk__group_teardown(g);
     pthread_mutex_destroy(&g->lock);
+    pthread_rwlock_destroy(&g->leaf_lock);
     free(g);
 }
 
@@ -166,26 +208,33 @@ int pk_group_signal(pk_group *g, int signo)
 {
     if (g == NULL)
         return -EINVAL;
-    return pk__group_signal(g, signo);
+    leaf_hold(g);
+    int rc = pk__group_signal(g, signo);
+    leaf_release(g);
+    return rc;
 }
 
 int pk_group_kill(pk_group *g)
 {
     if (g == NULL)
         return -EINVAL;
-    return pk__group_kill_wait(g, 5000);
+    leaf_hold(g);
+    int rc = pk__group_kill_wait(g, 5000);
+    leaf_release(g);
+    return rc;
 }
 
 int pk_group_shutdown(pk_group *g, int64_t grace_ms, bool escalate)
 {
     if (g == NULL || grace_ms < 0)
         return -EINVAL;
+    leaf_hold(g);
     int rc = pk__group_signal(g, SIGTERM);
-    if (rc != 0)
-        return rc;
-    rc = wait_empty(g, grace_ms);
+    if (rc == 0)
+        rc = wait_empty(g, grace_ms);
     if (rc == -ETIMEDOUT && escalate)
         rc = pk__group_kill_wait(g, 5000);
+    leaf_release(g);
     return rc;
 }
 
@@ -193,26 +242,36 @@ int pk_group_suspend(pk_group *g)
 {
     if (g == NULL)
         return -EINVAL;
-    if (g->mech == PK_CONTAIN_CGROUP)
-        return pk__cgroup_freeze(g, true);
-    return pk__pgroup_signal(g, SIGSTOP);
+    if (g->mech != PK_CONTAIN_CGROUP)
+        return pk__pgroup_signal(g, SIGSTOP);
+    leaf_hold(g);
+    int rc = pk__cgroup_freeze(g, true);
+    leaf_release(g);
+    return rc;
 }
 
 int pk_group_resume(pk_group *g)
 {
     if (g == NULL)
         return -EINVAL;
-    if (g->mech == PK_CONTAIN_CGROUP)
-        return pk__cgroup_freeze(g, false);
-    return pk__pgroup_signal(g, SIGCONT);
+    if (g->mech != PK_CONTAIN_CGROUP)
+        return pk__pgroup_signal(g, SIGCONT);
+    leaf_hold(g);
+    int rc = pk__cgroup_freeze(g, false);
+    leaf_release(g);
+    return rc;
 }
 
 int pk_group_members(pk_group *g, int *pids, size_t cap, size_t *count)
 {
     if (g == NULL || count == NULL || (pids == NULL && cap > 0))
         return -EINVAL;
-    return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_members(g, pids, cap, count)
-                                        : pk__pgroup_members(g, pids, cap, count);
+    if (g->mech != PK_CONTAIN_CGROUP)
+        return pk__pgroup_members(g, pids, cap, count);
+    leaf_hold(g);
+    int rc = pk__cgroup_members(g, pids, cap, count);
+    leaf_release(g);
+    return rc;
 }
 
 int pk_group_stats_get(pk_group *g, pk_group_stats *st)
@@ -220,5 +279,10 @@ int pk_group_stats_get(pk_group *g, pk_group_stats *st)
     if (g == NULL || st == NULL)
         return -EINVAL;
     memset(st, 0, sizeof *st);
-    return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_stats(g, st) : pk__pgroup_stats(g, st);
+    if (g->mech != PK_CONTAIN_CGROUP)
+        return pk__pgroup_stats(g, st);
+    leaf_hold(g);
+    int rc = pk__cgroup_stats(g, st);
+    leaf_release(g);
+    return rc;
 }

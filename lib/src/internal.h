@@ -183,6 +183,11 @@ struct pk_group {
     int events_fd;       /* its cgroup.events, read with pread */
     bool pooled;         /* a private leaf borrowed from the pool (returned, not removed) */
     bool killed;         /* cgroup.kill was written: see pk__group_plan */
+    /* A shared group (pk_group_new) may get a fresh leaf after a kill (pk__cgroup_renew): spawns
+     * and the public calls hold this as readers while they use the leaf's descriptors, the
+     * renewal as the writer. Private groups never renew and never take it. */
+    pthread_rwlock_t leaf_lock;
+    int64_t cpu_user_base, cpu_sys_base; /* CPU of the tree in leaves replaced so far, µs */
     /* process group */
     pthread_mutex_t lock; /* guards pgid across concurrent spawns into one group */
     int pgid;             /* 0 until the first member leads it */
@@ -196,6 +201,10 @@ const char *pk__cgroup_parent(void);
 int pk__cgroup_create(struct pk_group *g, bool pooled);
 /* Kills what is left, waits until empty, then removes the leaf or returns it to the pool. */
 void pk__cgroup_destroy(struct pk_group *g);
+/* Replaces a killed, empty leaf with a fresh one, so that children are cloned into the group
+ * again instead of moving themselves in through cgroup.procs; the old leaf's CPU time is carried
+ * over. 0 when replaced; -EBUSY (members left) or -errno, and the leaf stays. */
+int pk__cgroup_renew(struct pk_group *g);
 int pk__cgroup_signal(struct pk_group *g, int signo);
 int pk__cgroup_kill(struct pk_group *g);
 /* Waits until the leaf has no process, up to timeout_ms. 0, -ETIMEDOUT or -errno. */

@@ -438,7 +438,7 @@ int pk_process_signal_tree(pk_process *proc, int signo)
     if (proc == NULL)
         return -EINVAL;
     if (proc->group != NULL)
-        return pk__group_signal(proc->group, signo);
+        return pk_group_signal(proc->group, signo); /* holds a shared leaf */
     if (proc->reaped)
         return -ESRCH;
     return pk__signal(proc->pid, proc->pidfd, signo);
