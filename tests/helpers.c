@@ -418,6 +418,39 @@ static int h_own_cgroup(int argc, char **argv)
     return f != NULL ? 0 : 2;
 }
 
+/* spawn-trace MODE: one pk_run of /bin/true between close(-12345) and close(-54321), the markers
+ * test_syscalls.c traces; after an identical warm-up run except in mode `first`. Modes: first,
+ * contained (streams inherited, default group), uncontained, inherit_fds (contained, no
+ * close_range), defaults (every default: stdin /dev/null, both outputs captured). */
+static int h_spawn_trace(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "contained";
+    pk_command cmd = {.program = "/bin/true",
+                      .in.kind = PK_STDIO_INHERIT,
+                      .out.kind = PK_STDIO_INHERIT,
+                      .err.kind = PK_STDIO_INHERIT};
+    if (strcmp(mode, "uncontained") == 0)
+        cmd.containment = PK_CONTAIN_NONE;
+    else if (strcmp(mode, "inherit_fds") == 0)
+        cmd.inherit_fds = true;
+    else if (strcmp(mode, "defaults") == 0)
+        cmd = (pk_command){.program = "/bin/true"};
+    int warm = strcmp(mode, "first") == 0 ? 0 : 1;
+    for (int i = 0; i <= warm; i++) {
+        pk_result r;
+        if (i == warm)
+            close(-12345);
+        int rc = pk_run(&cmd, &r);
+        if (i == warm)
+            close(-54321);
+        bool ok = rc == 0 && r.outcome.kind == PK_OUTCOME_EXITED && r.outcome.code == 0;
+        pk_result_release(&r);
+        if (!ok)
+            return 1;
+    }
+    return 0;
+}
+
 /* write-hex HEX: the bytes the hex string spells, nothing else */
 static int h_write_hex(int argc, char **argv)
 {
@@ -466,6 +499,7 @@ static const struct helper helpers[] = {
     {"containment-probe", h_containment_probe},
     {"write-hex", h_write_hex},
     {"own-cgroup", h_own_cgroup},
+    {"spawn-trace", h_spawn_trace},
 };
 
 int pk_test_run_helper(int argc, char **argv)

@@ -34,6 +34,10 @@
     X(threads_no_fd_crosses_to_children, 30)                                                       \
     X(host_sigchld_handler_coexists, 10)                                                           \
     X(mechanism_probe_picks_clone3, 10)                                                            \
+    X(spawn_syscalls_first_run_makes_one_child, 10)                                                \
+    X(spawn_syscalls_contained, 10)                                                                \
+    X(spawn_syscalls_uncontained_and_inherit_fds, 10)                                              \
+    X(spawn_syscalls_all_defaults, 10)                                                             \
     X(mechanism_clone3_default, 10)                                                                \
     X(mechanism_clone, 10)                                                                         \
     X(mechanism_vfork, 10)                                                                         \

@@ -1,0 +1,261 @@
+/*
+ * The system calls of a spawn, counted: every call on the hot path must earn its place, and these
+ * tests fail when one comes back. A helper (`--helper spawn-trace MODE`) runs one pk_run of
+ * /bin/true between two marker calls, close(-12345) and close(-54321), after an identical untimed
+ * run that warms up whatever a first run sets up (the probe, the leaf pool, /dev/null); the test
+ * traces it with ptrace (PTRACE_GET_SYSCALL_INFO, so no register layout is assumed) and records,
+ * between the markers, the calls of the helper itself (the parent side) and of each child up to
+ * its execve (the child side). Mode `first` has no warm-up and counts the processes the first run
+ * of a fresh process creates: one, no probe child.
+ */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MARK_START (-12345)
+#define MARK_END   (-54321)
+#define MAX_CALLS  256
+
+struct calls {
+    int pid;
+    int n;
+    long nr[MAX_CALLS];
+    unsigned long long args[MAX_CALLS][3];
+};
+
+struct trace {
+    struct calls parent, child;
+    int children; /* processes created between the markers */
+    bool recording;
+    bool child_execd;
+};
+
+static void record(struct calls *c, const struct __ptrace_syscall_info *info)
+{
+    if (c->n >= MAX_CALLS)
+        return;
+    c->nr[c->n] = (long)info->entry.nr;
+    for (int i = 0; i < 3; i++)
+        c->args[c->n][i] = info->entry.args[i];
+    c->n++;
+}
+
+/* One syscall-entry stop of `pid`. */
+static void on_entry(struct trace *t, int pid, const struct __ptrace_syscall_info *info)
+{
+    long nr = (long)info->entry.nr;
+    int fd = (int)info->entry.args[0];
+    if (pid == t->parent.pid) {
+        if (nr == SYS_close && fd == MARK_START)
+            t->recording = true;
+        else if (nr == SYS_close && fd == MARK_END)
+            t->recording = false;
+        else if (t->recording)
+            record(&t->parent, info);
+    } else if (pid == t->child.pid && !t->child_execd) {
+        record(&t->child, info);
+        if (nr == SYS_execve)
+            t->child_execd = true;
+    }
+}
+
+/* Runs the helper in `mode` under ptrace until it exits; fills *t. */
+static void trace_helper(const char *mode, struct trace *t)
+{
+    memset(t, 0, sizeof *t);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        /* LeakSanitizer cannot run under ptrace (ASan builds); nothing else changes. */
+        setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+        ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+        raise(SIGSTOP);
+        execl(pk_test_self(), pk_test_self(), "--helper", "spawn-trace", mode, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    ASSERT_EQ(waitpid(pid, &st, __WALL), pid);
+    ASSERT(WIFSTOPPED(st));
+    long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+                PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+    ASSERT_EQ(ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)opts), 0);
+    ASSERT_EQ(ptrace(PTRACE_SYSCALL, pid, NULL, NULL), 0);
+    t->parent.pid = pid;
+    int status = -1;
+    for (;;) {
+        int w = waitpid(-1, &st, __WALL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ASSERT_GT(w, 0);
+        if (WIFEXITED(st) || WIFSIGNALED(st)) {
+            if (w == pid) {
+                status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+                break;
+            }
+            continue;
+        }
+        int sig = WSTOPSIG(st), event = st >> 16, inject = 0;
+        if (sig == (SIGTRAP | 0x80)) {
+            struct __ptrace_syscall_info info;
+            long len = ptrace(PTRACE_GET_SYSCALL_INFO, w, (void *)sizeof info, &info);
+            if (len > 0 && info.op == PTRACE_SYSCALL_INFO_ENTRY)
+                on_entry(t, w, &info);
+        } else if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
+                   event == PTRACE_EVENT_VFORK) {
+            unsigned long child = 0;
+            ptrace(PTRACE_GETEVENTMSG, w, NULL, &child);
+            if (w == pid && t->recording) {
+                t->children++;
+                if (t->child.pid == 0)
+                    t->child.pid = (int)child;
+            }
+        } else if (event == 0 && sig != SIGSTOP && sig != SIGTRAP) {
+            inject = sig; /* a real signal (SIGCHLD): deliver it */
+        }
+        ptrace(PTRACE_SYSCALL, w, NULL, (void *)(long)inject);
+    }
+    ASSERT_EQ(status, 0);
+}
+
+static int count(const struct calls *c, long nr)
+{
+    int k = 0;
+    for (int i = 0; i < c->n; i++)
+        k += c->nr[i] == nr;
+    return k;
+}
+
+static int index_of(const struct calls *c, long nr)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->nr[i] == nr)
+            return i;
+    return -1;
+}
+
+/* Prints a side's calls by number, for the log of a failing test. */
+static void show(const char *side, const struct calls *c)
+{
+    printf("# %s:", side);
+    for (int i = 0; i < c->n; i++)
+        printf(" %ld", c->nr[i]);
+    printf("\n");
+}
+
+/* The tracer sees the helper's children even on the cgroup or process-group fallback, but the
+ * counts below are the cgroup path's. */
+static void need_cgroup_here(void)
+{
+    pk_test_need_cgroup();
+    if (pk_host_containment() != PK_CONTAIN_CGROUP)
+        pk_test_skip("no delegated cgroup v2 here: the contained path is the process group's");
+}
+
+static int dup2_count(const struct calls *c)
+{
+#ifdef SYS_dup2
+    return count(c, SYS_dup2) + count(c, SYS_dup3);
+#else
+    return count(c, SYS_dup3);
+#endif
+}
+
+static int fstat_count(const struct calls *c)
+{
+#ifdef SYS_fstat
+    return count(c, SYS_newfstatat) + count(c, SYS_fstat);
+#else
+    return count(c, SYS_newfstatat);
+#endif
+}
+
+TEST_IMPL(spawn_syscalls_first_run_makes_one_child)
+{
+    /* A fresh process's first run: the spawn itself is the mechanism's probe. */
+    struct trace t;
+    trace_helper("first", &t);
+    show("parent", &t.parent);
+    ASSERT_EQ(t.children, 1);
+}
+
+TEST_IMPL(spawn_syscalls_contained)
+{
+    /* pk_run, streams inherited, the default private group: a pooled leaf the child is born in
+     * (CLONE_INTO_CGROUP), no pidfd (only the exit is awaited), the reap, then one read of
+     * cgroup.events. The child closes what leaked and execs. */
+    need_cgroup_here();
+    struct trace t;
+    trace_helper("contained", &t);
+    show("parent", &t.parent);
+    show("child", &t.child);
+    ASSERT_EQ(t.children, 1);
+    ASSERT_EQ(t.parent.n, 3);
+    ASSERT_EQ(t.parent.nr[0], SYS_clone3);
+    ASSERT_EQ(t.parent.nr[1], SYS_waitid);
+    ASSERT_EQ(t.parent.args[1][0], P_PID); /* by pid: no pidfd was made */
+    ASSERT_EQ(t.parent.nr[2], SYS_pread64);
+    ASSERT_EQ(t.child.n, 2);
+    ASSERT_EQ(t.child.nr[0], SYS_close_range);
+    ASSERT_EQ(t.child.nr[1], SYS_execve);
+}
+
+TEST_IMPL(spawn_syscalls_uncontained_and_inherit_fds)
+{
+    struct trace t;
+    trace_helper("uncontained", &t);
+    show("parent", &t.parent);
+    show("child", &t.child);
+    ASSERT_EQ(t.parent.n, 2);
+    ASSERT_EQ(t.parent.nr[0], SYS_clone3);
+    ASSERT_EQ(t.parent.nr[1], SYS_waitid);
+    ASSERT_EQ(t.child.n, 2);
+    ASSERT_EQ(t.child.nr[0], SYS_close_range);
+
+    /* The opt-out: the child execs at once. */
+    trace_helper("inherit_fds", &t);
+    show("child", &t.child);
+    ASSERT_EQ(t.child.n, 1);
+    ASSERT_EQ(t.child.nr[0], SYS_execve);
+}
+
+TEST_IMPL(spawn_syscalls_all_defaults)
+{
+    /* pk_run with every default: stdin /dev/null, stdout and stderr captured, contained. */
+    need_cgroup_here();
+    struct trace t;
+    trace_helper("defaults", &t);
+    show("parent", &t.parent);
+    show("child", &t.child);
+    const struct calls *p = &t.parent, *c = &t.child;
+    ASSERT_EQ(t.children, 1);
+    ASSERT_EQ(count(p, SYS_pipe2), 2);
+    ASSERT_EQ(count(p, SYS_fcntl), 2); /* one F_SETFL per pipe, no F_GETFL */
+    for (int i = 0; i < p->n; i++)
+        if (p->nr[i] == SYS_fcntl)
+            ASSERT_EQ(p->args[i][1], F_SETFL);
+    ASSERT_EQ(fstat_count(p), 1); /* the kept /dev/null, checked */
+    ASSERT_EQ(count(p, SYS_openat), 0);
+    ASSERT_EQ(count(p, SYS_read), 0); /* POLLHUP is end-of-file: no read returning 0 */
+    ASSERT_EQ(count(p, SYS_waitid), 1);
+    ASSERT_EQ(count(p, SYS_pread64), 1);
+    ASSERT_LT(index_of(p, SYS_waitid), index_of(p, SYS_pread64)); /* reap, then cgroup.events */
+    ASSERT_EQ(count(p, SYS_close), 5); /* two child ends, two read ends, the pidfd */
+    ASSERT_GE(count(p, SYS_ppoll), 1);
+    ASSERT_LE(p->n, 18);
+    /* The child: three dup2s, close_range, execve; no open of /dev/null. */
+    ASSERT_EQ(dup2_count(c), 3);
+    ASSERT_EQ(count(c, SYS_openat), 0);
+    ASSERT_EQ(count(c, SYS_close), 0);
+    ASSERT_EQ(count(c, SYS_close_range), 1);
+    ASSERT_EQ(c->n, 5);
+}
