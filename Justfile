@@ -91,7 +91,9 @@ bench-phases *args: (build "release")
 report file: (build "release")
     build/release/harness/pkbench report {{file}}
 
-# The spawn floor: spawn+wait by mechanism, interleaved. Extra arguments go to pk_floor.
+# The spawn floor, unpinned: spawn+wait by method (processkit, the raw clone3 ladder, vfork,
+# posix_spawn, fork; the capture path against a raw vfork+pipes+poll loop), interleaved, with the
+# migration census and the targets stated. Extra arguments go to pk_floor (e.g. --rounds 30).
 bench-floor *args: (build "release")
     build/release/phases/pk_floor {{args}}
 
@@ -99,9 +101,9 @@ bench-floor *args: (build "release")
 bench-stream *args: (build "release")
     build/release/phases/pk_stream_rate {{args}}
 
-# The spawn floor, pinned to one CPU.
-bench-floor-pinned: (build "release")
-    build/release/phases/pk_floor --pin
+# The spawn floor, pinned to one CPU (the last one: CPU 1 here, as `taskset -c 1`).
+bench-floor-pinned *args: (build "release")
+    build/release/phases/pk_floor --pin {{args}}
 
 # Reformat every C source in place.
 fmt:

@@ -1,171 +1,69 @@
 /*
- * pk_floor — the spawn floor: what spawn+wait costs with each mechanism, in one run, interleaved.
+ * pk_floor — the spawn floor: what spawn+wait costs with each method, in one run, interleaved.
  *
  * Targets: the tiny static helper the build makes (no libc; `_start` exits 0), which isolates the
- * kernel's create/exec/exit/reap path, and /bin/true, a real dynamically linked program.
- * Methods: processkit (no pipes: all three streams inherited; with its default private group,
- * and uncontained, so the difference is containment's cost), raw vfork+execve, raw
- * clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD)+execve, glibc posix_spawn, fork+execve.
+ * kernel's create/exec/exit/reap path, and /bin/true, a real dynamically linked program. Methods
+ * (floor_methods.c): processkit (streams inherited; contained, with inherit_fds, uncontained; and
+ * every default, with its captures), a raw clone3 ladder that adds the library's steps one at a
+ * time, raw vfork+execve (the baseline), a raw vfork+pipes+poll loop (the capture path's
+ * baseline), glibc posix_spawn and fork+execve.
  *
  * A sample is the mean of N back-to-back spawn+wait cycles of one (target, method) pair. Each
  * round takes one sample of every pair, and the order of pairs rotates from round to round, so
  * drift on this shared 2-vCPU VM spreads evenly over all pairs instead of landing on whichever
  * runs first. One discarded round warms caches first. The table reports median, min and max of
- * the samples and the ratio of medians to raw vfork+execve of the same target (METHODOLOGY.md,
- * "The spawn floor"). The same numbers go to a JSON file, written atomically.
+ * the samples and the ratio of medians to raw vfork+execve of the same target, then states the
+ * project's targets from this run's own numbers (METHODOLOGY.md, "The spawn floor").
+ *
+ * After the timed rounds, an untimed census counts CPU migrations per spawn for every pair with a
+ * software perf counter (PERF_COUNT_SW_CPU_MIGRATIONS), once on this process alone and once
+ * inherited by its children: the difference is how often a child moved to another CPU, which on
+ * these VMs happens during execve (the kernel's exec balancing) and costs tens of microseconds.
+ * It runs apart from the timing because an inherited counter makes every fork and exit dearer.
  *
  * Exit status: 0 on success, 1 when a spawn failed or the results file could not be written,
  * 2 for bad arguments.
  */
 #define _GNU_SOURCE
 #include "bench_util.h"
-#include "raw_clone3.h"
+#include "floor.h"
 #include "processkit.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <linux/perf_event.h>
+#include <regex.h>
 #include <sched.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
-/* ---- the methods --------------------------------------------------------------------------- */
-
-static char *child_argv[2];
-
-static int wait_ok(pid_t pid)
-{
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -errno;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
-}
-
-static int run_pk(const char *path, pk_containment containment)
-{
-    pk_result r;
-    int rc = pk_run(&(pk_command){.program = path,
-                                  .in.kind = PK_STDIO_INHERIT,
-                                  .out.kind = PK_STDIO_INHERIT,
-                                  .err.kind = PK_STDIO_INHERIT,
-                                  .containment = containment},
-                    &r);
-    if (rc == 0 && (r.outcome.kind != PK_OUTCOME_EXITED || r.outcome.code != 0))
-        rc = -ECHILD;
-    pk_result_release(&r);
-    return rc;
-}
-
-/* The library's default: a private group (a pooled cgroup leaf here), torn down at the end. */
-static int m_processkit(const char *path)
-{
-    return run_pk(path, PK_CONTAIN_AUTO);
-}
-
-/* The same spawn without containment: the difference is what containment costs. */
-static int m_processkit_uncontained(const char *path)
-{
-    return run_pk(path, PK_CONTAIN_NONE);
-}
-
-static int m_vfork(const char *path)
-{
-    pid_t pid = vfork();
-    if (pid == 0) {
-        execve(path, child_argv, environ);
-        _exit(127);
-    }
-    return pid < 0 ? -errno : wait_ok(pid);
-}
-
-static int m_fork(const char *path)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        execve(path, child_argv, environ);
-        _exit(127);
-    }
-    return pid < 0 ? -errno : wait_ok(pid);
-}
-
-static int m_posix_spawn(const char *path)
-{
-    pid_t pid;
-    int rc = posix_spawn(&pid, path, NULL, NULL, child_argv, environ);
-    return rc != 0 ? -rc : wait_ok(pid);
-}
-
-static unsigned char clone_stack[64 * 1024] __attribute__((aligned(16)));
-
-static int clone3_child(void *path)
-{
-    execve(path, child_argv, environ);
-    return 127;
-}
-
-static int m_clone3(const char *path)
-{
-    int pidfd = -1;
-    struct pk_clone_args args = {
-        .flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD,
-        .pidfd = (uint64_t)(uintptr_t)&pidfd,
-        .exit_signal = SIGCHLD,
-        .stack = (uint64_t)(uintptr_t)clone_stack,
-        .stack_size = sizeof clone_stack,
-    };
-    long pid = raw_clone3(&args, PK_CLONE_ARGS_SIZE_VER0, clone3_child, (void *)path);
-    if (pid < 0)
-        return (int)pid;
-    siginfo_t si;
-    int rc = 0;
-    while (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
-        if (errno != EINTR) {
-            rc = -errno;
-            break;
-        }
-    close(pidfd);
-    if (rc == 0 && (si.si_code != CLD_EXITED || si.si_status != 0))
-        rc = -ECHILD;
-    return rc;
-}
-
-struct method {
-    const char *name;
-    int (*run)(const char *path);
-};
-
-static const struct method methods[] = {
-    /* one per line; the index macros below follow this order */
-    {"processkit", m_processkit},   {"processkit_uncontained", m_processkit_uncontained},
-    {"vfork_execve", m_vfork},      {"clone3_pidfd_execve", m_clone3},
-    {"posix_spawn", m_posix_spawn}, {"fork_execve", m_fork},
-};
-#define NMETHODS    (sizeof methods / sizeof methods[0])
-#define UNCONTAINED 1 /* processkit_uncontained */
-#define BASELINE    2 /* vfork_execve */
-#define POSIX_SPAWN 4 /* posix_spawn */
-
-/* ---- sampling ------------------------------------------------------------------------------ */
+/* ---- series -------------------------------------------------------------------------------- */
 
 struct series {
     const char *target;
     const char *path;
-    const struct method *method;
+    const pkf_method *method;
     int spawns; /* per sample */
     double *samples_us;
     int n;
-    bool available;
+    bool selected, available;
     double median, min, max, ratio;
+    double child_moved, parent_moved; /* census: migrations per spawn, -1 when not counted */
+};
+
+struct run {
+    struct series *all;
+    int nseries, ntargets;
+    int rounds, census;
+    bool pinned;
+    char affinity[64];
+    char unavailable[256];
+    char census_why[160];
 };
 
 /* One sample: the mean cost of `spawns` spawn+wait cycles, or a negative error. */
@@ -181,137 +79,388 @@ static int take_sample(struct series *s, int spawns, double *us)
     return 0;
 }
 
+static struct series *find(struct run *run, int target, const char *method)
+{
+    int m = pkf_method_index(method);
+    if (m < 0)
+        return NULL;
+    struct series *s = &run->all[target * (int)pkf_method_count + m];
+    return s->selected && s->available && s->n > 0 ? s : NULL;
+}
+
+/* ---- the census ---------------------------------------------------------------------------- */
+
+static int migrations_counter(bool inherit)
+{
+    struct perf_event_attr a = {
+        .type = PERF_TYPE_SOFTWARE,
+        .size = sizeof a,
+        .config = PERF_COUNT_SW_CPU_MIGRATIONS,
+        .inherit = inherit,
+        .exclude_kernel = 0,
+    };
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static long long counter_value(int fd)
+{
+    long long v = 0;
+    return read(fd, &v, sizeof v) == (ssize_t)sizeof v ? v : -1;
+}
+
+/* Counts migrations over `spawns` spawns of every selected pair, in rotated order too. */
+static void census(struct run *run)
+{
+    int probe = migrations_counter(true);
+    if (probe < 0) {
+        snprintf(run->census_why, sizeof run->census_why,
+                 "perf_event_open(PERF_COUNT_SW_CPU_MIGRATIONS): %s", strerror(errno));
+        return;
+    }
+    close(probe);
+    for (int k = 0; k < run->nseries; k++) {
+        struct series *s = &run->all[k];
+        if (!s->selected || !s->available)
+            continue;
+        int self = migrations_counter(false), all = migrations_counter(true);
+        int spawns = s->spawns < run->census ? s->spawns : run->census;
+        bool ok = self >= 0 && all >= 0;
+        for (int i = 0; ok && i < spawns; i++)
+            ok = s->method->run(s->path) == 0;
+        long long a = ok ? counter_value(all) : -1, p = ok ? counter_value(self) : -1;
+        if (ok && a >= 0 && p >= 0) {
+            s->child_moved = (double)(a - p) / spawns;
+            s->parent_moved = (double)p / spawns;
+        }
+        if (self >= 0)
+            close(self);
+        if (all >= 0)
+            close(all);
+    }
+}
+
 /* ---- output -------------------------------------------------------------------------------- */
 
-static int write_json(const char *path, struct series *all, int nseries, bool pinned, int rounds)
+struct target_check {
+    const char *name, *unit;
+    double value, limit;
+    bool met;
+};
+
+/* The project's targets, from this run's numbers. Returns how many were filled. */
+static int checks(struct run *run, int t, struct target_check *out)
+{
+    struct series *pk = find(run, t, "processkit"), *vf = find(run, t, "vfork_execve");
+    struct series *ps = find(run, t, "posix_spawn"), *un = find(run, t, "processkit_uncontained");
+    struct series *def = find(run, t, "processkit_defaults");
+    struct series *raw = find(run, t, "vfork_pipes_poll");
+    int n = 0;
+    if (pk != NULL && vf != NULL) {
+        double limit = run->pinned ? 1.05 : 1.10;
+        out[n++] = (struct target_check){run->pinned ? "processkit / vfork_execve, pinned"
+                                                     : "processkit / vfork_execve, unpinned",
+                                         "×", pk->median / vf->median, limit,
+                                         pk->median / vf->median <= limit};
+    }
+    if (pk != NULL && ps != NULL)
+        out[n++] = (struct target_check){"processkit / posix_spawn", "×", pk->median / ps->median,
+                                         1.0, pk->median <= ps->median};
+    if (def != NULL && raw != NULL)
+        out[n++] = (struct target_check){"processkit_defaults / vfork_pipes_poll", "×",
+                                         def->median / raw->median, 1.10,
+                                         def->median / raw->median <= 1.10};
+    if (pk != NULL && un != NULL)
+        out[n++] =
+            (struct target_check){"containment: processkit − processkit_uncontained", "µs",
+                                  pk->median - un->median, 10.0, pk->median - un->median <= 10.0};
+    return n;
+}
+
+/* What each step of the ladder adds, from this run's medians (the difference of two series). */
+static void print_steps(struct run *run, int t)
+{
+    static const char *const steps[][3] = {
+        {"the mechanism: clone3_execve − vfork_execve", "clone3_execve", "vfork_execve"},
+        {"a pidfd: clone3_pidfd_execve − clone3_execve", "clone3_pidfd_execve", "clone3_execve"},
+        {"close_range: clone3_close_range_execve − clone3_execve", "clone3_close_range_execve",
+         "clone3_execve"},
+        {"containment: clone3_cgroup_execve − clone3_execve", "clone3_cgroup_execve",
+         "clone3_execve"},
+        {"the library's own work: processkit − clone3_contained_execve", "processkit",
+         "clone3_contained_execve"},
+        {"close_range in the library: processkit − processkit_inherit_fds", "processkit",
+         "processkit_inherit_fds"},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        struct series *a = find(run, t, steps[i][1]), *b = find(run, t, steps[i][2]);
+        if (a != NULL && b != NULL)
+            printf("  %-66s %+7.1f µs\n", steps[i][0], a->median - b->median);
+    }
+}
+
+static void print_report(struct run *run)
+{
+    printf("| target | method | median µs | min µs | max µs | vs vfork_execve | child moved |\n");
+    printf("|---|---|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < run->nseries; i++) {
+        struct series *s = &run->all[i];
+        if (!s->selected)
+            continue;
+        if (!s->available) {
+            printf("| %s | %s | unavailable | | | | |\n", s->target, s->method->name);
+            continue;
+        }
+        char moved[32] = "";
+        if (s->child_moved >= 0)
+            snprintf(moved, sizeof moved, "%.0f%%", 100 * s->child_moved);
+        printf("| %s | %s | %.1f | %.1f | %.1f | %.3f× | %s |\n", s->target, s->method->name,
+               s->median, s->min, s->max, s->ratio, moved);
+    }
+    if (run->unavailable[0] != '\0')
+        printf("\nunavailable: %s\n", run->unavailable);
+    if (run->census_why[0] != '\0')
+        printf("\nno migration census: %s\n", run->census_why);
+    for (int t = 0; t < run->ntargets; t++) {
+        struct target_check c[8];
+        int n = checks(run, t, c);
+        printf("\n%s (%s):\n", run->all[t * (int)pkf_method_count].target,
+               run->pinned ? "pinned" : "unpinned");
+        for (int i = 0; i < n; i++) {
+            const char *u = strcmp(c[i].unit, "µs") == 0 ? " µs" : "×";
+            printf("  %-66s %8.3f%s (target ≤ %.2f%s: %s)\n", c[i].name, c[i].value, u, c[i].limit,
+                   u, c[i].met ? "met" : "NOT met");
+        }
+        print_steps(run, t);
+    }
+}
+
+static int write_json(const char *path, struct run *run)
 {
     json_t *root = json_object();
     json_object_set_new(root, "schema", json_string("processkit-floor"));
-    json_object_set_new(root, "schema_version", json_integer(1));
+    json_object_set_new(root, "schema_version", json_integer(2));
     char stamp[32];
-    time_t t = time(NULL);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     json_object_set_new(root, "date", json_string(stamp));
-    json_object_set_new(root, "rounds", json_integer(rounds));
-    json_object_set_new(root, "environment", pkbu_environment(pinned));
+    json_object_set_new(root, "rounds", json_integer(run->rounds));
+    json_t *env = pkbu_environment(run->pinned);
+    json_object_set_new(env, "cpu_affinity", json_string(run->affinity));
+    json_object_set_new(root, "environment", env);
     json_t *arr = json_array();
-    for (int i = 0; i < nseries; i++) {
-        struct series *s = &all[i];
+    for (int i = 0; i < run->nseries; i++) {
+        struct series *s = &run->all[i];
+        if (!s->selected)
+            continue;
         json_t *samples = json_array();
         for (int k = 0; k < s->n; k++)
             json_array_append_new(samples, json_real(s->samples_us[k]));
-        json_t *o =
-            json_pack("{s:s, s:s, s:s, s:b, s:i}", "target", s->target, "path", s->path, "method",
-                      s->method->name, "available", s->available, "spawns_per_sample", s->spawns);
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:i}", "target", s->target, "path",
+                              s->path, "method", s->method->name, "what", s->method->what,
+                              "available", s->available, "spawns_per_sample", s->spawns);
         if (s->available) {
             json_object_set_new(o, "median_us", json_real(s->median));
             json_object_set_new(o, "min_us", json_real(s->min));
             json_object_set_new(o, "max_us", json_real(s->max));
             json_object_set_new(o, "ratio_to_vfork_execve", json_real(s->ratio));
         }
+        if (s->child_moved >= 0) {
+            json_object_set_new(o, "child_migrations_per_spawn", json_real(s->child_moved));
+            json_object_set_new(o, "parent_migrations_per_spawn", json_real(s->parent_moved));
+        }
         json_object_set_new(o, "samples_us", samples);
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "results", arr);
-
+    json_t *targets = json_array();
+    for (int t = 0; t < run->ntargets; t++) {
+        struct target_check c[8];
+        int n = checks(run, t, c);
+        for (int i = 0; i < n; i++)
+            json_array_append_new(targets,
+                                  json_pack("{s:s, s:s, s:f, s:f, s:s, s:b}", "target",
+                                            run->all[t * (int)pkf_method_count].target, "check",
+                                            c[i].name, "value", c[i].value, "limit", c[i].limit,
+                                            "unit", c[i].unit, "met", c[i].met));
+    }
+    json_object_set_new(root, "targets", targets);
+    json_object_set_new(root, "census_spawns", json_integer(run->census));
     int rc = pkbu_write_json(root, path, "pk_floor");
     json_decref(root);
     return rc;
-}
-
-static void print_table(struct series *all, int nseries)
-{
-    printf("| target | method | median µs | min µs | max µs | vs vfork_execve |\n");
-    printf("|---|---|---:|---:|---:|---:|\n");
-    for (int i = 0; i < nseries; i++) {
-        struct series *s = &all[i];
-        if (!s->available) {
-            printf("| %s | %s | unavailable | | | |\n", s->target, s->method->name);
-            continue;
-        }
-        printf("| %s | %s | %.1f | %.1f | %.1f | %.2f× |\n", s->target, s->method->name, s->median,
-               s->min, s->max, s->ratio);
-    }
-}
-
-/* The target, stated from the numbers of this run (never asserted by a test). */
-static void print_verdict(struct series *all, int ntargets)
-{
-    printf("\n");
-    for (int t = 0; t < ntargets; t++) {
-        struct series *row = &all[t * (int)NMETHODS];
-        struct series *pk = &row[0], *ps = &row[POSIX_SPAWN];
-        if (!pk->available || !row[BASELINE].available || !ps->available)
-            continue;
-        struct series *un = &row[UNCONTAINED];
-        printf("%s: processkit (contained, %s) is %.2f× vfork_execve (target ≤ 1.10×: %s) and "
-               "%.2f× posix_spawn (target < 1: %s); uncontained %.2f× vfork_execve; "
-               "containment adds %.1f µs (target ≤ 10 µs: %s)\n",
-               pk->target, pk_containment_name(pk_host_containment()), pk->ratio,
-               pk->ratio <= 1.10 ? "met" : "NOT met", pk->median / ps->median,
-               pk->median < ps->median ? "met" : "NOT met", un->ratio, pk->median - un->median,
-               pk->median - un->median <= 10.0 ? "met" : "NOT met");
-    }
 }
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: pk_floor [--rounds N] [--spawns N] [--true-spawns N] [--pin] [--out FILE]\n"
-               "\n"
-               "Times spawn+wait of the tiny static helper and /bin/true with processkit, raw\n"
-               "vfork+execve, raw clone3+execve, glibc posix_spawn and fork+execve, interleaved.\n"
-               "  --rounds N       samples per series (default 15)\n"
-               "  --spawns N       spawns per sample for the tiny helper (default 200)\n"
-               "  --true-spawns N  spawns per sample for /bin/true (default 50)\n"
-               "  --pin            pin this process and its children to CPU 0\n"
-               "  --out FILE       results file (default results/floor-<UTC time>.json)\n"
-               "Exit: 0 ok, 1 a spawn failed or the file could not be written, 2 bad arguments.\n");
+    fprintf(
+        f, "usage: pk_floor [--rounds N] [--spawns N] [--true-spawns N] [--census N]\n"
+           "                [--methods REGEX] [--pin] [--out FILE]\n"
+           "\n"
+           "Times spawn+wait of the tiny static helper and /bin/true by processkit and by raw\n"
+           "system calls (a clone3 ladder adding the library's steps one at a time, vfork+execve,\n"
+           "a vfork+pipes+poll loop, glibc posix_spawn, fork+execve), interleaved, then counts\n"
+           "CPU migrations per spawn in an untimed census, and states the targets from the run.\n"
+           "  --rounds N       samples per series (default 15)\n"
+           "  --spawns N       spawns per sample for the tiny helper (default 200)\n"
+           "  --true-spawns N  spawns per sample for /bin/true (default 50)\n"
+           "  --census N       spawns per series in the migration census, 0 for none "
+           "(default 200)\n"
+           "  --methods REGEX  only the methods whose name matches (extended regex)\n"
+           "  --pin            pin this process and its children to the last CPU it may use\n"
+           "                   (CPU 1 on a 2-CPU machine, as `taskset -c 1` does)\n"
+           "  --out FILE       results file (default results/floor-<UTC time>.json)\n"
+           "Methods:\n");
+    for (size_t i = 0; i < pkf_method_count; i++)
+        fprintf(f, "  %-26s %s\n", pkf_methods[i].name, pkf_methods[i].what);
+    fprintf(f, "Exit: 0 ok, 1 a spawn failed or the file could not be written, 2 bad arguments.\n");
 }
 
-static int parse_count(const char *opt, const char *val, int *out)
+static int parse_count(const char *opt, const char *val, int min, int *out)
 {
     char *end;
     long v = val != NULL ? strtol(val, &end, 10) : 0;
-    if (val == NULL || *end != '\0' || v < 1 || v > 1000000) {
-        fprintf(stderr, "pk_floor: %s needs a count from 1 to 1000000, got '%s'\n", opt,
+    if (val == NULL || val[0] == '\0' || *end != '\0' || v < min || v > 1000000) {
+        fprintf(stderr, "pk_floor: %s needs a count from %d to 1000000, got '%s'\n", opt, min,
                 val ? val : "");
-        usage(stderr);
         return -1;
     }
     *out = (int)v;
     return 0;
 }
 
-int main(int argc, char **argv)
+struct options {
+    int rounds, spawns, true_spawns, census;
+    bool pin;
+    const char *out, *methods;
+};
+
+/* 0 to run, 1 after --help, 2 for bad arguments (the message printed). */
+static int parse_args(int argc, char **argv, struct options *o)
 {
-    int rounds = 15, spawns = 200, true_spawns = 50;
-    bool pin = false;
-    const char *out = NULL;
+    *o = (struct options){.rounds = 15, .spawns = 200, .true_spawns = 50, .census = 200};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int rc = 0;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            return 0;
+            return 1;
         } else if (strcmp(a, "--rounds") == 0) {
-            if (parse_count(a, i + 1 < argc ? argv[++i] : NULL, &rounds) != 0)
-                return 2;
+            rc = parse_count(a, val, 1, &o->rounds), i++;
         } else if (strcmp(a, "--spawns") == 0) {
-            if (parse_count(a, i + 1 < argc ? argv[++i] : NULL, &spawns) != 0)
-                return 2;
+            rc = parse_count(a, val, 1, &o->spawns), i++;
         } else if (strcmp(a, "--true-spawns") == 0) {
-            if (parse_count(a, i + 1 < argc ? argv[++i] : NULL, &true_spawns) != 0)
-                return 2;
+            rc = parse_count(a, val, 1, &o->true_spawns), i++;
+        } else if (strcmp(a, "--census") == 0) {
+            rc = parse_count(a, val, 0, &o->census), i++;
         } else if (strcmp(a, "--pin") == 0) {
-            pin = true;
-        } else if (strcmp(a, "--out") == 0 && i + 1 < argc && argv[i + 1][0] != '\0') {
-            out = argv[++i];
+            o->pin = true;
+        } else if ((strcmp(a, "--out") == 0 || strcmp(a, "--methods") == 0) && val != NULL &&
+                   val[0] != '\0') {
+            *(a[2] == 'o' ? &o->out : &o->methods) = val;
+            i++;
         } else {
             fprintf(stderr, "pk_floor: unknown or incomplete argument '%s'\n", a);
+            rc = -1;
+        }
+        if (rc != 0) {
             usage(stderr);
             return 2;
         }
+    }
+    return 0;
+}
+
+/* Records the CPUs we may run on ("1", "0-1"), pinning first when asked. */
+static int affinity(struct run *run, bool pin)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return -errno;
+    if (pin) {
+        int last = -1;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set))
+                last = c;
+        CPU_ZERO(&set);
+        CPU_SET(last, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0)
+            return -errno;
+    }
+    run->pinned = CPU_COUNT(&set) == 1;
+    size_t len = 0;
+    run->affinity[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE && len + 16 < sizeof run->affinity; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        int e = c;
+        while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set))
+            e++;
+        len += (size_t)snprintf(run->affinity + len, sizeof run->affinity - len, "%s%d%s%.0d",
+                                len ? "," : "", c, e > c ? "-" : "", e > c ? e : 0);
+        c = e;
+    }
+    return 0;
+}
+
+/* The rounds: a discarded warm-up, then one sample of every pair per round, rotated. */
+static int sample_all(struct run *run)
+{
+    bool tty = isatty(2);
+    for (int r = -1; r < run->rounds; r++) {
+        if (tty)
+            fprintf(stderr, "\rpk_floor: %s %d/%d ", r < 0 ? "warm-up" : "round", r + 1,
+                    run->rounds);
+        for (int k = 0; k < run->nseries; k++) {
+            struct series *s = &run->all[(k + (r < 0 ? 0 : r)) % run->nseries];
+            if (!s->selected || !s->available)
+                continue;
+            double us;
+            int rc = take_sample(s, r < 0 ? s->spawns / 4 + 1 : s->spawns, &us);
+            if (rc != 0) {
+                fprintf(stderr, "\npk_floor: %s of %s failed: %s\n", s->method->name, s->path,
+                        pk_strerror(rc));
+                return -1;
+            }
+            if (r >= 0)
+                s->samples_us[s->n++] = us;
+        }
+    }
+    if (tty)
+        fprintf(stderr, "\r%40s\r", "");
+    return 0;
+}
+
+static void summarize(struct run *run)
+{
+    for (int i = 0; i < run->nseries; i++) {
+        struct series *s = &run->all[i];
+        if (s->available && s->n > 0) {
+            pkbu_summary sum = pkbu_summarize(s->samples_us, s->n);
+            s->median = sum.median;
+            s->min = sum.min;
+            s->max = sum.max;
+        }
+    }
+    for (int i = 0; i < run->nseries; i++) {
+        struct series *s = &run->all[i];
+        struct series *base = find(run, i / (int)pkf_method_count, "vfork_execve");
+        if (s->available && s->n > 0 && base != NULL)
+            s->ratio = s->median / base->median;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    int prc = parse_args(argc, argv, &o);
+    if (prc != 0)
+        return prc == 1 ? 0 : 2;
+    regex_t re;
+    if (o.methods != NULL && regcomp(&re, o.methods, REG_EXTENDED | REG_NOSUB) != 0) {
+        fprintf(stderr, "pk_floor: --methods: '%s' is not a valid extended regex\n", o.methods);
+        return 2;
     }
 
     /* The tiny helper is built next to this executable. */
@@ -327,89 +476,62 @@ int main(int argc, char **argv)
                 tiny);
         return 1;
     }
-    if (pin) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(0, &set);
-        if (sched_setaffinity(0, sizeof set, &set) != 0) {
-            fprintf(stderr, "pk_floor: --pin: sched_setaffinity: %s\n", strerror(errno));
-            return 1;
-        }
+    struct run run = {.rounds = o.rounds, .census = o.census, .ntargets = 2};
+    int rc = affinity(&run, o.pin);
+    if (rc != 0) {
+        fprintf(stderr, "pk_floor: CPU affinity: %s\n", strerror(-rc));
+        return 1;
     }
+    unsigned have = pkf_methods_open(run.unavailable, sizeof run.unavailable);
 
     struct {
         const char *name, *path;
         int spawns;
-    } targets[] = {{"tiny_static", tiny, spawns}, {"bin_true", "/bin/true", true_spawns}};
-    const int ntargets = 2, nseries = ntargets * (int)NMETHODS;
-    struct series all[2 * NMETHODS];
-    for (int t = 0; t < ntargets; t++)
-        for (size_t m = 0; m < NMETHODS; m++)
-            all[t * (int)NMETHODS + (int)m] = (struct series){
+    } targets[] = {{"tiny_static", tiny, o.spawns}, {"bin_true", "/bin/true", o.true_spawns}};
+    run.nseries = run.ntargets * (int)pkf_method_count;
+    run.all = calloc((size_t)run.nseries, sizeof *run.all);
+    for (int t = 0; t < run.ntargets; t++)
+        for (size_t m = 0; m < pkf_method_count; m++) {
+            const pkf_method *pm = &pkf_methods[m];
+            run.all[t * (int)pkf_method_count + (int)m] = (struct series){
                 .target = targets[t].name,
                 .path = targets[t].path,
-                .method = &methods[m],
+                .method = pm,
                 .spawns = targets[t].spawns,
-                .samples_us = calloc((size_t)rounds, sizeof(double)),
-                .available = true,
+                .samples_us = calloc((size_t)o.rounds, sizeof(double)),
+                .selected = o.methods == NULL || regexec(&re, pm->name, 0, NULL, 0) == 0,
+                .available = (pm->needs & ~have) == 0,
+                .child_moved = -1,
+                .parent_moved = -1,
             };
-
-    bool tty = isatty(2);
-    for (int r = -1; r < rounds; r++) {
-        if (tty)
-            fprintf(stderr, "\rpk_floor: %s %d/%d ", r < 0 ? "warm-up" : "round", r + 1, rounds);
-        for (int k = 0; k < nseries; k++) {
-            /* Rotate the order every round so that no series always runs first. */
-            struct series *s = &all[(k + (r < 0 ? 0 : r)) % nseries];
-            if (!s->available)
-                continue;
-            double us;
-            int rc = take_sample(s, r < 0 ? s->spawns / 4 + 1 : s->spawns, &us);
-            if (rc == -ENOSYS && s->method->run == m_clone3) {
-                s->available = false;
-                continue;
-            }
-            if (rc != 0) {
-                fprintf(stderr, "\npk_floor: %s of %s failed: %s\n", s->method->name, s->path,
-                        pk_strerror(rc));
-                return 1;
-            }
-            if (r >= 0)
-                s->samples_us[s->n++] = us;
         }
-    }
-    if (tty)
-        fprintf(stderr, "\r%40s\r", "");
 
-    for (int i = 0; i < nseries; i++) {
-        if (all[i].available) {
-            pkbu_summary sum = pkbu_summarize(all[i].samples_us, all[i].n);
-            all[i].median = sum.median;
-            all[i].min = sum.min;
-            all[i].max = sum.max;
+    rc = sample_all(&run);
+    if (rc == 0) {
+        summarize(&run);
+        if (o.census > 0)
+            census(&run);
+        printf("Spawn floor: spawn+wait in µs per child, %d interleaved rounds, %s (CPUs %s), "
+               "mechanism %s%s\n\n",
+               run.rounds, run.pinned ? "pinned" : "unpinned", run.affinity,
+               pk_mechanism_name(pk_spawn_mechanism()),
+               pk_spawn_clears_sighand() ? " (CLONE_CLEAR_SIGHAND)" : "");
+        print_report(&run);
+        char defpath[256];
+        const char *out = o.out;
+        if (out == NULL) {
+            pkbu_default_path(defpath, sizeof defpath, "floor");
+            out = defpath;
         }
+        rc = write_json(out, &run);
+        if (rc == 0)
+            printf("\nresults: %s\n", out);
     }
-    for (int i = 0; i < nseries; i++) {
-        struct series *base = &all[(i / (int)NMETHODS) * (int)NMETHODS + BASELINE];
-        if (all[i].available)
-            all[i].ratio = all[i].median / base->median;
-    }
-
-    printf("Spawn floor: spawn+wait in µs per child, %d interleaved rounds, %s, mechanism %s%s\n\n",
-           rounds, pin ? "pinned to CPU 0" : "unpinned", pk_mechanism_name(pk_spawn_mechanism()),
-           pk_spawn_clears_sighand() ? " (CLONE_CLEAR_SIGHAND)" : "");
-    print_table(all, nseries);
-    print_verdict(all, ntargets);
-
-    char defpath[256];
-    if (out == NULL) {
-        pkbu_default_path(defpath, sizeof defpath, "floor");
-        out = defpath;
-    }
-    int rc = write_json(out, all, nseries, pin, rounds);
-    if (rc == 0)
-        printf("\nresults: %s\n", out);
-    for (int i = 0; i < nseries; i++)
-        free(all[i].samples_us);
+    pkf_methods_close();
+    for (int i = 0; i < run.nseries; i++)
+        free(run.all[i].samples_us);
+    free(run.all);
+    if (o.methods != NULL)
+        regfree(&re);
     return rc == 0 ? 0 : 1;
 }
