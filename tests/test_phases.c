@@ -157,19 +157,32 @@ TEST_IMPL(phases_composition_covers_composites)
             ASSERT(d->composition == NULL);
             continue;
         }
-        /* Every composite declares its parts, each an existing primitive, none twice. */
+        /* Every composite declares its parts (possibly none), each an existing primitive (one
+         * the composite takes twice is listed twice), and builds on os_spawn_plain or on a phase
+         * series earlier in the table, so the base is measured first and no chain loops. */
         composites++;
-        if (count(d->composition) == 0)
+        if (d->composition == NULL)
             pk_test_fail(__FILE__, __LINE__, "phase/%s declares no composition", d->name);
-        for (size_t k = 0; d->composition[k] != NULL; k++) {
+        for (size_t k = 0; d->composition[k] != NULL; k++)
             if (pkb_phase_find("primitive", d->composition[k]) == NULL)
                 pk_test_fail(__FILE__, __LINE__, "phase/%s lists %s, which is no primitive",
                              d->name, d->composition[k]);
-            for (size_t m = 0; m < k; m++)
-                ASSERT(strcmp(d->composition[m], d->composition[k]) != 0);
+        if (d->base != NULL) {
+            const pkb_phase_def *b = pkb_phase_find("phase", d->base);
+            if (b == NULL || b >= d)
+                pk_test_fail(__FILE__, __LINE__, "phase/%s builds on %s, no earlier phase series",
+                             d->name, d->base);
+        }
+        if (d->oneshot != 0) {
+            /* A one-shot step with a child-less primitive lists it; the others are residuals. */
+            ASSERT_EQ(lists(d->composition, "pidfd_open"), (d->oneshot & PKB_ONESHOT_PIDFD) != 0);
+            ASSERT_EQ(lists(d->composition, "cgroup_events_read"),
+                      (d->oneshot & (PKB_ONESHOT_POOLED_LEAF | PKB_ONESHOT_PROCS_JOIN)) != 0);
+            ASSERT_EQ(d->walk, PKB_WALK_NONE);
+            continue;
         }
         if (d->steps == 0)
-            continue; /* processkit: the library's own spawn */
+            continue; /* the library's own spawns, the capture path */
         /* A ladder series lists the primitive of each of its steps and of its walk, no more. */
         size_t want = 0;
         static const struct {
@@ -208,7 +221,14 @@ TEST_IMPL(phases_composition_covers_composites)
         ASSERT_NE(t->walk, d->walk);
     }
     ASSERT_EQ(baselines, 1);
-    ASSERT_GE(composites, 9);
+    ASSERT_GE(composites, 19);
+    /* The one-shot ladder reconciles the contained spawn step by step down to os_spawn_plain. */
+    const char *chain[] = {"processkit_contained", "clone3_contained", "clone3_close_range",
+                           "clone3_by_pid"};
+    for (size_t i = 0; i + 1 < sizeof chain / sizeof chain[0]; i++)
+        ASSERT_STR_EQ(pkb_phase_find("phase", chain[i])->base, chain[i + 1]);
+    ASSERT(pkb_phase_find("phase", "clone3_by_pid")->base == NULL);
+    ASSERT_STR_EQ(pkb_phase_find("phase", "processkit_defaults")->base, "vfork_pipes_poll");
     /* The primitives and the lock pair exist. */
     static const char *const primitives[] = {"cgroup_create_rmdir",
                                              "pidfd_open",
@@ -375,6 +395,17 @@ static void write_phases_fixture(const char *path)
     s = series("phase", "containment_sequence_direct", false, 220, 1); /* 154: flagged */
     compose(s, (const char *const[]){"pidfd_open", "cgroup_create_rmdir", NULL});
     json_array_append_new(all, s);
+    s = series("phase", "clone3_by_pid", false, 101, 1); /* plain + nothing: +1, within */
+    compose(s, (const char *const[]){NULL});
+    json_array_append_new(all, s);
+    s = series("phase", "clone3_pidfd", false, 106, 1); /* its base 101 + 4 = 105 */
+    compose(s, (const char *const[]){"pidfd_open", NULL});
+    json_object_set_new(s, "base", json_string("clone3_by_pid"));
+    json_array_append_new(all, s);
+    s = series("phase", "processkit_contained", false, 110, 1); /* its base is not in the file */
+    compose(s, (const char *const[]){NULL});
+    json_object_set_new(s, "base", json_string("clone3_contained"));
+    json_array_append_new(all, s);
     json_array_append_new(all, series("primitive", "pidfd_open", false, 4, 1));
     json_array_append_new(all, series("primitive", "direct_thread_walk", false, 5, 4));
     json_array_append_new(all, series("primitive", "cgroup_create_rmdir", false, 50, 1));
@@ -445,7 +476,11 @@ TEST_IMPL(phases_report_reconciles_synthetic_file)
     /* pidfd_direct: |+3| is inside max(5% = 5.6, 2 x sqrt(11.2² + 10² + .4² + .5²) = 30.06) */
     EXPECT_IN(text, "+2.7% | 30.057 µs | within |");
     EXPECT_IN(text, "not reconciled: `setpgid` refused");
-    EXPECT_IN(text, "2 of 3 composites reconciled; 1 flagged.");
+    EXPECT_IN(text, "| `clone3_pidfd` | `clone3_by_pid` + `pidfd_open` | 105.000 µs | 106.000 µs "
+                    "| +1.000 µs | +0.9% |");
+    EXPECT_IN(text, "| `clone3_by_pid` | `os_spawn_plain` | 100.000 µs | 101.000 µs | +1.000 µs");
+    EXPECT_IN(text, "not reconciled: `clone3_contained` not in this file");
+    EXPECT_IN(text, "4 of 6 composites reconciled; 1 flagged.");
     EXPECT_IN(text, "`setpgid`: refused — pkbench is a session leader");
     EXPECT_IN(text, "Locked against unlocked: +1000.000 µs (+66.7%)");
     EXPECT_IN(text, "| `machine_threads` | 95 |");
@@ -506,11 +541,15 @@ TEST_IMPL(phases_report_stacked_bar_plots)
     char dat[1024];
     snprintf(dat, sizeof dat, "%s/phases-fixture-reconciliation.dat", out);
     const char *text = slurp(dat);
-    /* Two reconciled bars; the flagged one's residual is its own segment, 154 to 220 µs. */
+    /* Four reconciled bars; the flagged one's residual is its own segment, 154 to 220 µs. The
+     * kinds: os_spawn_plain, the primitives and other bases in order of appearance, residual. */
     EXPECT_IN(text, "bar\t1\tcontainment_sequence_direct\t220.000000\t22.000000\t154.000000\n");
     EXPECT_IN(text, "seg\t1\t3\tcgroup_create_rmdir\t104.000000\t154.000000\n");
-    EXPECT_IN(text, "seg\t1\t4\tresidual\t154.000000\t220.000000\n");
+    EXPECT_IN(text, "seg\t1\t5\tresidual\t154.000000\t220.000000\n");
     EXPECT_IN(text, "seg\t0\t0\tos_spawn_plain\t0\t100.000000\n");
+    /* A composite with a base of its own stands on it. */
+    EXPECT_IN(text, "seg\t3\t4\tclone3_by_pid\t0\t101.000000\n");
+    EXPECT_IN(text, "seg\t3\t1\tpidfd_open\t101.000000\t105.000000\n");
     char md[600];
     snprintf(md, sizeof md, "%s/phases-fixture.md", out);
     EXPECT_IN(slurp(md), "](phases-fixture-reconciliation.gnuplot.svg)");

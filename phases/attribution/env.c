@@ -8,7 +8,8 @@
  *               /sys/fs/cgroup/unified in the hybrid layout) joined with the `0::` line of
  *               /proc/self/cgroup, as tests/util.c finds it; a probe leaf made there is the
  *               delegation check, and stays (empty) for the cgroup.kill and cgroup.procs
- *               primitives until the environment is closed;
+ *               primitives until the environment is closed; a second one, never killed, is the
+ *               one-shot ladder's pooled leaf;
  *   setpgid     setpgid(0, <our own group>) must work (not as a session leader): the primitive
  *               repeats it, and never moves pkbench out of the terminal's foreground group;
  *   PATH        its entries, and where the bare-name lookup finds its program.
@@ -165,7 +166,7 @@ static void probe_cgroup(pkb_phases_env *e)
     }
     if (f != NULL)
         fclose(f);
-    e->cgroup_fd = e->probe_fd = -1;
+    e->cgroup_fd = e->probe_fd = e->pool_fd = e->pool_events_fd = e->pool_procs_fd = -1;
     if (mount[0] == '\0' || own[0] != '/') {
         snprintf(e->cgroup_why, sizeof e->cgroup_why, "no cgroup v2 here (%s)",
                  mount[0] == '\0' ? "no cgroup2 mount in /proc/self/mountinfo"
@@ -187,9 +188,18 @@ static void probe_cgroup(pkb_phases_env *e)
     }
     sweep_stale(e);
     int rc = pkb__leaf_make(e, e->probe_name, sizeof e->probe_name, &e->probe_fd);
+    if (rc == 0)
+        rc = pkb__leaf_make(e, e->pool_name, sizeof e->pool_name, &e->pool_fd);
     if (rc != 0) {
         snprintf(e->cgroup_why, sizeof e->cgroup_why, "no cgroup v2 delegated: mkdir in %s: %s",
                  e->cgroup_dir, strerror(-rc));
+        return;
+    }
+    e->pool_events_fd = openat(e->pool_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+    e->pool_procs_fd = openat(e->pool_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+    if (e->pool_events_fd < 0 || e->pool_procs_fd < 0) {
+        snprintf(e->cgroup_why, sizeof e->cgroup_why, "cannot open the files of %s/%s: %s",
+                 e->cgroup_dir, e->pool_name, strerror(errno));
         return;
     }
     e->cgroup_ok = true;
@@ -267,6 +277,7 @@ int pkb_phases_env_open(const char *child, pkb_phases_env **out)
     if (prctl(PR_GET_PDEATHSIG, &e->own_pdeathsig) != 0)
         e->own_pdeathsig = 0;
 
+    e->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     probe_cgroup(e);
     probe_path(e);
     (void)pkb_walk_snapshot(e->self_pid, &e->machine);
@@ -280,6 +291,14 @@ void pkb_phases_env_close(pkb_phases_env *e)
         return;
     if (e->probe_fd >= 0)
         (void)pkb__leaf_remove(e, e->probe_name, e->probe_fd);
+    if (e->pool_events_fd >= 0)
+        close(e->pool_events_fd);
+    if (e->pool_procs_fd >= 0)
+        close(e->pool_procs_fd);
+    if (e->pool_fd >= 0)
+        (void)pkb__leaf_remove(e, e->pool_name, e->pool_fd);
+    if (e->null_fd >= 0)
+        close(e->null_fd);
     if (e->cgroup_fd >= 0)
         close(e->cgroup_fd);
     pkb__stack_unmap(&e->stack);

@@ -45,6 +45,11 @@ struct pkb_phases_env {
     int cgroup_fd; /* O_PATH of cgroup_dir; leaves are made under it */
     int probe_fd; /* O_PATH of an empty leaf kept for the cgroup.kill and cgroup.procs primitives */
     char probe_name[64];
+    /* A leaf kept for the one-shot ladder, never killed (children are born in it, as in the
+     * library's pool): O_PATH, its cgroup.events, its cgroup.procs for the killed-leaf path. */
+    int pool_fd, pool_events_fd, pool_procs_fd;
+    char pool_name[64];
+    int null_fd;          /* /dev/null, kept open for the raw capture loop */
     unsigned long leaves; /* leaves made so far: the next name */
 
     const char *bare_name; /* the bare-name lookup's program */
@@ -66,6 +71,15 @@ int pkb__leaf_make(pkb_phases_env *e, char *name, size_t cap, int *dirfd);
 /* Closes dirfd (when >= 0) and removes the leaf; an exited task can still pin it for a moment,
  * so EBUSY is retried for up to a second. Returns 0 or a negative errno. */
 int pkb__leaf_remove(pkb_phases_env *e, const char *name, int dirfd);
+
+/* ---- the one-shot ladder and the capture path (oneshot.c) ----------------------------------- */
+
+int pkb__run_oneshot(pkb_phase_run *run);          /* the raw ladder, by def->oneshot */
+int pkb__run_pk_contained(pkb_phase_run *run);     /* pk_run, inherited streams, default group */
+int pkb__run_pk_uncontained(pkb_phase_run *run);   /* the same with PK_CONTAIN_NONE */
+int pkb__run_pk_defaults(pkb_phase_run *run);      /* pk_run with every default */
+int pkb__run_vfork_pipes_poll(pkb_phase_run *run); /* the raw capture loop */
+int pkb__run_events_read(pkb_phase_run *run);      /* primitive: one pread of cgroup.events */
 
 /* ---- a series being run (run.c) ------------------------------------------------------ */
 

@@ -15,8 +15,9 @@
  *   lock       16 parallel spawns, with and without one process-global lock around the clone.
  *
  * Every composite phase series declares, once, in series.c's table next to its code, the
- * primitives it contains (`composition`). The results file carries that list, and the report
- * reconciles: os_spawn_plain + the primitives against the measured composite (pkb_reconcile,
+ * primitives it contains (`composition`) and, when it builds on another phase series than
+ * os_spawn_plain, that series (`base`). The results file carries both, and the report
+ * reconciles: base + the primitives against the measured composite (pkb_reconcile,
  * reconcile.c).
  *
  * This folder is a library like the programs beside it: it uses processkit's public API and
@@ -43,6 +44,18 @@ const char *pkb_phase_kind_name(pkb_phase_kind kind);
 #define PKB_STEP_PGROUP    0x2u /* setpgid(0, 0) in the child */
 #define PKB_STEP_PDEATHSIG 0x4u /* PR_SET_PDEATHSIG in the child, then getppid() vs the parent */
 #define PKB_STEP_CGROUP    0x8u /* a fresh leaf, CLONE_INTO_CGROUP, cgroup.kill, rmdir */
+
+/* The one-shot ladder: what a raw series takes on top of clone3(CLONE_VM|CLONE_VFORK|
+ * CLONE_CLEAR_SIGHAND) reaped by pid — the path pk_run takes when only the exit is awaited. */
+#define PKB_ONESHOT_PIDFD       0x1u /* CLONE_PIDFD, waitid(P_PIDFD), close */
+#define PKB_ONESHOT_CLOSE_RANGE 0x2u /* close_range(3, ~0) in the child */
+#define PKB_ONESHOT_POOLED_LEAF                                                                    \
+    0x4u /* CLONE_INTO_CGROUP into a kept leaf, one cgroup.events                                  \
+            pread after the reap */
+#define PKB_ONESHOT_PROCS_JOIN                                                                     \
+    0x8u /* the killed-leaf path: the child writes "0" to the kept                                 \
+            leaf's cgroup.procs before exec (instead of being born in                              \
+            it), the same pread after the reap */
 
 /* How the launcher finds the new child's threads (or, in a cgroup, its members). */
 typedef enum pkb_walk {
@@ -77,9 +90,15 @@ typedef struct pkb_phase_def {
     const char *description;
     bool baseline; /* os_spawn_plain: deltas and reconciliations start from it */
     /* Composite phase series: the primitives (by name, group "primitive") it contains besides
-     * the plain spawn, NULL-terminated. NULL for the baseline, primitives and lock series. */
+     * its base, NULL-terminated (possibly empty when base is set). NULL for the baseline,
+     * primitives and lock series. */
     const char *const *composition;
-    unsigned steps; /* phase series: PKB_STEP_* */
+    /* The phase series (by name, group "phase") a composite builds on; NULL: os_spawn_plain. A
+     * step only a child can take has no child-less primitive: against its base it is the
+     * residual. */
+    const char *base;
+    unsigned oneshot; /* the one-shot ladder: PKB_ONESHOT_* */
+    unsigned steps;   /* phase series: PKB_STEP_* */
     pkb_walk walk;
     unsigned needs; /* PKB_NEED_* */
     pkb_phase_record records;

@@ -101,6 +101,16 @@ json_t *pkb_phase_extra(const pkb_phase_def *def, const pkb_phase_run *run)
         json_object_set_new(o, "calls_per_iteration", json_integer(def->calls));
     if (def->composition != NULL)
         json_object_set_new(o, "composition", strings(def->composition));
+    if (def->base != NULL)
+        json_object_set_new(o, "base", json_string(def->base));
+    if (def->oneshot != 0) {
+        static const char *const names[] = {"pidfd", "close_range", "pooled_leaf", "procs_join"};
+        json_t *steps = json_array();
+        for (unsigned i = 0; i < 4; i++)
+            if (def->oneshot & (1u << i))
+                json_array_append_new(steps, json_string(names[i]));
+        json_object_set_new(o, "oneshot_steps", steps);
+    }
     if (def->steps != 0) {
         static const char *const names[] = {"pidfd", "pgroup", "pdeathsig", "cgroup"};
         json_t *steps = json_array();

@@ -504,6 +504,14 @@ static int run_lock(pkb_phase_run *run)
     {                                                                                              \
         __VA_ARGS__, NULL                                                                          \
     }
+#define NONE                                                                                       \
+    (const char *const[])                                                                          \
+    {                                                                                              \
+        NULL                                                                                       \
+    }
+#define ONESHOT(name_, steps_, needs_)                                                             \
+    .group = "phase", .name = (name_), .kind = PKB_KIND_PHASE, .oneshot = (steps_),                \
+    .needs = PKB_NEED_CLONE3 | (needs_), .children = 1, .run = pkb__run_oneshot
 #define PIDFD  PKB_STEP_PIDFD
 #define PGROUP (PIDFD | PKB_STEP_PGROUP)
 #define PDEATH (PGROUP | PKB_STEP_PDEATHSIG)
@@ -572,6 +580,70 @@ const pkb_phase_def pkb_phase_defs[] = {
                           "cgroup_kill",
                           "thread_snapshot_walk")},
 
+    /* The one-shot ladder (oneshot.c): the path pk_run takes when only the exit is awaited,
+     * one step at a time. A step only a child can take (close_range, CLONE_INTO_CGROUP) has no
+     * child-less primitive: it is measured against the series before it (`base`), where its
+     * cost is the residual. */
+    {ONESHOT("clone3_by_pid", 0, 0),
+     .description = "clone3(CLONE_VM|CLONE_VFORK|CLONE_CLEAR_SIGHAND), execve, waitid(P_PID): "
+                    "the library's mechanism, no pidfd",
+     .composition = NONE},
+    {ONESHOT("clone3_pidfd", PKB_ONESHOT_PIDFD, 0),
+     .description = "clone3_by_pid + CLONE_PIDFD, waitid(P_PIDFD), close", .base = "clone3_by_pid",
+     .composition = PARTS("pidfd_open")},
+    {ONESHOT("clone3_close_range", PKB_ONESHOT_CLOSE_RANGE, 0),
+     .description = "clone3_by_pid + close_range(3, ~0) in the child (the residual is its cost)",
+     .base = "clone3_by_pid", .composition = NONE},
+    {ONESHOT("clone3_pooled_leaf", PKB_ONESHOT_POOLED_LEAF, PKB_NEED_CGROUP),
+     .description = "clone3_by_pid + CLONE_INTO_CGROUP into a kept leaf, one pread of its "
+                    "cgroup.events after the reap (the residual is CLONE_INTO_CGROUP)",
+     .base = "clone3_by_pid", .composition = PARTS("cgroup_events_read")},
+    {ONESHOT(
+         "clone3_contained", PKB_ONESHOT_CLOSE_RANGE | PKB_ONESHOT_POOLED_LEAF, PKB_NEED_CGROUP),
+     .description = "close_range and the kept leaf together: the raw mirror of a contained pk_run",
+     .base = "clone3_close_range", .composition = PARTS("cgroup_events_read")},
+    {ONESHOT("clone3_procs_join", PKB_ONESHOT_PROCS_JOIN, PKB_NEED_CGROUP),
+     .description = "the killed-leaf path: the child writes \"0\" to the kept leaf's cgroup.procs "
+                    "before exec instead of being born in it; the same pread after the reap",
+     .base = "clone3_by_pid", .composition = PARTS("cgroup_events_read")},
+    {.group = "phase",
+     .name = "processkit_contained",
+     .kind = PKB_KIND_PHASE,
+     .description = "the library: pk_run with the streams inherited and its default private "
+                    "group (a pooled leaf); the residual is the library's own work",
+     .base = "clone3_contained",
+     .composition = NONE,
+     .needs = PKB_NEED_CLONE3 | PKB_NEED_CGROUP,
+     .children = 1,
+     .run = pkb__run_pk_contained},
+    {.group = "phase",
+     .name = "processkit_uncontained",
+     .kind = PKB_KIND_PHASE,
+     .description = "pk_run with the streams inherited and PK_CONTAIN_NONE",
+     .base = "clone3_close_range",
+     .composition = NONE,
+     .needs = PKB_NEED_CLONE3,
+     .children = 1,
+     .run = pkb__run_pk_uncontained},
+    {.group = "phase",
+     .name = "vfork_pipes_poll",
+     .kind = PKB_KIND_PHASE,
+     .description = "the capture path by hand: vfork, stdin the kept /dev/null, stdout and "
+                    "stderr two pipes polled and read until both end, waitpid",
+     .composition = PARTS("pipe2_pair", "pipe2_pair"),
+     .children = 1,
+     .run = pkb__run_vfork_pipes_poll},
+    {.group = "phase",
+     .name = "processkit_defaults",
+     .kind = PKB_KIND_PHASE,
+     .description = "pk_run with every default: stdin /dev/null, stdout and stderr captured, "
+                    "contained (a pooled leaf)",
+     .base = "vfork_pipes_poll",
+     .composition = PARTS("pidfd_open", "cgroup_events_read"),
+     .needs = PKB_NEED_CLONE3 | PKB_NEED_CGROUP,
+     .children = 1,
+     .run = pkb__run_pk_defaults},
+
     /* The primitives. A call well under a microsecond runs `calls` times per iteration. */
     {PRIMITIVE("pidfd_open", run_pidfd_open), .description = "pidfd_open of this process + close"},
     {PRIMITIVE("setpgid", run_setpgid), .calls = 16, .needs = PKB_NEED_SETPGID,
@@ -582,6 +654,8 @@ const pkb_phase_def pkb_phase_defs[] = {
      .description = "mkdir of a cgroup leaf + open O_PATH + close + rmdir"},
     {PRIMITIVE("cgroup_kill", run_cgroup_kill), .needs = PKB_NEED_CGROUP,
      .description = "open + write \"1\" + close of an empty leaf's cgroup.kill"},
+    {PRIMITIVE("cgroup_events_read", pkb__run_events_read), .calls = 16, .needs = PKB_NEED_CGROUP,
+     .description = "one pread of a kept leaf's cgroup.events: the end of a contained run"},
     {PRIMITIVE("cgroup_procs_read", run_cgroup_procs_read), .needs = PKB_NEED_CGROUP,
      .records = PKB_RECORD_MEMBERS,
      .description = "open + read + close of an empty leaf's cgroup.procs"},

@@ -1,6 +1,7 @@
 /*
  * figures — the phases report's figure: one stacked bar per reconciled composite, built from
- * the same numbers as the reconciliation table: os_spawn_plain at the bottom, then each primitive
+ * the same numbers as the reconciliation table: the base (os_spawn_plain, or the phase series the
+ * composite builds on) at the bottom, then each primitive
  * the composite contains, each in its own colour, then the residual as its own hatched segment
  * (above the sum when the measured composite is larger, overlapping the top of the stack when it
  * is smaller), and the measured mean ± sd as a black point with error bars.
@@ -36,7 +37,8 @@ static const char *const palette[] = {"#0072B2", "#56B4E9", "#009E73", "#F0E442"
                                       "#CC79A7", "#332288", "#999933", "#AA4499", "#44AA99"};
 #define NPALETTE (sizeof palette / sizeof palette[0])
 
-/* The segment kinds: 0 is os_spawn_plain, then every primitive in order of first appearance,
+/* The segment kinds: 0 is os_spawn_plain, then every other base and primitive in order of first
+ * appearance,
  * then the residual. */
 struct kinds {
     const char *name[PKB__MAX_PARTS * 4 + 2];
@@ -73,14 +75,16 @@ static void write_dat(
     pkb_buf_sanitized(b, r->file);
     pkb_buf_puts(b, ": the phases reconciliation, in µs\n"
                     "# block 0, one row per segment\n# seg\tbar\tkind\tlabel\tbottom\ttop\n");
-    const pkb__phase_series *plain = &v->series[v->plain];
     size_t bar = 0;
     for (size_t i = 0; i < v->nrows; i++) {
         const pkb__recon_row *row = &v->rows[i];
         if (!row->complete)
             continue;
-        pkb_buf_printf(b, "seg\t%zu\t0\tos_spawn_plain\t0\t%.6f\n", bar, plain->mean / 1e3);
-        double at = plain->mean;
+        const pkb__phase_series *base = &v->series[row->base];
+        pkb_buf_printf(b, "seg\t%zu\t%zu\t", bar, kind_of(k, row->base_name));
+        tsv_name(b, row->base_name);
+        pkb_buf_printf(b, "\t0\t%.6f\n", base->mean / 1e3);
+        double at = base->mean;
         for (size_t p = 0; p < row->nparts; p++) {
             const char *name = PKB__NAME(r, row->parts[p]);
             double mean = v->series[row->parts[p]].mean;
@@ -110,7 +114,7 @@ static void write_dat(
 }
 
 static const char title[] =
-    "Where a start goes: os_spawn_plain + primitives + residual, against the measured mean";
+    "Where a start goes: base + primitives + residual, against the measured mean";
 static const char ylabel[] = "mean wall time per spawn+wait (µs)";
 static const char residual_label[] = "residual (measured − sum of the parts)";
 
@@ -227,9 +231,12 @@ int pkb__phases_figures(const pkb_results *r, pkb_figures *figs, char *err, size
     pkb_figure *fig = pkb_figures_add(figs, r, PKB__PHASES_FIGURE);
     if (fig != NULL) {
         struct kinds k = {.name = {"os_spawn_plain"}, .n = 1};
-        for (size_t i = 0; i < v.nrows; i++)
+        for (size_t i = 0; i < v.nrows; i++) {
+            if (v.rows[i].complete)
+                kind_of(&k, v.rows[i].base_name);
             for (size_t p = 0; v.rows[i].complete && p < v.rows[i].nparts; p++)
                 kind_of(&k, PKB__NAME(r, v.rows[i].parts[p]));
+        }
         size_t residual = kind_of(&k, "residual");
         write_dat(r, &v, &k, residual, &fig->dat);
         write_gp(r, &v, &k, fig->stem, &fig->gp);

@@ -5,8 +5,9 @@
  *     against os_spawn_plain of the same file, in µs and %;
  *   - the primitives table: per call (a primitive's samples are divided by the file's
  *     calls_per_iteration), with what each one saw (threads, processes, PATH entries);
- *   - the reconciliation the seed did by hand, for every composite: os_spawn_plain + the
- *     primitives its `composition` lists, against the measured composite (pkb_reconcile);
+ *   - the reconciliation the seed did by hand, for every composite: its base (os_spawn_plain,
+ *     or the phase series its `base` names) + the primitives its `composition` lists, against
+ *     the measured composite (pkb_reconcile);
  *   - the spawn lock: 16 parallel spawns with and without one process-global lock;
  *   - the host (the file's "phases" object), priming, settings and environment.
  *
@@ -91,6 +92,9 @@ static int load_one(const pkb_results *r, size_t i, pkb__phase_series *p, char *
         return bad(err, len, r, "series[%zu].steps is not an array of strings", i);
     if (walk != NULL && !json_is_string(walk))
         return bad(err, len, r, "series[%zu].walk is not a string", i);
+    const json_t *base = json_object_get(j, "base");
+    if (base != NULL && !json_is_string(base))
+        return bad(err, len, r, "series[%zu].base is not a string", i);
     const pkb_results_series *s = &r->series[i];
     if (s->measured) {
         p->mean = s->sum.mean / p->calls;
@@ -104,6 +108,14 @@ static long find_primitive(const pkb_results *r, const pkb__phases_view *v, cons
 {
     for (size_t i = 0; i < r->nseries; i++)
         if (strcmp(v->series[i].kind, "primitive") == 0 && strcmp(PKB__NAME(r, i), name) == 0)
+            return (long)i;
+    return -1;
+}
+
+static long find_phase(const pkb_results *r, const pkb__phases_view *v, const char *name)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if (strcmp(v->series[i].kind, "phase") == 0 && strcmp(PKB__NAME(r, i), name) == 0)
             return (long)i;
     return -1;
 }
@@ -133,19 +145,27 @@ static void build_row(const pkb_results *r, pkb__phases_view *v, size_t i, pkb__
         else if (!r->series[p].measured)
             row->missing = PKB__NAME(r, p), row->why = not_measured_why(&r->series[p]);
     }
+    const json_t *named = json_object_get(v->series[i].j, "base");
+    long base = named != NULL ? find_phase(r, v, json_string_value(named)) : v->plain;
+    row->base_name = named != NULL ? json_string_value(named) : "os_spawn_plain";
     if (!r->series[i].measured)
         row->missing = PKB__NAME(r, i), row->why = not_measured_why(&r->series[i]);
-    else if (v->plain < 0)
+    else if (named == NULL && v->plain < 0)
         row->missing = "os_spawn_plain", row->why = "no measured baseline in this file";
+    else if (base < 0)
+        row->missing = row->base_name, row->why = "not in this file";
+    else if (!r->series[base].measured)
+        row->missing = row->base_name, row->why = not_measured_why(&r->series[base]);
     if (row->missing != NULL)
         return;
+    row->base = (size_t)base;
     pkb_recon_term parts[PKB__MAX_PARTS];
     for (size_t p = 0; p < row->nparts; p++)
         parts[p] = (pkb_recon_term){v->series[row->parts[p]].mean, v->series[row->parts[p]].sd};
-    const pkb__phase_series *c = &v->series[i], *plain = &v->series[v->plain];
+    const pkb__phase_series *c = &v->series[i], *b = &v->series[base];
     row->complete =
-        pkb_reconcile((pkb_recon_term){c->mean, c->sd}, (pkb_recon_term){plain->mean, plain->sd},
-                      parts, row->nparts, &row->rec) == 0;
+        pkb_reconcile((pkb_recon_term){c->mean, c->sd}, (pkb_recon_term){b->mean, b->sd}, parts,
+                      row->nparts, &row->rec) == 0;
     if (!row->complete)
         row->missing = PKB__NAME(r, i), row->why = "not a positive time";
 }
@@ -398,7 +418,7 @@ static void md_primitives(const pkb_results *r, const pkb__phases_view *v, pkb_b
 /* "`os_spawn_plain` + `pidfd_open` + `direct_thread_walk`" */
 static void md_terms(const pkb_results *r, const pkb__recon_row *row, pkb_buf *b)
 {
-    pkb_buf_puts(b, "`os_spawn_plain`");
+    pkb_md_code(b, row->base_name);
     for (size_t k = 0; k < row->nparts; k++) {
         pkb_buf_puts(b, " + ");
         pkb_md_code(b, PKB__NAME(r, row->parts[k]));
@@ -411,21 +431,24 @@ md_reconciliation(const pkb_results *r, const pkb__phases_view *v, bool plots, p
     pkb_buf_printf(
         b,
         "## Reconciliation\n\n"
-        "For every composite phase series, `os_spawn_plain` plus the primitives it contains (its "
-        "`composition` in the results file, declared once next to the series in "
-        "`phases/attribution/series.c`) against the measured composite. Residual = measured − sum, "
-        "in µs and in %% of the measured composite. A residual is **flagged** when its absolute "
-        "value exceeds max(%.0f%% of the measured composite, %.0f × the combined standard "
-        "deviation), the combined standard deviation being the square root of the sum of the "
-        "variances of every term (composite, plain, each primitive). A positive residual is "
-        "cost the primitives do not account for; a negative one, steps that cost less inside "
-        "the sequence than alone.\n\n",
+        "For every composite phase series, its base plus the primitives it contains (its "
+        "`base` and `composition` in the results file, declared once next to the series in "
+        "`phases/attribution/series.c`) against the measured composite. The base is "
+        "`os_spawn_plain` unless the series builds on another phase series: a step only a child "
+        "can take (close_range, CLONE_INTO_CGROUP) has no child-less primitive, so it is "
+        "measured against the series before it, and its cost is the residual there. Residual = "
+        "measured − sum, in µs and in %% of the measured composite. A residual is **flagged** "
+        "when its absolute value exceeds max(%.0f%% of the measured composite, %.0f × the "
+        "combined standard deviation), the combined standard deviation being the square root of "
+        "the sum of the variances of every term (composite, base, each primitive). A positive "
+        "residual is cost the primitives do not account for; a negative one, steps that cost "
+        "less inside the sequence than alone.\n\n",
         PKB_RECON_MIN_FRACTION * 100, PKB_RECON_SD_FACTOR);
     if (v->nrows == 0) {
         pkb_buf_puts(b, "The file holds no composite phase series.\n\n");
         return;
     }
-    pkb_buf_puts(b, "| composite | plain + primitives | sum | measured | residual | residual % | "
+    pkb_buf_puts(b, "| composite | base + primitives | sum | measured | residual | residual % | "
                     "limit | |\n|---|---|---:|---:|---:|---:|---:|---|\n");
     size_t flagged = 0;
     for (size_t i = 0; i < v->nrows; i++) {
@@ -481,7 +504,7 @@ md_reconciliation(const pkb_results *r, const pkb__phases_view *v, bool plots, p
         char stem[256];
         pkb_figure_stem(r, PKB__PHASES_FIGURE, stem, sizeof stem);
         pkb_md_figure(b, stem,
-                      "Each composite's mean as os_spawn_plain, its primitives and the residual, "
+                      "Each composite's mean as its base, its primitives and the residual, "
                       "stacked");
     }
 }

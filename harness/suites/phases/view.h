@@ -20,9 +20,13 @@ typedef struct pkb__phase_series {
     double mean, sd, median; /* per call, ns (valid when the series was measured) */
 } pkb__phase_series;
 
-/* os_spawn_plain + parts against one composite. */
+/* A base + parts against one composite. The base is os_spawn_plain unless the composite names
+ * another phase series (`base` in the file): a step only a child can take has no child-less
+ * primitive, so it is measured against the series before it, where it is the residual. */
 typedef struct pkb__recon_row {
     size_t composite; /* index into the results' series */
+    size_t base;      /* index of the base series (valid when complete) */
+    const char *base_name;
     size_t parts[PKB__MAX_PARTS];
     size_t nparts;
     /* Complete when the composite, plain and every part were measured; otherwise `missing` names
