@@ -24,6 +24,7 @@
     X(files_in_out_append, 10)                                                                     \
     X(caller_fd_and_inherit, 10)                                                                   \
     X(child_sees_only_fds_0_1_2, 10)                                                               \
+    X(child_sharing_our_table_sees_only_0_1_2, 10)                                                 \
     X(inherit_fds_skips_only_the_close, 10)                                                        \
     X(standard_fds_closed_in_parent, 10)                                                           \
     X(process_fd_read_by_caller, 10)                                                               \

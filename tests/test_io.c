@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *read_file(const char *path, size_t *len)
@@ -196,6 +197,45 @@ TEST_IMPL(child_sees_only_fds_0_1_2)
     ASSERT_STR_EQ(r.out.data, "0\n1\n2\n");
     pk_result_release(&r);
     close(leaked);
+}
+
+TEST_IMPL(child_sharing_our_table_sees_only_0_1_2)
+{
+    /* Streams inherited or opened by path: the child is cloned sharing this process's descriptor
+     * table and unshares it keeping 0..2. It must see nothing else, and our table must come out
+     * untouched (the leaked descriptor still ours, the standard ones where they were). */
+    int leaked = open("/dev/null", O_RDONLY);
+    ASSERT_GE(leaked, 3);
+    char listing[512];
+    snprintf(listing, sizeof listing, "%s/fds", pk_test_tmpdir());
+    struct stat before[3], after[3], leaked_st, leaked_after;
+    for (int i = 0; i < 3; i++)
+        ASSERT_EQ(fstat(i, &before[i]), 0);
+    ASSERT_EQ(fstat(leaked, &leaked_st), 0);
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("list-fds"),
+                                   .in.kind = PK_STDIO_INHERIT,
+                                   .out = {.kind = PK_STDIO_FILE, .path = listing},
+                                   .err.kind = PK_STDIO_INHERIT},
+                     &r));
+    ASSERT_EXITED(r, 0);
+    pk_result_release(&r);
+    char buf[64] = "";
+    FILE *f = fopen(listing, "re");
+    ASSERT(f != NULL);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    ASSERT_STR_EQ(buf, "0\n1\n2\n");
+    for (int i = 0; i < 3; i++) {
+        ASSERT_EQ(fstat(i, &after[i]), 0);
+        ASSERT_EQ(after[i].st_ino, before[i].st_ino);
+        ASSERT_EQ(after[i].st_dev, before[i].st_dev);
+    }
+    ASSERT_EQ(fstat(leaked, &leaked_after), 0);
+    ASSERT_EQ(leaked_after.st_ino, leaked_st.st_ino);
+    close(leaked);
+    unlink(listing);
 }
 
 TEST_IMPL(inherit_fds_skips_only_the_close)

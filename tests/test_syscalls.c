@@ -206,6 +206,7 @@ TEST_IMPL(spawn_syscalls_contained)
     ASSERT_EQ(t.parent.nr[2], SYS_pread64);
     ASSERT_EQ(t.child.n, 2);
     ASSERT_EQ(t.child.nr[0], SYS_close_range);
+    ASSERT_EQ(t.child.args[0][2], 2u); /* CLOSE_RANGE_UNSHARE: cloned with CLONE_FILES */
     ASSERT_EQ(t.child.nr[1], SYS_execve);
 }
 

@@ -16,13 +16,17 @@
  *      straight into the cgroup (CLONE_INTO_CGROUP needs clone3);
  *   4. pdeathsig: PR_SET_PDEATHSIG, then getppid() against the spawner's pid, because the parent
  *      may have died before the call (then the child exits at once);
- *   5. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
- *   6. close_fds: close_range(3, ~0) — every descriptor the host leaked without O_CLOEXEC
- *      (skipped when the command sets inherit_fds);
- *   7. chdir;
- *   8. restore the parent's signal mask, when the parent blocked everything around the clone
+ *   5. close_fds, when the child was cloned sharing our descriptor table (CLONE_FILES, see
+ *      may_share_files in spawn.linux.c): close_range(3, ~0, CLOSE_RANGE_UNSHARE) gives it a
+ *      private table with only 0..2 copied — no copy of the others at the clone, and none to
+ *      close — and comes before any step that changes descriptors, so our table is never touched;
+ *   6. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
+ *   7. close_fds otherwise: close_range(3, ~0) — every descriptor the host leaked without
+ *      O_CLOEXEC (skipped when the command sets inherit_fds);
+ *   8. chdir;
+ *   9. restore the parent's signal mask, when the parent blocked everything around the clone
  *      (only without CLONE_CLEAR_SIGHAND);
- *   9. execve.
+ *  10. execve.
  * A failure stores {stage, errno} in the shared plan and exits 127; the parent turns that into a
  * typed spawn failure, never a bare exit code.
  */
@@ -39,6 +43,7 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
+#define PK__CLOSE_RANGE_UNSHARE (1U << 1)
 
 /* The kernel's sigaction layout for rt_sigaction on x86_64 and the generic ABI. */
 struct pk__ksigaction {
@@ -141,11 +146,15 @@ PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
                 syscall(SYS_exit, 0);
     }
 
+    if (plan->share_files &&
+        syscall(SYS_close_range, 3U, ~0U, (unsigned)PK__CLOSE_RANGE_UNSHARE) != 0)
+        fail(plan, PK_STAGE_CLOSE_FDS, errno);
+
     int err = setup_stdio(plan);
     if (err != 0)
         fail(plan, PK_STAGE_STDIO, err);
 
-    if (!plan->inherit_fds && syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+    if (!plan->share_files && !plan->inherit_fds && syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
         /* Kernels before 5.9: close descriptor by descriptor up to the limit. */
         if (errno != ENOSYS)
             fail(plan, PK_STAGE_CLOSE_FDS, errno);

@@ -62,6 +62,7 @@ struct pk__child_plan {
     int parent_pid;         /* for the PR_SET_PDEATHSIG race check */
     bool want_pidfd;        /* the caller polls or signals the child: create a pidfd */
     bool inherit_fds;       /* skip close_range: the caller's descriptors are all O_CLOEXEC */
+    bool share_files;       /* cloned with CLONE_FILES: unshare (keeping 0..2) before stdio */
     volatile int err_stage; /* pk_stage of the failure, 0 when none */
     volatile int err_errno; /* positive errno of the failure */
 };

@@ -8,7 +8,10 @@
  * allocates once and reuses: no per-spawn mmap, no signal walk. CLONE_PIDFD is added only when the
  * caller needs the pidfd (a handle, or a run that polls for the exit next to its pipes): a run that
  * only awaits the exit reaps by pid, which saves the descriptor's creation, its wait and its close
- * (≈3 µs here). Fallbacks, in order: clone(CLONE_VM|CLONE_VFORK[|CLONE_PIDFD]) through glibc's
+ * (≈3 µs here). A child that needs none of our descriptors above 2 is also given CLONE_FILES: it
+ * shares our table until its close_range(3, ~0, CLOSE_RANGE_UNSHARE), which copies only 0..2,
+ * instead of the clone copying every descriptor of ours for the child to close one by one.
+ * Fallbacks, in order: clone(CLONE_VM|CLONE_VFORK[|CLONE_PIDFD]) through glibc's
  * wrapper, vfork (plus pidfd_open), posix_spawn. fork is never used on the exec path.
  *
  * Choosing without a probe child. A modern kernel (5.7 and later) takes the preferred path, so the
@@ -99,10 +102,35 @@ static void free_stack(void *base)
     munmap(base, PK__STACK_SIZE + page_size);
 }
 
-static void stack_key_init(void)
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+/* close_range (5.9, with CLOSE_RANGE_UNSHARE): a range of one impossible descriptor closes
+ * nothing and answers whether the call exists, without touching our table. */
+static bool close_range_ok;
+
+static void spawn_init(void)
 {
     page_size = (size_t)sysconf(_SC_PAGESIZE);
     (void)pthread_key_create(&stack_key, free_stack);
+    close_range_ok = syscall(SYS_close_range, ~0U, ~0U, 0U) == 0;
+}
+
+/* Whether the child may share our descriptor table until its first step on descriptors (see
+ * child.linux.c): the clone then copies no table, and the child takes a private one holding only
+ * 0..2 with close_range(3, ~0, CLOSE_RANGE_UNSHARE), instead of a copy of every descriptor of ours
+ * and a close of each. Only when the child needs none of ours above 2 (its streams are inherited,
+ * or opened by path), when it would close them anyway (not inherit_fds), and when close_range
+ * exists (a child that cannot unshare must never close descriptors one by one in our table). */
+static bool may_share_files(const struct pk__child_plan *plan)
+{
+    if (plan->inherit_fds || !close_range_ok)
+        return false;
+    for (int t = 0; t < 3; t++)
+        if (plan->io[t].action == PK__IO_DUP && plan->io[t].fd >= 3)
+            return false;
+    return true;
 }
 
 /* This thread's reusable child stack (lowest address of the usable area), or NULL. */
@@ -110,7 +138,7 @@ static unsigned char *stack_for_thread(void)
 {
     if (thread_stack != NULL)
         return thread_stack;
-    pthread_once(&stack_once, stack_key_init);
+    pthread_once(&stack_once, spawn_init);
     unsigned char *base = mmap(NULL, PK__STACK_SIZE + page_size, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (base == MAP_FAILED)
@@ -142,9 +170,11 @@ static long clone3_vfork(int (*fn)(void *), void *arg, bool clear, int cgroup_fd
     unsigned char *stack = stack_for_thread();
     if (stack == NULL)
         return -ENOMEM;
+    const struct pk__child_plan *plan = fn == child_entry ? arg : NULL;
+    bool share_files = plan != NULL && plan->share_files;
     struct pk__clone_args args = {
         .flags = CLONE_VM | CLONE_VFORK | (pidfd != NULL ? CLONE_PIDFD : 0) |
-                 (clear ? PK__CLONE_CLEAR_SIGHAND : 0),
+                 (clear ? PK__CLONE_CLEAR_SIGHAND : 0) | (share_files ? CLONE_FILES : 0),
         .pidfd = (uint64_t)(uintptr_t)pidfd,
         .exit_signal = SIGCHLD,
         .stack = (uint64_t)(uintptr_t)stack,
@@ -377,6 +407,7 @@ static long spawn_vfork_family(struct pk__child_plan *plan, int *pidfd)
     case PK_MECH_CLONE:
         return clone_vfork(child_entry, plan, want);
     default:
+        plan->share_files = false; /* vfork copies our table */
         return pk__spawn_vfork(plan);
     }
 }
@@ -387,6 +418,8 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid_out, int *pidfd_out)
     *pidfd_out = -1;
     plan->err_stage = 0;
     plan->err_errno = 0;
+    pthread_once(&stack_once, spawn_init);
+    plan->share_files = may_share_files(plan);
     if (!atomic_load_explicit(&decided, memory_order_acquire)) {
         int rc = spawn_first(plan, pid_out, pidfd_out);
         if (rc != 1)
@@ -395,6 +428,8 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid_out, int *pidfd_out)
     }
     plan->reset_handlers = !clear_sighand;
 
+    if (mechanism != PK_MECH_CLONE3)
+        plan->share_files = false; /* only clone3 is given CLONE_FILES */
     if (mechanism == PK_MECH_POSIX_SPAWN) {
         /* glibc blocks signals and resets handlers itself. */
         if (pthread_sigmask(SIG_SETMASK, NULL, &plan->mask) != 0)
