@@ -79,6 +79,7 @@
     X(keep_none_counts_only, 10)                                                                   \
     X(bulk_capture_counts_lines, 10)                                                               \
     X(bulk_final_line_counted_when_pipe_outlives_child, 10)                                        \
+    X(run_ends_at_child_exit_while_grandchild_holds_pipe, 10)                                      \
     X(long_line_over_max_line_dropped_others_kept, 10)                                             \
     X(loop_16_runs_isolated, 10)                                                                   \
     X(loop_lines_idle_and_cancel, 10)                                                              \

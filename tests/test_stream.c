@@ -379,6 +379,22 @@ TEST_IMPL(bulk_final_line_counted_when_pipe_outlives_child)
     pk_result_release(&r);
 }
 
+TEST_IMPL(run_ends_at_child_exit_while_grandchild_holds_pipe)
+{
+    /* A short run polls only its pipes; when the child exits but a grandchild (uncontained here)
+     * keeps stdout open, the run must still end at the child's exit — through the pidfd it takes
+     * once the child outlives the short-run window — not when the grandchild lets go. */
+    const char *const argv[] = {"sh", "-c", "echo a; sleep 3 & sleep 0.05", NULL};
+    pk_result r;
+    int64_t t0 = pk_test_now_ms();
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv, .containment = PK_CONTAIN_NONE}, &r));
+    int64_t took = pk_test_now_ms() - t0;
+    ASSERT_EXITED(r, 0);
+    ASSERT_STR_EQ(r.out.data, "a\n");
+    pk_result_release(&r);
+    ASSERT_LT(took, 2000); /* the grandchild holds the pipe for 3 s */
+}
+
 TEST_IMPL(long_line_over_max_line_dropped_others_kept)
 {
     /* A line longer than max_line is counted and dropped; its neighbours arrive intact. */

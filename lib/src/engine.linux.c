@@ -294,9 +294,12 @@ static int drive_once(struct pk_process *p)
         tsp = &ts;
     }
     if (p->pidfd < 0 && !p->exited) {
-        /* No pidfd (kernel < 5.3): look for the exit every 10 ms. */
-        if (tsp == NULL || ts.tv_sec > 0 || ts.tv_nsec > 10000000)
-            ts = (struct timespec){0, 10000000};
+        /* No pidfd yet (a lazy one is due at pidfd_at_ns), or none at all (kernel < 5.3: look
+         * for the exit every 10 ms). */
+        int64_t left = p->pidfd_at_ns != 0 ? p->pidfd_at_ns - now : 10000000;
+        left = left > 0 ? left : 0;
+        if (tsp == NULL || ts.tv_sec * 1000000000 + ts.tv_nsec > left)
+            ts = (struct timespec){left / 1000000000, left % 1000000000};
         tsp = &ts;
     }
     int r = ppoll(pfd, n, tsp, NULL);
@@ -324,7 +327,15 @@ static int drive_once(struct pk_process *p)
             break;
         }
     }
-    if (!exited && p->pidfd < 0 && !p->exited) {
+    if (!exited && p->pidfd < 0 && !p->exited && p->pidfd_at_ns != 0 &&
+        pk__now_ns() >= p->pidfd_at_ns) {
+        /* The child outlived the short-run window: from now on its exit is polled like a
+         * handle's, whether or not its pipes end. */
+        p->pidfd_at_ns = 0;
+        int fd = pk__pidfd_open(p->pid);
+        p->pidfd = fd >= 0 ? fd : -1;
+    }
+    if (!exited && p->pidfd < 0 && !p->exited && p->pidfd_at_ns == 0) {
         siginfo_t si = {0};
         exited = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
                  si.si_pid == p->pid;

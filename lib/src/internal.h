@@ -105,6 +105,10 @@ int pk__build_env(const pk_env *env, char *const **envp, char ***owned);
  * kind, code/signal and CPU times. Blocking. Returns 0 or -errno. */
 int pk__reap(int pid, int pidfd, pk_outcome *outcome);
 
+/* pidfd_open of our unreaped child (its pid cannot be reused before the reap): the descriptor,
+ * or -errno (-ENOSYS before 5.3). */
+int pk__pidfd_open(int pid);
+
 /* Sends signo through the pidfd (kill(2) only when there is none). Returns 0 or -errno. */
 int pk__signal(int pid, int pidfd, int signo);
 
@@ -246,10 +250,16 @@ struct pk_cancel {
 
 /* ---- one run: the pk_process handle and its engine (engine.linux.c) ------------------------ */
 
+/* A run that only awaits its end, with pipes, takes a pidfd this long after the start if its
+ * child is still running (engine.linux.c): until then the pipes' end tells the exit, and a child
+ * whose pipes a grandchild keeps open is noticed at most this late. */
+#define PK__LAZY_PIDFD_NS (10 * 1000000LL)
+
 struct pk_process {
     int pid;
     int pidfd;
-    int in_fd; /* stdin pipe (write end), -1 when none */
+    int64_t pidfd_at_ns; /* when to take the lazy pidfd (pidfd_open), 0: not lazy */
+    int in_fd;           /* stdin pipe (write end), -1 when none */
     const unsigned char *in_data;
     size_t in_len, in_off;
     struct pk__stream streams[3]; /* [1] stdout, [2] stderr; [0] unused */

@@ -238,12 +238,14 @@ static int prepare_stdio(const pk_command *cmd,
     return rc;
 }
 
-/* True when nothing but the child's exit will be waited for: no pipe, no time limit, no cancel
- * handle. Then the engine blocks in waitid and needs no pidfd to poll. */
-static bool only_exit_awaited(const pk_command *cmd, const struct pk_process *proc)
+/* Whether the child is given a pidfd at the spawn. A handle (pk_spawn, the loop) always gets one:
+ * it may be polled or signalled. A run that only awaits the end (pk_run) needs one at once only
+ * when a time limit or a cancel handle may have to act on it; otherwise it blocks in waitid on the
+ * pid, or polls its pipes and takes a pidfd later only if the child outlives PK__LAZY_PIDFD_NS
+ * (engine.linux.c): a short run never pays for one. */
+static bool pidfd_at_spawn(const pk_command *cmd, bool exit_only)
 {
-    return proc->in_fd < 0 && proc->streams[1].fd < 0 && proc->streams[2].fd < 0 &&
-           cmd->timeout_ms == 0 && cmd->idle_timeout_ms == 0 && cmd->cancel == NULL;
+    return !exit_only || cmd->timeout_ms != 0 || cmd->idle_timeout_ms != 0 || cmd->cancel != NULL;
 }
 
 /* Gives the run its own group unless the command names one or asks for none, so that nothing
@@ -350,7 +352,7 @@ int pk__process_start(const pk_command *cmd,
     pk_stage stage = PK_STAGE_PREPARE;
     bool null_locked = false;
     rc = prepare_stdio(cmd, proc, &plan, child_ends, &null_locked, &stage);
-    plan.want_pidfd = !exit_only || !only_exit_awaited(cmd, proc);
+    plan.want_pidfd = pidfd_at_spawn(cmd, exit_only);
     if (rc == 0) {
         stage = PK_STAGE_CONTAIN;
         rc = prepare_containment(cmd, proc);
@@ -367,6 +369,10 @@ int pk__process_start(const pk_command *cmd,
     if (rc != 0)
         return fail_start(proc, &plan, failure, stage, rc);
     arm_run(cmd, proc);
+    /* Pipes but no pidfd: the engine takes one if the child is still running by then. */
+    bool pipes = proc->in_fd >= 0 || proc->streams[1].fd >= 0 || proc->streams[2].fd >= 0;
+    if (proc->pidfd < 0 && pipes && plan.want_pidfd == false)
+        proc->pidfd_at_ns = proc->start_ns + PK__LAZY_PIDFD_NS;
     return 0;
 }
 

@@ -64,6 +64,16 @@ int pk__reap(int pid, int pidfd, pk_outcome *outcome)
     return 0;
 }
 
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+int pk__pidfd_open(int pid)
+{
+    long fd = syscall(SYS_pidfd_open, pid, 0);
+    return fd >= 0 ? (int)fd : -errno;
+}
+
 int pk__signal(int pid, int pidfd, int signo)
 {
     long r = pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0) : kill(pid, signo);
