@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -50,9 +51,11 @@ struct series {
     const pkf_method *method;
     int spawns; /* per sample */
     double *samples_us;
+    double *cpu_us; /* this process's user+sys CPU per spawn, per sample */
     int n;
     bool selected, available;
     double median, min, max, ratio;
+    double cpu_median;                /* of cpu_us */
     double child_moved, parent_moved; /* census: migrations per spawn, -1 when not counted */
 };
 
@@ -66,16 +69,26 @@ struct run {
     char census_why[160];
 };
 
-/* One sample: the mean cost of `spawns` spawn+wait cycles, or a negative error. */
-static int take_sample(struct series *s, int spawns, double *us)
+static double self_cpu_us(void)
 {
-    double t0 = pkbu_now_us();
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+/* One sample: the mean cost of `spawns` spawn+wait cycles, and this process's CPU per spawn
+ * (what the spawner itself burns, apart from the child and from waiting), or a negative error. */
+static int take_sample(struct series *s, int spawns, double *us, double *cpu)
+{
+    double c0 = self_cpu_us(), t0 = pkbu_now_us();
     for (int i = 0; i < spawns; i++) {
         int rc = s->method->run(s->path);
         if (rc != 0)
             return rc;
     }
     *us = (pkbu_now_us() - t0) / spawns;
+    *cpu = (self_cpu_us() - c0) / spawns;
     return 0;
 }
 
@@ -200,21 +213,22 @@ static void print_steps(struct run *run, int t)
 
 static void print_report(struct run *run)
 {
-    printf("| target | method | median µs | min µs | max µs | vs vfork_execve | child moved |\n");
-    printf("|---|---|---:|---:|---:|---:|---:|\n");
+    printf("| target | method | median µs | min µs | max µs | vs vfork_execve | spawner CPU µs "
+           "| child moved |\n");
+    printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < run->nseries; i++) {
         struct series *s = &run->all[i];
         if (!s->selected)
             continue;
         if (!s->available) {
-            printf("| %s | %s | unavailable | | | | |\n", s->target, s->method->name);
+            printf("| %s | %s | unavailable | | | | | |\n", s->target, s->method->name);
             continue;
         }
         char moved[32] = "";
         if (s->child_moved >= 0)
             snprintf(moved, sizeof moved, "%.0f%%", 100 * s->child_moved);
-        printf("| %s | %s | %.1f | %.1f | %.1f | %.3f× | %s |\n", s->target, s->method->name,
-               s->median, s->min, s->max, s->ratio, moved);
+        printf("| %s | %s | %.1f | %.1f | %.1f | %.3f× | %.1f | %s |\n", s->target, s->method->name,
+               s->median, s->min, s->max, s->ratio, s->cpu_median, moved);
     }
     if (run->unavailable[0] != '\0')
         printf("\nunavailable: %s\n", run->unavailable);
@@ -252,9 +266,11 @@ static int write_json(const char *path, struct run *run)
         struct series *s = &run->all[i];
         if (!s->selected)
             continue;
-        json_t *samples = json_array();
-        for (int k = 0; k < s->n; k++)
+        json_t *samples = json_array(), *cpu = json_array();
+        for (int k = 0; k < s->n; k++) {
             json_array_append_new(samples, json_real(s->samples_us[k]));
+            json_array_append_new(cpu, json_real(s->cpu_us[k]));
+        }
         json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b, s:i}", "target", s->target, "path",
                               s->path, "method", s->method->name, "what", s->method->what,
                               "available", s->available, "spawns_per_sample", s->spawns);
@@ -263,12 +279,14 @@ static int write_json(const char *path, struct run *run)
             json_object_set_new(o, "min_us", json_real(s->min));
             json_object_set_new(o, "max_us", json_real(s->max));
             json_object_set_new(o, "ratio_to_vfork_execve", json_real(s->ratio));
+            json_object_set_new(o, "spawner_cpu_us_median", json_real(s->cpu_median));
         }
         if (s->child_moved >= 0) {
             json_object_set_new(o, "child_migrations_per_spawn", json_real(s->child_moved));
             json_object_set_new(o, "parent_migrations_per_spawn", json_real(s->parent_moved));
         }
         json_object_set_new(o, "samples_us", samples);
+        json_object_set_new(o, "spawner_cpu_us", cpu);
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "results", arr);
@@ -416,15 +434,17 @@ static int sample_all(struct run *run)
             struct series *s = &run->all[(k + (r < 0 ? 0 : r)) % run->nseries];
             if (!s->selected || !s->available)
                 continue;
-            double us;
-            int rc = take_sample(s, r < 0 ? s->spawns / 4 + 1 : s->spawns, &us);
+            double us, cpu;
+            int rc = take_sample(s, r < 0 ? s->spawns / 4 + 1 : s->spawns, &us, &cpu);
             if (rc != 0) {
                 fprintf(stderr, "\npk_floor: %s of %s failed: %s\n", s->method->name, s->path,
                         pk_strerror(rc));
                 return -1;
             }
-            if (r >= 0)
+            if (r >= 0) {
+                s->cpu_us[s->n] = cpu;
                 s->samples_us[s->n++] = us;
+            }
         }
     }
     if (tty)
@@ -441,6 +461,7 @@ static void summarize(struct run *run)
             s->median = sum.median;
             s->min = sum.min;
             s->max = sum.max;
+            s->cpu_median = pkbu_summarize(s->cpu_us, s->n).median;
         }
     }
     for (int i = 0; i < run->nseries; i++) {
@@ -499,6 +520,7 @@ int main(int argc, char **argv)
                 .method = pm,
                 .spawns = targets[t].spawns,
                 .samples_us = calloc((size_t)o.rounds, sizeof(double)),
+                .cpu_us = calloc((size_t)o.rounds, sizeof(double)),
                 .selected = o.methods == NULL || regexec(&re, pm->name, 0, NULL, 0) == 0,
                 .available = (pm->needs & ~have) == 0,
                 .child_moved = -1,
@@ -528,8 +550,10 @@ int main(int argc, char **argv)
             printf("\nresults: %s\n", out);
     }
     pkf_methods_close();
-    for (int i = 0; i < run.nseries; i++)
+    for (int i = 0; i < run.nseries; i++) {
         free(run.all[i].samples_us);
+        free(run.all[i].cpu_us);
+    }
     free(run.all);
     if (o.methods != NULL)
         regfree(&re);
