@@ -8,6 +8,7 @@
 #include "test.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -451,6 +452,40 @@ static int h_spawn_trace(int argc, char **argv)
     return 0;
 }
 
+/* alloc-count MODE: the allocations 20 warm pk_runs of /bin/true make, as counted by the
+ * preloaded tests/malloc_count.c; MODE as for spawn-trace. Prints the count, or "no counter". */
+static int h_alloc_count(int argc, char **argv)
+{
+    /* POSIX's way of turning dlsym's object pointer into a function pointer. */
+    unsigned long (*get)(void) = NULL;
+    void *sym = dlsym(RTLD_DEFAULT, "pk_malloc_count_get");
+    memcpy(&get, &sym, sizeof get);
+    if (get == NULL) {
+        say(1, "no counter\n");
+        return 0;
+    }
+    const char *mode = argc > 1 ? argv[1] : "contained";
+    pk_command cmd = {.program = "/bin/true",
+                      .in.kind = PK_STDIO_INHERIT,
+                      .out.kind = PK_STDIO_INHERIT,
+                      .err.kind = PK_STDIO_INHERIT};
+    if (strcmp(mode, "defaults") == 0)
+        cmd = (pk_command){.program = "/bin/true"};
+    unsigned long before = 0;
+    for (int i = 0; i < 22; i++) {
+        if (i == 2)
+            before = get(); /* two warm-up runs set up what a process keeps */
+        pk_result r;
+        int rc = pk_run(&cmd, &r);
+        bool ok = rc == 0 && r.outcome.kind == PK_OUTCOME_EXITED && r.outcome.code == 0;
+        pk_result_release(&r);
+        if (!ok)
+            return 1;
+    }
+    say(1, "%lu\n", get() - before);
+    return 0;
+}
+
 /* write-hex HEX: the bytes the hex string spells, nothing else */
 static int h_write_hex(int argc, char **argv)
 {
@@ -500,6 +535,7 @@ static const struct helper helpers[] = {
     {"write-hex", h_write_hex},
     {"own-cgroup", h_own_cgroup},
     {"spawn-trace", h_spawn_trace},
+    {"alloc-count", h_alloc_count},
 };
 
 int pk_test_run_helper(int argc, char **argv)

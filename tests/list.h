@@ -39,6 +39,7 @@
     X(spawn_syscalls_contained, 10)                                                                \
     X(spawn_syscalls_uncontained_and_inherit_fds, 10)                                              \
     X(spawn_syscalls_all_defaults, 10)                                                             \
+    X(spawn_hot_path_allocates_nothing, 10)                                                        \
     X(mechanism_clone3_default, 10)                                                                \
     X(mechanism_clone, 10)                                                                         \
     X(mechanism_vfork, 10)                                                                         \
