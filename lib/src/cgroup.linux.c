@@ -170,6 +170,12 @@ static long long keyed_value(const char *text, const char *key)
 
 /* ---- leaves and the pool ------------------------------------------------------------------- */
 
+/* A leaf's directory: the parent joined with its name (find_parent leaves room for it). */
+static void leaf_path(const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s", parent_dir, name);
+}
+
 static int remove_leaf(const char *dir)
 {
     if (rmdir(dir) == 0)
@@ -335,17 +341,18 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
     pthread_mutex_unlock(&pool_lock);
     if (rc != 0)
         return rc;
-    if (snprintf(g->path, sizeof g->path, "%s/%s", parent_dir, e.name) >= (int)sizeof g->path)
-        return -ENAMETOOLONG; /* cannot happen: find_parent leaves room for the name */
+    snprintf(g->name, sizeof g->name, "%s", e.name);
     if (e.dirfd < 0) {
-        e.dirfd = open(g->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        char path[PATH_MAX + 64];
+        leaf_path(e.name, path, sizeof path);
+        e.dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         e.events_fd = e.dirfd < 0 ? -1 : openat(e.dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
         if (e.events_fd < 0) {
             rc = -errno;
             if (e.dirfd >= 0)
                 close(e.dirfd);
             pthread_mutex_lock(&pool_lock);
-            if (rmdir(g->path) == 0)
+            if (rmdir(path) == 0)
                 forget_made(e.name);
             pthread_mutex_unlock(&pool_lock);
             return rc;
@@ -368,19 +375,20 @@ void pk__cgroup_destroy(struct pk_group *g)
         pk__cgroup_kill(g);
         populated = pk__cgroup_wait_empty(g, 5000) == 0 ? 0 : 1;
     }
-    const char *name = strrchr(g->path, '/') + 1;
     pthread_mutex_lock(&pool_lock);
     /* A killed leaf is not reused for private runs (see pk__group_plan): remove it. */
     if (g->pooled && populated == 0 && !g->killed && grow_pool(pool_n + 1) == 0) {
         struct pooled_leaf *e = &pool_free[pool_n++];
-        snprintf(e->name, sizeof e->name, "%s", name);
+        snprintf(e->name, sizeof e->name, "%s", g->name);
         e->dirfd = g->dirfd;
         e->events_fd = g->events_fd;
     } else {
         close(g->dirfd);
         close(g->events_fd);
-        if (remove_leaf(g->path) == 0)
-            forget_made(name);
+        char path[PATH_MAX + 64];
+        leaf_path(g->name, path, sizeof path);
+        if (remove_leaf(path) == 0)
+            forget_made(g->name);
     }
     g->dirfd = g->events_fd = -1;
     pthread_mutex_unlock(&pool_lock);
@@ -408,9 +416,8 @@ int pk__cgroup_renew(struct pk_group *g)
     pthread_mutex_unlock(&pool_lock);
     if (rc != 0)
         return rc;
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s", parent_dir, name) >= (int)sizeof path)
-        return -ENAMETOOLONG; /* cannot happen: find_parent leaves room for the name */
+    char path[PATH_MAX + 64];
+    leaf_path(name, path, sizeof path);
     int dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
     int events_fd = dirfd < 0 ? -1 : openat(dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
     if (events_fd < 0) {
@@ -424,14 +431,14 @@ int pk__cgroup_renew(struct pk_group *g)
         return rc;
     }
     add_cpu(g->dirfd, &g->cpu_user_base, &g->cpu_sys_base);
-    const char *old = strrchr(g->path, '/') + 1;
     close(g->dirfd);
     close(g->events_fd);
+    leaf_path(g->name, path, sizeof path);
     pthread_mutex_lock(&pool_lock);
-    if (remove_leaf(g->path) == 0)
-        forget_made(old);
+    if (remove_leaf(path) == 0)
+        forget_made(g->name);
     pthread_mutex_unlock(&pool_lock);
-    snprintf(g->path, sizeof g->path, "%s", path);
+    snprintf(g->name, sizeof g->name, "%s", name);
     g->dirfd = dirfd;
     g->events_fd = events_fd;
     g->killed = false;
@@ -496,8 +503,7 @@ static int signal_each(struct pk_group *g, int signo)
         n = 512;
     /* What /proc/<pid>/cgroup says for a member: our own path, then the leaf's name. */
     char rel[PATH_MAX + 64];
-    snprintf(rel, sizeof rel, "%s%s", strcmp(own_path, "/") != 0 ? own_path : "",
-             strrchr(g->path, '/'));
+    snprintf(rel, sizeof rel, "%s/%s", strcmp(own_path, "/") != 0 ? own_path : "", g->name);
     for (size_t i = 0; i < n; i++) {
         int fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
         if (fd < 0)

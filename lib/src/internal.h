@@ -183,11 +183,11 @@ void pk__stream_cache_release(void);
 struct pk_group {
     pk_containment mech; /* PK_CONTAIN_CGROUP or PK_CONTAIN_PGROUP */
     /* cgroup */
-    char path[PATH_MAX]; /* the leaf directory */
-    int dirfd;           /* O_PATH descriptor of it, -1 when closed */
-    int events_fd;       /* its cgroup.events, read with pread */
-    bool pooled;         /* a private leaf borrowed from the pool (returned, not removed) */
-    bool killed;         /* cgroup.kill was written: see pk__group_plan */
+    char name[48]; /* the leaf directory's name under pk__cgroup_parent() */
+    int dirfd;     /* O_PATH descriptor of it, -1 when closed */
+    int events_fd; /* its cgroup.events, read with pread */
+    bool pooled;   /* a private leaf borrowed from the pool (returned, not removed) */
+    bool killed;   /* cgroup.kill was written: see pk__group_plan */
     /* A shared group (pk_group_new) may get a fresh leaf after a kill (pk__cgroup_renew): spawns
      * and the public calls hold this as readers while they use the leaf's descriptors, the
      * renewal as the writer. Private groups never renew and never take it. */
