@@ -436,6 +436,13 @@ static int h_spawn_trace(int argc, char **argv)
         cmd.inherit_fds = true;
     else if (strcmp(mode, "defaults") == 0)
         cmd = (pk_command){.program = "/bin/true"};
+    if (strcmp(mode, "query") == 0) {
+        /* The mechanism asked for before any spawn: the probe itself. */
+        close(-12345);
+        bool ok = pk_spawn_mechanism() == PK_MECH_CLONE3 && pk_spawn_clears_sighand();
+        close(-54321);
+        return ok ? 0 : 1;
+    }
     int warm = strcmp(mode, "first") == 0 ? 0 : 1;
     for (int i = 0; i <= warm; i++) {
         pk_result r;

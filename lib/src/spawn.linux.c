@@ -306,6 +306,14 @@ static void probe(void)
     atomic_store_explicit(&decided, true, memory_order_release);
 }
 
+/* The once-routine a first spawn runs when the preferred path worked: the initial values are
+ * right, and the full probe must not run after it. Only one of the two routines ever runs, so
+ * the mechanism's values are written by one thread, before `decided` is published. */
+static void preferred_worked(void)
+{
+    atomic_store_explicit(&decided, true, memory_order_release);
+}
+
 /* The mechanism, settled: by a first spawn that worked, or by the full probe (run now if needed).
  */
 static void settle(void)
@@ -381,7 +389,7 @@ static int spawn_first(struct pk__child_plan *plan, int *pid_out, int *pidfd_out
         return 1;
     if (pid < 0)
         return (int)pid;
-    atomic_store_explicit(&decided, true, memory_order_release);
+    pthread_once(&probe_once, preferred_worked);
     return after_clone(plan, pid, pidfd, pid_out, pidfd_out);
 }
 
