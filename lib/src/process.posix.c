@@ -371,7 +371,7 @@ int pk__process_start(const pk_command *cmd,
     arm_run(cmd, proc);
     /* Pipes but no pidfd: the engine takes one if the child is still running by then. */
     bool pipes = proc->in_fd >= 0 || proc->streams[1].fd >= 0 || proc->streams[2].fd >= 0;
-    if (proc->pidfd < 0 && pipes && plan.want_pidfd == false)
+    if (proc->pidfd < 0 && pipes && !plan.want_pidfd)
         proc->pidfd_at_ns = proc->start_ns + PK__LAZY_PIDFD_NS;
     return 0;
 }
