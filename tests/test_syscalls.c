@@ -238,14 +238,27 @@ TEST_IMPL(spawn_syscalls_uncontained_and_inherit_fds)
 TEST_IMPL(spawn_syscalls_all_defaults)
 {
     /* pk_run with every default: stdin /dev/null, stdout and stderr captured, contained. The run
-     * polls the pipes; the end of both and a waitid on the pid tell the exit, so a run this short
-     * never takes a pidfd. */
+     * polls the pipes; the end of both and a waitid on the pid tell the exit, so a run shorter
+     * than the 10 ms window takes no pidfd. Under ptrace on a loaded machine a run can outlast
+     * the window: then it must have taken exactly one pidfd (pidfd_open) and reaped through it,
+     * and the test tries again; one short run in five is required. */
     need_cgroup_here();
     struct trace t;
-    trace_helper("defaults", &t);
-    show("parent", &t.parent);
-    show("child", &t.child);
     const struct calls *p = &t.parent, *c = &t.child;
+    bool short_run = false;
+    for (int attempt = 0; attempt < 5 && !short_run; attempt++) {
+        trace_helper("defaults", &t);
+        show("parent", p);
+        show("child", c);
+        int lazy = count(p, SYS_pidfd_open);
+        ASSERT_LE(lazy, 1);
+        ASSERT_EQ(count(p, SYS_waitid), 1);
+        ASSERT_EQ(p->args[index_of(p, SYS_waitid)][0], lazy ? P_PIDFD : P_PID);
+        ASSERT_EQ(count(p, SYS_close), 4 + lazy); /* two child ends, two read ends, [the pidfd] */
+        short_run = lazy == 0;
+    }
+    if (!short_run)
+        pk_test_fail(__FILE__, __LINE__, "no run finished inside the 10 ms window in 5 tries");
     ASSERT_EQ(t.children, 1);
     ASSERT_EQ(count(p, SYS_pipe2), 2);
     ASSERT_EQ(count(p, SYS_fcntl), 2); /* one F_SETFL per pipe, no F_GETFL */
@@ -255,11 +268,8 @@ TEST_IMPL(spawn_syscalls_all_defaults)
     ASSERT_EQ(fstat_count(p), 1); /* the kept /dev/null, checked */
     ASSERT_EQ(count(p, SYS_openat), 0);
     ASSERT_EQ(count(p, SYS_read), 0); /* POLLHUP is end-of-file: no read returning 0 */
-    ASSERT_EQ(count(p, SYS_waitid), 1);
-    ASSERT_EQ(p->args[index_of(p, SYS_waitid)][0], P_PID); /* a short run takes no pidfd */
     ASSERT_EQ(count(p, SYS_pread64), 1);
     ASSERT_LT(index_of(p, SYS_waitid), index_of(p, SYS_pread64)); /* reap, then cgroup.events */
-    ASSERT_EQ(count(p, SYS_close), 4); /* two child ends, two read ends */
     ASSERT_GE(count(p, SYS_ppoll), 1);
     ASSERT_LE(p->n, 18);
     /* The child: three dup2s, close_range, execve; no open of /dev/null. */
