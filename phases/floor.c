@@ -201,6 +201,8 @@ static void print_steps(struct run *run, int t)
          "clone3_execve"},
         {"the library's own work: processkit − clone3_contained_execve", "processkit",
          "clone3_contained_execve"},
+        {"5 µs more spawner work: clone3_busy5_execve − clone3_execve", "clone3_busy5_execve",
+         "clone3_execve"},
         {"close_range in the library: processkit − processkit_inherit_fds", "processkit",
          "processkit_inherit_fds"},
     };
