@@ -32,6 +32,8 @@
     X(threads_16x200_spawns, 60)                                                                   \
     X(threads_no_fd_crosses_to_children, 30)                                                       \
     X(host_sigchld_handler_coexists, 10)                                                           \
+    X(sigchld_ignored_host_gets_real_status, 10)                                                   \
+    X(sigchld_nocldwait_host_gets_real_status, 10)                                                 \
     X(mechanism_probe_picks_clone3, 10)                                                            \
     X(mechanism_clone3_default, 10)                                                                \
     X(mechanism_clone, 10)                                                                         \

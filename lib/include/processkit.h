@@ -297,7 +297,9 @@ PK_API int pk_spawn(const pk_command *cmd, pk_process **proc, pk_result *failure
 
 /* Writes pending stdin bytes, drains captured streams into res->out / res->err, and reaps the
  * child (waitid on its pidfd: never waitpid(-1), so a host's own SIGCHLD handling keeps
- * working). Fills res->outcome. Returns 0, or a negative error when waiting itself failed. */
+ * working). Fills res->outcome. Returns 0, or a negative error when waiting itself failed. In a
+ * host that ignores SIGCHLD (the kernel then reaps children itself) the status comes from the
+ * pidfd (Linux 6.15), with user_us/sys_us 0; -ECHILD on older kernels. */
 PK_API int pk_process_wait(pk_process *proc, pk_result *res);
 
 /* Sends `signo` to the child through its pidfd, so a recycled pid is never hit. Returns 0,
