@@ -34,6 +34,7 @@
     X(host_sigchld_handler_coexists, 10)                                                           \
     X(sigchld_ignored_host_gets_real_status, 10)                                                   \
     X(sigchld_nocldwait_host_gets_real_status, 10)                                                 \
+    X(stopped_child_gets_sigcont_after_limit_signal, 10)                                           \
     X(mechanism_probe_picks_clone3, 10)                                                            \
     X(mechanism_clone3_default, 10)                                                                \
     X(mechanism_clone, 10)                                                                         \

@@ -4,7 +4,7 @@
  * status and signal (wait.linux.c reads it from the pidfd), through every way of waiting: pk_run
  * with and without pipes, pk_spawn + pk_process_wait, and the event loop. These tests need the
  * kernel to record exits on the pidfd (PIDFD_INFO_EXIT, Linux 6.15) and skip, saying so, without
- * it.
+ * it. A stopped tree acts on a limit's signal: SIGCONT follows it.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -122,4 +123,50 @@ TEST_IMPL(sigchld_nocldwait_host_gets_real_status)
 {
     ignore_sigchld(true);
     check_every_wait();
+}
+
+/* A stopped child acts on a limit's SIGTERM because SIGCONT follows it: the run ends at the
+ * limit, not after the grace with SIGKILL. The same for pk_group_shutdown. */
+TEST_IMPL(stopped_child_gets_sigcont_after_limit_signal)
+{
+    pk_result r;
+    int64_t t0 = pk_test_now_ms();
+    ASSERT_OK(pk_run(&(pk_command){.argv = (const char *const[]){"sh", "-c", "kill -STOP $$", NULL},
+                                   .timeout_ms = 200,
+                                   .grace_ms = 5000},
+                     &r));
+    int64_t ms = pk_test_now_ms() - t0;
+    ASSERT_EQ(r.outcome.kind, PK_OUTCOME_TIMED_OUT);
+    ASSERT_EQ(r.outcome.signo, SIGTERM);
+    ASSERT_LT(ms, 3000);
+    pk_result_release(&r);
+
+    pk_group *g;
+    ASSERT_OK(pk_group_new(NULL, &g));
+    pk_process *p;
+    ASSERT_OK(pk_spawn(
+        &(pk_command){.argv = (const char *const[]){"sh", "-c", "kill -STOP $$", NULL}, .group = g},
+        &p, NULL));
+    /* Stopped once /proc says so. */
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pk_process_pid(p));
+    for (int i = 0; i < 500; i++) {
+        FILE *f = fopen(path, "re");
+        ASSERT(f != NULL);
+        ASSERT(fgets(stat, sizeof stat, f) != NULL);
+        fclose(f);
+        if (strstr(strrchr(stat, ')'), ") T ") != NULL)
+            break;
+        usleep(10000);
+    }
+    ASSERT(strstr(strrchr(stat, ')'), ") T ") != NULL);
+    t0 = pk_test_now_ms();
+    ASSERT_OK(pk_group_shutdown(g, 5000, true));
+    ASSERT_LT(pk_test_now_ms() - t0, 3000);
+    ASSERT_OK(pk_process_wait(p, &r));
+    ASSERT_EQ(r.outcome.kind, PK_OUTCOME_SIGNALED);
+    ASSERT_EQ(r.outcome.signo, SIGTERM);
+    pk_result_release(&r);
+    pk_process_free(p);
+    pk_group_free(g);
 }
