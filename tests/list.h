@@ -53,6 +53,7 @@
     X(signal_tree_and_recycled_pid, 10)                                                            \
     X(host_containment_prediction, 10)                                                             \
     X(cgroup_required_but_unavailable, 10)                                                         \
+    X(containment_emfile_reported_then_retried, 10)                                                \
     X(cleanup_releases_pool, 10)                                                                   \
     X(timeout_grace_escalates_to_kill, 10)                                                         \
     X(timeout_child_exiting_on_term_ends_grace, 10)                                                \
