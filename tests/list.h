@@ -103,6 +103,16 @@
     X(pkrun_opt_containment, 10)                                                                   \
     X(pkrun_opt_json, 10)                                                                          \
     X(pkrun_opt_pdeathsig, 10)                                                                     \
+    X(pkrun_default_passes_descriptors_through, 20)                                                \
+    X(pkrun_relays_1gib_without_newline_exactly, 120)                                              \
+    X(pkrun_relays_4mb_line_exactly, 30)                                                           \
+    X(pkrun_merged_streams_keep_order, 60)                                                         \
+    X(pkrun_prompt_without_newline_arrives_at_once, 20)                                            \
+    X(pkrun_write_errors_reported, 20)                                                             \
+    X(pkrun_nonblocking_stdout_slow_reader_gets_everything, 30)                                    \
+    X(pkrun_reader_gone_leaves_no_process, 20)                                                     \
+    X(pkrun_limit_fires_with_blocked_reader, 30)                                                   \
+    X(pkrun_closed_stdout_at_start, 20)                                                            \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \
