@@ -113,6 +113,13 @@
     X(pkrun_reader_gone_leaves_no_process, 20)                                                     \
     X(pkrun_limit_fires_with_blocked_reader, 30)                                                   \
     X(pkrun_closed_stdout_at_start, 20)                                                            \
+    X(pkrun_forwards_every_terminating_signal, 60)                                                 \
+    X(pkrun_kill9_leaves_no_direct_child, 20)                                                      \
+    X(pkrun_keeps_ignored_signals_ignored, 20)                                                     \
+    X(pkrun_resets_sigchld, 10)                                                                    \
+    X(pkrun_stopped_command_gets_sigcont, 10)                                                      \
+    X(pkrun_terminal_ctrl_c_reaches_command_once, 30)                                              \
+    X(pkrun_pgroup_command_reads_terminal, 20)                                                     \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \
