@@ -120,6 +120,15 @@
     X(pkrun_stopped_command_gets_sigcont, 10)                                                      \
     X(pkrun_terminal_ctrl_c_reaches_command_once, 30)                                              \
     X(pkrun_pgroup_command_reads_terminal, 20)                                                     \
+    X(timeout_port_basic, 30)                                                                      \
+    X(timeout_port_parent_state, 20)                                                               \
+    X(timeout_port_verbose, 20)                                                                    \
+    X(timeout_port_parameters, 20)                                                                 \
+    X(timeout_port_large_parameters, 30)                                                           \
+    X(timeout_port_blocked_alrm, 20)                                                               \
+    X(timeout_port_group_ctrl_c, 60)                                                               \
+    X(timeout_port_group_cascade, 40)                                                              \
+    X(timeout_port_init_parent, 30)                                                                \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \
