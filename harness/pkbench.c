@@ -15,6 +15,7 @@
  * (undecidable).
  */
 #define _GNU_SOURCE
+#include "common/files.h"
 #include "common/parse.h"
 #include "processkit.h"
 #include "regress/compare.h"
@@ -310,6 +311,11 @@ static int cmd_run(int argc, char **argv)
         if (default_out(a.suite->name, defpath, sizeof defpath) != 0)
             return 1;
         a.out = defpath;
+    }
+    /* Before anything is measured: a run whose results cannot be written is time lost. */
+    if ((rc = pkb_check_writable(a.out)) != 0) {
+        fprintf(stderr, "pkbench: cannot write %s: %s\n", a.out, strerror(-rc));
+        return 1;
     }
     /* Ctrl-C: stop at the next iteration and keep every finished series; a second one kills. */
     struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};

@@ -178,6 +178,7 @@
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \
     X(pkbench_bad_inputs, 30)                                                                      \
+    X(pkbench_checks_output_before_measuring, 30)                                                  \
     X(compare_synthetic_aa_false_positive, 20)                                                     \
     X(compare_synthetic_shift, 10)                                                                 \
     X(compare_undecidable_exit_3, 10)                                                              \

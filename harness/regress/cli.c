@@ -253,9 +253,14 @@ int pkb_cmd_compare(int argc, char **argv)
     if (o.baseline_contender == NULL && nfiles != 2)
         return usage_error(compare_usage, "compare: needs BASE.json and NEW.json");
 
+    int rc = out != NULL ? pkb_check_writable(out) : 0;
+    if (rc != 0) {
+        fprintf(stderr, "pkbench: cannot write %s: %s\n", out, strerror(-rc));
+        return 1;
+    }
     pkb_compare c;
     char err[1024] = "";
-    int rc = pkb_compare_files(files[0], files[1], &o, &c, err, sizeof err);
+    rc = pkb_compare_files(files[0], files[1], &o, &c, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));
         return 1;
@@ -574,6 +579,15 @@ static int prepare_check(const struct check_cli *c, char *path, char *rerun, siz
     if (c->out == NULL && mkdir("results", 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "pkbench: cannot create results/: %s\n", strerror(errno));
         return 1;
+    }
+    /* Before anything is measured: both runs' results, and the comparison. */
+    const char *outs[2] = {path, rerun};
+    for (int i = 0; i < 2; i++) {
+        int rc = pkb_check_writable(outs[i]);
+        if (rc != 0) {
+            fprintf(stderr, "pkbench: cannot write %s: %s\n", outs[i], strerror(-rc));
+            return 1;
+        }
     }
     if (pk_cancel_new(&check_cancel) != 0) {
         fprintf(stderr, "pkbench: out of memory\n");
