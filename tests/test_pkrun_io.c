@@ -1,6 +1,8 @@
 /*
  * pkrun and the command's bytes. By default the command inherits pkrun's descriptors (nothing in
- * between); when an option needs the output, pkrun relays it. Either way every byte arrives,
+ * between); when an option needs the output, pkrun relays it — spliced into a pipe when nothing is
+ * captured, teed into a pipe when --json records it, copied into anything else (a socket here).
+ * Every way, every byte arrives,
  * unchanged, in order, as soon as written: checked byte by byte against a position-determined
  * pattern (1 GiB without a newline, a 4.3 MB single line), with 2>&1 order, a prompt without a
  * newline, write errors, a non-blocking stdout with a slow reader, a reader that goes away, a
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,33 +45,73 @@ static const char **pkrun_argv(const char *const *opts, const char *const *comma
 #define OPTS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define NO_OPTS   ((const char *const[]){NULL})
 
-/* The three ways pkrun forwards: inherited; relayed by splice (nothing to capture, stdout a
- * pipe); relayed by copy (captured for --json). */
-static const char *const *const modes[] = {
-    (const char *const[]){NULL},
-    (const char *const[]){"--idle-timeout=60", NULL},
-    (const char *const[]){"--json=/dev/null", "--keep=tail", NULL},
+/* The four ways pkrun forwards: inherited; relayed into a pipe by splice (nothing captured) or by
+ * tee (captured for --json); relayed into a socket by copying. */
+struct mode {
+    const char *name;
+    const char *opts[4];
+    bool socket;
 };
-static const char *const mode_names[] = {"inherited", "spliced", "copied"};
+static const struct mode modes[] = {
+    {"inherited", {NULL}, false},
+    {"spliced", {"--idle-timeout=60"}, false},
+    {"teed", {"--json=/dev/null", "--keep=tail"}, false},
+    {"copied", {"--json=/dev/null", "--keep=tail"}, true},
+};
+enum { INHERITED, SPLICED, TEED, COPIED, NMODES };
+
+/* Starts pkrun in mode m (plus `extra` options) on cmd, its stdout a pipe or a socket whose other
+ * end *reader receives; its stderr the same (merged) or captured. */
+static pk_process *start_in(const struct mode *m,
+                            const char *const *extra,
+                            const char *const *cmd,
+                            bool merged,
+                            bool nonblock,
+                            int *reader)
+{
+    int fds[2];
+    if (m->socket)
+        ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    else
+        ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+    if (nonblock)
+        ASSERT_EQ(fcntl(fds[1], F_SETFL, O_NONBLOCK), 0);
+    const char *opts[12];
+    int n = 0;
+    for (int i = 0; m->opts[i] != NULL; i++)
+        opts[n++] = m->opts[i];
+    for (; extra != NULL && *extra != NULL; extra++)
+        opts[n++] = *extra;
+    opts[n] = NULL;
+    pk_process *p;
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = pkrun_argv(opts, cmd),
+                                     .out = {.kind = PK_STDIO_FD, .fd = fds[1]},
+                                     .err.kind = merged ? PK_STDIO_MERGE : PK_STDIO_CAPTURE},
+                       &p, NULL));
+    close(fds[1]);
+    *reader = fds[0];
+    return p;
+}
 
 /* Runs pkrun on the pattern helper and checks its stdout byte by byte. */
-static void
-check_pattern_through(const char *const *opts, uint64_t bytes, uint64_t line_len, const char *mode)
+static void check_pattern_through(const struct mode *m, uint64_t bytes, uint64_t line_len)
 {
     char nbytes[32], nline[32];
     snprintf(nbytes, sizeof nbytes, "%llu", (unsigned long long)bytes);
     snprintf(nline, sizeof nline, "%llu", (unsigned long long)line_len);
     const char *const cmd[] = {pk_test_self(), "--helper", "pattern", nbytes, nline, NULL};
-    pk_process *p;
-    ASSERT_OK(pk_spawn(&(pk_command){.argv = pkrun_argv(opts, cmd)}, &p, NULL));
+    int fd;
+    pk_process *p = start_in(m, NULL, cmd, false, false, &fd);
     struct pk_pattern_check c = {.line_len = line_len, .first_bad = -1};
-    uint64_t got = pk_pattern_read_all(pk_process_fd(p, 1), &c, 30000);
+    uint64_t got = pk_pattern_read_all(fd, &c, 30000);
+    close(fd);
     pk_result r;
     ASSERT_OK(pk_process_wait(p, &r));
     pk_process_free(p);
     if (got != bytes || c.first_bad >= 0)
-        pk_test_fail(__FILE__, __LINE__, "%s: %llu of %llu bytes, first difference at %lld", mode,
-                     (unsigned long long)got, (unsigned long long)bytes, (long long)c.first_bad);
+        pk_test_fail(__FILE__, __LINE__, "%s: %llu of %llu bytes, first difference at %lld",
+                     m->name, (unsigned long long)got, (unsigned long long)bytes,
+                     (long long)c.first_bad);
     ASSERT_EXITED(r, 0);
     pk_result_release(&r);
 }
@@ -105,9 +148,9 @@ TEST_IMPL(pkrun_default_passes_descriptors_through)
 
 TEST_IMPL(pkrun_relays_1gib_without_newline_exactly)
 {
-    for (int m = 1; m < 3; m++)
-        check_pattern_through(modes[m], 1ULL << 30, 0, mode_names[m]);
-    check_pattern_through(modes[0], 64ULL << 20, 0, mode_names[0]);
+    for (int m = SPLICED; m < NMODES; m++)
+        check_pattern_through(&modes[m], 1ULL << 30, 0);
+    check_pattern_through(&modes[INHERITED], 64ULL << 20, 0);
 }
 
 /* A 4.3 MB single line (a minified JSON file, say) arrives whole; --json records it only when it
@@ -115,8 +158,8 @@ TEST_IMPL(pkrun_relays_1gib_without_newline_exactly)
 TEST_IMPL(pkrun_relays_4mb_line_exactly)
 {
     const uint64_t bytes = 4300000;
-    for (int m = 0; m < 3; m++)
-        check_pattern_through(modes[m], bytes, bytes, mode_names[m]);
+    for (int m = 0; m < NMODES; m++)
+        check_pattern_through(&modes[m], bytes, bytes);
 
     char path[512], opt[600];
     snprintf(path, sizeof path, "%s/out.json", pk_test_tmpdir());
@@ -142,7 +185,24 @@ TEST_IMPL(pkrun_relays_4mb_line_exactly)
     }
 }
 
-/* 2>&1: pkrun's stdout and stderr are one pipe, so the command gets one pipe for both and the
+/* Reads fd to end-of-file into buf (NUL-terminated); fails the test when it does not fit. */
+static size_t read_to_eof(int fd, char *buf, size_t cap)
+{
+    size_t len = 0;
+    for (;;) {
+        ASSERT_LT(len, cap - 1);
+        ssize_t n = read(fd, buf + len, cap - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    return len;
+}
+
+/* 2>&1: pkrun's stdout and stderr are one file, so the command gets one pipe for both and the
  * order is its own, every time (with two pipes it varied from run to run). */
 TEST_IMPL(pkrun_merged_streams_keep_order)
 {
@@ -152,15 +212,20 @@ TEST_IMPL(pkrun_merged_streams_keep_order)
         snprintf(want + used, sizeof want - used, "out %d\nerr %d\n", i, i);
     }
     const char *const cmd[] = {pk_test_self(), "--helper", "interleave", "300", NULL};
+    static char got[65536];
     for (int run = 0; run < 20; run++) {
-        for (int m = 0; m < 3; m++) {
+        for (int m = 0; m < NMODES; m++) {
+            int fd;
+            pk_process *p = start_in(&modes[m], NULL, cmd, true, false, &fd);
+            read_to_eof(fd, got, sizeof got);
+            close(fd);
             pk_result r;
-            ASSERT_OK(pk_run(
-                &(pk_command){.argv = pkrun_argv(modes[m], cmd), .err.kind = PK_STDIO_MERGE}, &r));
+            ASSERT_OK(pk_process_wait(p, &r));
+            pk_process_free(p);
             ASSERT_EXITED(r, 0);
-            if (strcmp(r.out.data, want) != 0)
-                pk_test_fail(__FILE__, __LINE__, "%s, run %d: order changed", mode_names[m], run);
             pk_result_release(&r);
+            if (strcmp(got, want) != 0)
+                pk_test_fail(__FILE__, __LINE__, "%s, run %d: order changed", modes[m].name, run);
         }
     }
 }
@@ -169,18 +234,21 @@ TEST_IMPL(pkrun_merged_streams_keep_order)
 TEST_IMPL(pkrun_prompt_without_newline_arrives_at_once)
 {
     const char *const cmd[] = {"sh", "-c", "printf 'name? '; sleep 2; echo done", NULL};
-    for (int m = 1; m < 3; m++) {
-        pk_process *p;
-        ASSERT_OK(pk_spawn(&(pk_command){.argv = pkrun_argv(modes[m], cmd)}, &p, NULL));
-        struct pollfd pfd = {pk_process_fd(p, 1), POLLIN, 0};
-        ASSERT_EQ(poll(&pfd, 1, 1500), 1);
+    for (int m = SPLICED; m < NMODES; m++) {
+        int fd;
+        pk_process *p = start_in(&modes[m], NULL, cmd, false, false, &fd);
+        struct pollfd pfd = {fd, POLLIN, 0};
+        if (poll(&pfd, 1, 1500) != 1)
+            pk_test_fail(__FILE__, __LINE__, "%s: nothing after 1.5 s", modes[m].name);
         char buf[64] = "";
-        ASSERT_EQ(read(pfd.fd, buf, sizeof buf - 1), 6);
+        ASSERT_EQ(read(fd, buf, sizeof buf - 1), 6);
         ASSERT_STR_EQ(buf, "name? ");
+        read_to_eof(fd, buf, sizeof buf);
+        ASSERT_STR_EQ(buf, "done\n");
+        close(fd);
         pk_result r;
         ASSERT_OK(pk_process_wait(p, &r));
         ASSERT_EXITED(r, 0);
-        ASSERT_STR_EQ(r.out.data, "done\n");
         pk_result_release(&r);
         pk_process_free(p);
     }
@@ -228,49 +296,40 @@ TEST_IMPL(pkrun_write_errors_reported)
     pk_result_release(&b);
 }
 
-/* pkrun's stdout is a non-blocking pipe with a reader slower than the command: every byte still
- * arrives (EAGAIN means wait, not drop). */
-static void slow_reader_gets_everything(const char *const *opts, const char *mode)
-{
-    int p[2];
-    ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
-    ASSERT_GT(fcntl(p[0], F_SETPIPE_SZ, 4096), 0);
-    ASSERT_EQ(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
-    const char *const cmd[] = {pk_test_self(), "--helper", "pattern", "1288895", "100", NULL};
-    pk_process *proc;
-    ASSERT_OK(pk_spawn(
-        &(pk_command){.argv = pkrun_argv(opts, cmd), .out = {.kind = PK_STDIO_FD, .fd = p[1]}},
-        &proc, NULL));
-    close(p[1]);
-    struct pk_pattern_check c = {.line_len = 100, .first_bad = -1};
-    static char buf[4096];
-    uint64_t got = 0;
-    for (;;) {
-        ssize_t n = read(p[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (uint64_t)n;
-        pk_pattern_check(&c, buf, (size_t)n);
-        if (got % (64 * 1024) < 4096)
-            usleep(2000); /* the slow reader */
-    }
-    close(p[0]);
-    pk_result r;
-    ASSERT_OK(pk_process_wait(proc, &r));
-    pk_process_free(proc);
-    ASSERT_EXITED(r, 0);
-    pk_result_release(&r);
-    if (got != 1288895 || c.first_bad >= 0)
-        pk_test_fail(__FILE__, __LINE__, "%s: %llu of 1288895 bytes, first difference at %lld",
-                     mode, (unsigned long long)got, (long long)c.first_bad);
-}
-
+/* pkrun's stdout is non-blocking (a pipe, or a socket) with a reader slower than the command:
+ * every byte still arrives (EAGAIN means wait, not drop). */
 TEST_IMPL(pkrun_nonblocking_stdout_slow_reader_gets_everything)
 {
-    for (int m = 1; m < 3; m++)
-        slow_reader_gets_everything(modes[m], mode_names[m]);
+    const char *const cmd[] = {pk_test_self(), "--helper", "pattern", "1288895", "100", NULL};
+    for (int m = SPLICED; m < NMODES; m++) {
+        int fd;
+        pk_process *proc = start_in(&modes[m], NULL, cmd, false, true, &fd);
+        if (!modes[m].socket)
+            ASSERT_GT(fcntl(fd, F_SETPIPE_SZ, 4096), 0);
+        struct pk_pattern_check c = {.line_len = 100, .first_bad = -1};
+        static char buf[4096];
+        uint64_t got = 0;
+        for (;;) {
+            ssize_t n = read(fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += (uint64_t)n;
+            pk_pattern_check(&c, buf, (size_t)n);
+            if (got % (64 * 1024) < 4096)
+                usleep(2000); /* the slow reader */
+        }
+        close(fd);
+        pk_result r;
+        ASSERT_OK(pk_process_wait(proc, &r));
+        pk_process_free(proc);
+        ASSERT_EXITED(r, 0);
+        pk_result_release(&r);
+        if (got != 1288895 || c.first_bad >= 0)
+            pk_test_fail(__FILE__, __LINE__, "%s: %llu of 1288895 bytes, first difference at %lld",
+                         modes[m].name, (unsigned long long)got, (long long)c.first_bad);
+    }
 }
 
 /* `pkrun ... | head -1`: the reader goes away; the command meets SIGPIPE as it would without
@@ -278,30 +337,25 @@ TEST_IMPL(pkrun_nonblocking_stdout_slow_reader_gets_everything)
 TEST_IMPL(pkrun_reader_gone_leaves_no_process)
 {
     const char *const cmd[] = {"sh", "-c", "sleep 300 & echo $!; exec yes", NULL};
-    for (int m = 0; m < 2; m++) {
-        int p[2];
-        ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
-        pk_process *proc;
-        ASSERT_OK(pk_spawn(&(pk_command){.argv = pkrun_argv(modes[m], cmd),
-                                         .out = {.kind = PK_STDIO_FD, .fd = p[1]}},
-                           &proc, NULL));
-        close(p[1]);
+    for (int m = 0; m < NMODES; m++) {
+        int fd;
+        pk_process *proc = start_in(&modes[m], NULL, cmd, false, false, &fd);
         char buf[256] = "";
         size_t len = 0;
         while (strchr(buf, '\n') == NULL) {
-            ssize_t n = read(p[0], buf + len, sizeof buf - 1 - len);
+            ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
             ASSERT_GT(n, 0);
             len += (size_t)n;
             buf[len] = '\0';
         }
         int bg = atoi(buf);
         ASSERT_GT(bg, 0);
-        close(p[0]); /* head -1 is done */
+        close(fd); /* head -1 is done */
         pk_result r;
         ASSERT_OK(pk_process_wait(proc, &r));
         pk_process_free(proc);
         if (r.outcome.kind != PK_OUTCOME_SIGNALED || r.outcome.signo != SIGPIPE)
-            pk_test_fail(__FILE__, __LINE__, "%s: pkrun ended %s %d/%d: %s", mode_names[m],
+            pk_test_fail(__FILE__, __LINE__, "%s: pkrun ended %s %d/%d: %s", modes[m].name,
                          pk_outcome_kind_name(r.outcome.kind), r.outcome.code, r.outcome.signo,
                          r.err.data ? r.err.data : "");
         pk_result_release(&r);
@@ -318,58 +372,47 @@ TEST_IMPL(pkrun_reader_gone_leaves_no_process)
  * pkrun ends it at once, saying how many bytes the reader did not take. */
 TEST_IMPL(pkrun_limit_fires_with_blocked_reader)
 {
-    static const struct {
-        const char *opts[4];
-        bool relayed, sigterm;
-    } cases[] = {
-        {{"--timeout=1"}, false, false},
-        {{"--timeout=1", "--idle-timeout=60"}, true, false},
-        {{"--timeout=1", "--json=/dev/null", "--keep=tail"}, true, false},
-        {{"--idle-timeout=60"}, true, true},
-        {{"--json=/dev/null", "--keep=tail"}, true, true},
-    };
     const char *const cmd[] = {"sh", "-c", "echo $$; exec yes", NULL};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int p[2];
-        ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+    /* Every mode with the limit, then the relayed ones with SIGTERM to pkrun instead. */
+    for (int k = 0; k < 2 * NMODES - 1; k++) {
+        const struct mode *m = &modes[k < NMODES ? k : k - NMODES + 1];
+        bool sigterm = k >= NMODES;
+        int fd;
         int64_t t0 = pk_test_now_ms();
-        pk_process *proc;
-        ASSERT_OK(pk_spawn(&(pk_command){.argv = pkrun_argv(cases[i].opts, cmd),
-                                         .out = {.kind = PK_STDIO_FD, .fd = p[1]}},
-                           &proc, NULL));
-        close(p[1]);
+        pk_process *proc = start_in(m, sigterm ? NULL : (const char *const[]){"--timeout=1", NULL},
+                                    cmd, false, false, &fd);
         char buf[64] = "";
-        ASSERT_GT(read(p[0], buf, sizeof buf - 1), 0);
+        ASSERT_GT(read(fd, buf, sizeof buf - 1), 0);
         int yes = atoi(buf);
         ASSERT_GT(yes, 0);
-        if (cases[i].sigterm) {
+        if (sigterm) {
             usleep(500 * 1000);
             ASSERT_OK(pk_process_signal(proc, SIGTERM));
         }
         /* The reader reads nothing more until the command is dead. */
         bool dead = pk_test_wait_dead(yes, 5000);
         int64_t died = pk_test_now_ms() - t0;
-        if (!dead || died >= 2500 || (!cases[i].sigterm && died < 900))
-            pk_test_fail(__FILE__, __LINE__, "case %zu: the command %s after %lld ms", i,
-                         dead ? "died" : "still ran", (long long)died);
-        if (!cases[i].relayed || cases[i].sigterm) {
+        if (!dead || died >= 2500 || (!sigterm && died < 900))
+            pk_test_fail(__FILE__, __LINE__, "%s%s: the command %s after %lld ms", m->name,
+                         sigterm ? " + SIGTERM" : "", dead ? "died" : "still ran", (long long)died);
+        if (m == &modes[INHERITED] || sigterm) {
             /* pkrun ends without the reader: nothing of pkrun's waits for it. */
             pk_result r;
             ASSERT_OK(pk_process_wait(proc, &r));
             ASSERT_LT(pk_test_now_ms() - t0, 3500);
-            ASSERT_EQ(shell_status(&r), cases[i].sigterm ? 128 + SIGTERM : 124);
-            if (cases[i].sigterm)
+            ASSERT_EQ(shell_status(&r), sigterm ? 128 + SIGTERM : 124);
+            if (sigterm)
                 ASSERT(strstr(r.err.data, "were not delivered: the reader did not take them") !=
                        NULL);
             pk_result_release(&r);
             pk_process_free(proc);
-            close(p[0]);
+            close(fd);
             continue;
         }
         static char sink[65536];
-        while (read(p[0], sink, sizeof sink) > 0)
+        while (read(fd, sink, sizeof sink) > 0)
             ;
-        close(p[0]);
+        close(fd);
         pk_result r;
         ASSERT_OK(pk_process_wait(proc, &r));
         pk_process_free(proc);

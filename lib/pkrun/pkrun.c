@@ -206,7 +206,7 @@ static void wait_once(struct run *r)
         exit(PKR_EXIT_OWN); /* the command dies with pkrun (PR_SET_PDEATHSIG) */
     }
     struct pkr_signal sigs[32];
-    size_t ns = pkr_signals_take(sigs, 32);
+    size_t ns = pfd[0].revents != 0 ? pkr_signals_take(sigs, 32) : 0;
     for (size_t i = 0; i < ns; i++)
         on_signal(r, sigs[i]);
     /* The relay first: what the command wrote before it exited is read before the exit. */

@@ -110,7 +110,7 @@ struct pkr_out {
     int fd;         /* what pkrun writes to (its own descriptor, or a non-blocking reopen) */
     int reopened;   /* the reopen to close, -1 when none */
     int mode;       /* how a write is made without blocking the loop (relay.c) */
-    bool is_pipe;   /* a pipe or FIFO: splice can move bytes into it */
+    bool is_pipe;   /* a pipe or FIFO: splice and tee can move bytes into it */
     bool gone;      /* its reader went away (EPIPE) */
     int error;      /* another write error, positive errno */
     uint64_t bytes; /* delivered */
@@ -121,7 +121,8 @@ struct pkr_stream {
     int src;       /* pkrun's read end of the command's pipe, -1 once closed */
     int child_end; /* the write end the command gets, -1 once closed */
     struct pkr_out *out;
-    bool splice;  /* move pipe to pipe in the kernel: nothing needs to see the bytes */
+    int how;      /* relay.c: copy through pkrun; splice (pipe to pipe, nothing captured); or
+                     tee (pipe to pipe, the capture reads what was duplicated into the output) */
     bool blocked; /* a write would block: wait for the output, read nothing meanwhile */
     char *buf;
     size_t off, len; /* pending bytes buf[off, off+len) */

@@ -24,8 +24,11 @@
  * regular files and other devices never block for long and are written directly. Without /proc,
  * a pipe or terminal is written PIPE_BUF bytes at a time after poll says it has room.
  *
- * Pipe to pipe with nothing to capture (--idle-timeout alone into `| consumer`), splice(2) moves
- * the pages in the kernel, so relaying costs no copy at all.
+ * Pipe to pipe the kernel moves the bytes: with nothing to capture (--idle-timeout alone into
+ * `| consumer`) splice(2) moves the pages, so relaying costs no copy at all; with a capture,
+ * tee(2) duplicates them into the output and the capture reads them once, so what --json records
+ * costs one copy, and forwarding none. Otherwise (a file, a terminal) the bytes are read into
+ * pkrun and written out.
  */
 #define _GNU_SOURCE
 #include "pkrun.h"
@@ -44,6 +47,7 @@
 #include <unistd.h>
 
 enum { OUT_BLOCKING, OUT_NONBLOCK, OUT_SOCKET, OUT_POLLED };
+enum { RELAY_COPY, RELAY_SPLICE, RELAY_TEE };
 
 #define CHUNK (128 * 1024) /* more than a default pipe holds: one read empties it */
 
@@ -139,8 +143,9 @@ make_stream(struct pkr_relay *r, int id, struct pkr_out *out, const struct pkr_o
     s->capturing = (o->json != NULL && o->capture) || o->keep == PK_KEEP_FAIL;
     if (s->capturing)
         pkr_capture_init(&s->cap, o->keep, o->max_bytes, o->max_lines);
-    s->splice = !s->capturing && out->is_pipe && out->mode != OUT_POLLED;
-    if (!s->splice && (s->buf = malloc(CHUNK)) == NULL)
+    bool kernel = out->is_pipe && out->mode != OUT_POLLED;
+    s->how = !kernel ? RELAY_COPY : s->capturing ? RELAY_TEE : RELAY_SPLICE;
+    if (s->how != RELAY_SPLICE && (s->buf = malloc(CHUNK)) == NULL)
         return -ENOMEM;
     return 0;
 }
@@ -252,30 +257,56 @@ static void read_stream(struct pkr_relay *r, struct pkr_stream *s)
     }
 }
 
-static void splice_stream(struct pkr_relay *r, struct pkr_stream *s)
+/* After a tee: takes the n duplicated bytes out of the command's pipe, for the capture. */
+static void consume_teed(struct pkr_stream *s, size_t n)
 {
-    /* A few rounds, then back to the loop so that timers and signals are looked at. */
-    for (int round = 0; round < 16; round++) {
-        ssize_t n = splice(s->src, NULL, s->out->fd, NULL, 1 << 20, SPLICE_F_NONBLOCK);
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(s->src, s->buf + got, n - got);
+        if (k > 0)
+            got += (size_t)k;
+        else if (k < 0 && errno == EINTR)
+            continue;
+        else
+            break; /* cannot happen: tee saw these bytes, and nobody else reads this pipe */
+    }
+    if (s->capturing && pkr_capture_feed(&s->cap, s->buf, got) != 0)
+        s->capturing = false; /* out of memory: the JSON says nothing was captured */
+}
+
+/* Pipe to pipe in the kernel (splice, or tee for a capture). */
+static void kernel_stream(struct pkr_relay *r, struct pkr_stream *s)
+{
+    /* One move per wake-up: the next ppoll says at once whether there is more, and a splice
+     * that would find the pipe empty is a system call saved. After the exit, a few rounds. */
+    for (int round = 0; round < (r->draining ? 16 : 1); round++) {
+        bool moved = round > 0;
+        ssize_t n = s->how == RELAY_SPLICE
+                        ? splice(s->src, NULL, s->out->fd, NULL, 1 << 20, SPLICE_F_NONBLOCK)
+                        : tee(s->src, s->out->fd, CHUNK, SPLICE_F_NONBLOCK);
         if (n > 0) {
             s->bytes += (uint64_t)n;
             s->out->bytes += (uint64_t)n;
             r->last_io_ns = now_ns();
+            if (s->how == RELAY_TEE)
+                consume_teed(s, (size_t)n);
             continue;
         }
         if (n == 0) {
             close_fd(&s->src);
         } else if (errno == EAGAIN) {
-            /* Either side: the output is full when bytes are still waiting in the pipe. */
-            if (pipe_bytes(s->src) > 0)
+            /* Either side. Woken because the pipe had bytes, nothing moved: the output is full.
+             * After bytes moved, the pipe is most likely empty; were the output full instead,
+             * the next wake-up finds out. Only after the exit is the pipe asked. */
+            if (!r->draining ? !moved : pipe_bytes(s->src) > 0)
                 s->blocked = true;
             else if (r->draining)
                 close_fd(&s->src);
         } else if (errno == EPIPE) {
             s->out->gone = true;
             end_stream(s);
-        } else if (errno == EINVAL && (s->buf = malloc(CHUNK)) != NULL) {
-            s->splice = false; /* this pair cannot splice (an O_APPEND file): copy instead */
+        } else if (errno == EINVAL && (s->buf != NULL || (s->buf = malloc(CHUNK)) != NULL)) {
+            s->how = RELAY_COPY; /* this pair cannot (an O_APPEND file): copy instead */
             read_stream(r, s);
         } else if (errno != EINTR) {
             s->out->error = errno;
@@ -312,12 +343,12 @@ void pkr_relay_handle(struct pkr_relay *r, const struct pollfd *pfd, const int *
             continue;
         struct pkr_stream *s = &r->streams[tags[k] / 2];
         if (tags[k] % 2 == TAG_OUT) {
-            if (s->splice)
-                s->blocked = false; /* room again: the next round splices */
+            if (s->how != RELAY_COPY)
+                s->blocked = false; /* room again: the next round moves more */
             else
                 flush_pending(r, s);
-        } else if (s->splice) {
-            splice_stream(r, s);
+        } else if (s->how != RELAY_COPY) {
+            kernel_stream(r, s);
         } else {
             read_stream(r, s);
         }
@@ -327,8 +358,8 @@ void pkr_relay_handle(struct pkr_relay *r, const struct pollfd *pfd, const int *
         for (int i = 0; i < r->nstreams; i++) {
             struct pkr_stream *s = &r->streams[i];
             while (s->src >= 0 && !s->blocked) {
-                if (s->splice)
-                    splice_stream(r, s);
+                if (s->how != RELAY_COPY)
+                    kernel_stream(r, s);
                 else
                     read_stream(r, s);
             }
