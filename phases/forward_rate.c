@@ -10,13 +10,14 @@
  *   timeout       `timeout 1000 producer`, coreutils 9.1 (when installed);
  *   pkrun         `pkrun 1000 producer`: the default, the command inherits pkrun's stdout;
  *   pkrun_idle    `pkrun --idle-timeout 1000 ...`: relayed through a pipe, spliced (no copy);
- *   pkrun_json    `pkrun --json /dev/null --keep tail ...`: relayed, copied and captured.
+ *   pkrun_json    `pkrun --json /dev/null --keep tail ...`: relayed by tee, captured.
  * Workloads: 1 GiB of 2-byte lines, and 1 GiB without a newline (--size changes it). Samples are
  * taken in interleaved rounds with a rotating order; medians are compared as time ratios against
  * timeout measured in the same run. The targets — pkrun by default equal to timeout (no copy: a
  * ratio within 1.05, the noise of this machine), pkrun with pipes within 1.2× of timeout — are
- * stated from those numbers, never asserted. The load average at the start and the end is
- * recorded and printed: on this shared 2-vCPU machine a loaded run says so.
+ * stated from those numbers, never asserted. Each run's CPU (the command's tree, from wait4, plus
+ * the reader's) is recorded too: on this shared 2-vCPU machine it is far steadier than the wall
+ * time. The load average at the start and the end is printed: a loaded run says so.
  *
  * Results go to results/forward-rate-<UTC time>.json (every sample); `--report FILE` prints the
  * table again from such a file, so every number in the report comes from a results file.
@@ -88,7 +89,7 @@ static struct method methods[] = {
      {PK_PKRUN_PATH, "--idle-timeout", "1000", "1000", NULL},
      true},
     {"pkrun_json",
-     "pkrun --json /dev/null --keep tail (relayed, copied, captured)",
+     "pkrun --json /dev/null --keep tail (relayed, teed, captured)",
      {PK_PKRUN_PATH, "--json", "/dev/null", "--keep", "tail", "1000", NULL},
      true},
 };
@@ -279,7 +280,7 @@ static void usage(FILE *f)
            "\n"
            "Forwarding throughput of a command's stdout: run directly, under coreutils timeout,\n"
            "under pkrun (inherited), and under pkrun with pipes (--idle-timeout: spliced;\n"
-           "--json --keep tail: copied), for BYTES of 2-byte lines and BYTES without a newline\n"
+           "--json --keep tail: teed), for BYTES of 2-byte lines and BYTES without a newline\n"
            "(default 1G; K, M, G suffixes), in N interleaved rounds (default 5). Prints a\n"
            "Markdown report and writes every sample to FILE (default\n"
            "results/forward-rate-<UTC time>.json); --report prints the report of such a file.\n"
