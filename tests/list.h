@@ -120,6 +120,7 @@
     X(pkrun_stopped_command_gets_sigcont, 10)                                                      \
     X(pkrun_terminal_ctrl_c_reaches_command_once, 30)                                              \
     X(pkrun_pgroup_command_reads_terminal, 20)                                                     \
+    X(pkrun_pgroup_job_control_with_bash, 40)                                                      \
     X(pkrun_json_symlink_to_stderr_stays_a_symlink, 20)                                            \
     X(pkrun_json_fifo_written_in_place, 20)                                                        \
     X(pkrun_json_regular_file_replaced_atomically, 20)                                             \

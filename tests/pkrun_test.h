@@ -44,6 +44,10 @@ pid_t pk_run_on_pty(const char *const *argv, int *master);
  * read is kept in buf (NUL-terminated). */
 bool pk_pty_wait_for(int master, const char *want, char *buf, size_t cap, int timeout_ms);
 
+/* SIGKILL to every process of session `sid` (what a failed terminal test leaves behind: pkrun
+ * and its command in groups of their own, no longer children of the test). */
+void pk_kill_session(pid_t sid);
+
 /* The SigIgn mask of a process, from /proc/<pid>/status; 0 when unreadable. */
 uint64_t pk_sigign_of(int pid);
 

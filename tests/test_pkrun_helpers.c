@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "pkrun_test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -215,4 +216,17 @@ uint64_t pk_sigign_of(int pid)
             mask = strtoull(line + 7, NULL, 16);
     fclose(f);
     return mask;
+}
+
+void pk_kill_session(pid_t sid)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        int pid = atoi(e->d_name);
+        if (pid > 0 && getsid(pid) == sid)
+            kill(pid, SIGKILL);
+    }
+    if (d != NULL)
+        closedir(d);
 }

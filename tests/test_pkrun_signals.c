@@ -219,7 +219,7 @@ static void on_terminal(
         ASSERT_EQ(write(master, keys, strlen(keys)), (ssize_t)strlen(keys));
     bool seen = ready && pk_pty_wait_for(master, want, out, cap, 10000);
     if (!seen)
-        kill(pid, SIGKILL);
+        pk_kill_session(pid);
     int st;
     ASSERT_EQ(waitpid(pid, &st, 0), pid);
     close(master);
@@ -261,4 +261,58 @@ TEST_IMPL(pkrun_pgroup_command_reads_terminal)
     int status;
     on_terminal(argv, "hello\n", "got:hello", out, sizeof out, &status);
     ASSERT_EQ(status, 0);
+}
+
+/* Job control in process-group mode, with bash as the shell: a background pkrun whose command
+ * reads the terminal shows as Stopped, and `fg` lets it read; Ctrl-Z stops a foreground one, and
+ * `fg` continues it. */
+TEST_IMPL(pkrun_pgroup_job_control_with_bash)
+{
+    if (access("/bin/bash", X_OK) != 0)
+        pk_test_skip("needs /bin/bash for an interactive shell with job control");
+    const char *const argv[] = {"/bin/bash", "--norc", "--noprofile", "-i", NULL};
+    int master;
+    pid_t pid = pk_run_on_pty(argv, &master);
+    char out[16384] = "", line[1024];
+    const struct {
+        const char *type, *want;
+    } steps[] = {
+        {"echo ready\n", "ready\r\n"},
+        {"%s --containment=pgroup 30 sh -c 'read x; echo got:$x' &\n", "[1]"},
+        {"jobs\n", "Stopped"},
+        {"fg\n", "read x"},
+        {"hello\n", "got:hello"},
+        {"echo status=$?\n", "status=0"},
+        {"%s --containment=pgroup 30 sh -c 'sleep 1; echo slept'\n", NULL},
+        {"\032", "Stopped"},
+        {"fg\n", "slept"},
+        {"echo status=$?\n", "status=0\r\n"},
+        {"exit\n", NULL},
+    };
+    bool ok = true;
+    size_t i = 0;
+    for (; i < sizeof steps / sizeof steps[0] && ok; i++) {
+        snprintf(line, sizeof line, steps[i].type, PK_PKRUN_PATH);
+        ASSERT_EQ(write(master, line, strlen(line)), (ssize_t)strlen(line));
+        if (steps[i].want == NULL)
+            usleep(500 * 1000); /* let the command start before the next keys */
+        /* Each expected text after what was already seen. `jobs` says what is now: asked again
+         * until the background job has stopped. */
+        size_t seen = strlen(out);
+        bool again = strcmp(line, "jobs\n") == 0;
+        if (steps[i].want != NULL)
+            ok = pk_pty_wait_for(master, steps[i].want, out + seen, sizeof out - seen,
+                                 again ? 300 : 10000);
+        for (int k = 0; again && !ok && k < 30; k++) {
+            ASSERT_EQ(write(master, line, strlen(line)), (ssize_t)strlen(line));
+            ok = pk_pty_wait_for(master, steps[i].want, out + seen, sizeof out - seen, 300);
+        }
+    }
+    if (!ok)
+        pk_kill_session(pid);
+    int st;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    close(master);
+    if (!ok)
+        pk_test_fail(__FILE__, __LINE__, "step %zu, the terminal showed:\n%s", i - 1, out);
 }

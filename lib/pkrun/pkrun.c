@@ -396,6 +396,10 @@ int main(int argc, char **argv)
     pkr_parse(argc, argv, &r.o);
     pkr_relay_reserve_std(&r.relay);
     int rc = pkr_signals_init();
+    if (rc == 0 && r.o.json != NULL && strcmp(r.o.json, "-") == 0 && r.relay.closed[1]) {
+        fprintf(stderr, "pkrun: --json -: pkrun's stdout is closed\n");
+        return PKR_EXIT_OWN;
+    }
     if (r.o.argv[0][0] == '\0') {
         fprintf(stderr, "pkrun: '': %s\n", strerror(ENOENT)); /* as execvp("") */
         return PKR_EXIT_NOTFOUND;
@@ -430,7 +434,7 @@ int main(int argc, char **argv)
     pk_containment got = pk_process_containment(r.proc);
     r.same_pgrp = got != PK_CONTAIN_PGROUP;
     if (got == PK_CONTAIN_PGROUP)
-        pkr_tty_start(&r.tty, pk_process_pid(r.proc));
+        pkr_tty_start(&r.tty, pk_process_pid(r.proc), r.pidfd);
     else
         r.tty.fd = -1;
     if (r.o.timeout_ns != 0)

@@ -176,9 +176,10 @@ struct pkr_tty {
     bool handed; /* the terminal is the command's */
 };
 
-/* When the command leads its own process group and pkrun is in the terminal's foreground, gives
- * the terminal to the command's group (as a shell gives it to a job) and continues it. */
-void pkr_tty_start(struct pkr_tty *t, int command_pgid);
+/* For a command that leads its own process group, on pkrun's controlling terminal: when pkrun is
+ * in the terminal's foreground, gives the terminal to the command's group (as a shell gives it to
+ * a job) and continues it; either way watches the command's stops. */
+void pkr_tty_start(struct pkr_tty *t, int command_pgid, int pidfd);
 /* SIGCHLD arrived: when the command stopped for job control (Ctrl-Z, background tty access),
  * takes the terminal back, stops pkrun so that the shell sees the job stopped, and on `fg` gives
  * the terminal back and continues the command. */

@@ -25,19 +25,23 @@
 #include <termios.h>
 #include <unistd.h>
 
-void pkr_tty_start(struct pkr_tty *t, int command_pgid)
+void pkr_tty_start(struct pkr_tty *t, int command_pgid, int pidfd)
 {
     *t = (struct pkr_tty){.fd = -1, .pgid = command_pgid};
     for (int fd = 0; fd < 3 && t->fd < 0; fd++)
-        if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
-            t->fd = fd; /* the controlling terminal, and pkrun is in its foreground */
+        if (isatty(fd) && tcgetpgrp(fd) >= 0)
+            t->fd = fd; /* pkrun's controlling terminal (tcgetpgrp fails on any other) */
     if (t->fd < 0)
         return;
+    /* Watched even from the background: a command stopped there by a terminal read stops pkrun
+     * too, so that the shell shows the job stopped and `fg` brings both back. */
     pkr_signals_watch_stops();
-    if (tcsetpgrp(t->fd, command_pgid) == 0) {
+    if (tcgetpgrp(t->fd) == getpgrp() && tcsetpgrp(t->fd, command_pgid) == 0) {
         t->handed = true;
         kill(-command_pgid, SIGCONT);
     }
+    /* A stop before the handler was there sent a SIGCHLD nobody caught; waitid still says. */
+    pkr_tty_check_stop(t, pidfd);
 }
 
 /* Stops pkrun as a job would be: SIGTSTP like the command, or SIGSTOP when pkrun was started
