@@ -14,10 +14,11 @@
  * Workloads: 1 GiB of 2-byte lines, and 1 GiB without a newline (--size changes it). Samples are
  * taken in interleaved rounds with a rotating order; medians are compared as time ratios against
  * timeout measured in the same run. The targets — pkrun by default equal to timeout (no copy: a
- * ratio within 1.05, the noise of this machine), pkrun with pipes within 1.2× of timeout — are
- * stated from those numbers, never asserted. Each run's CPU (the command's tree, from wait4, plus
- * the reader's) is recorded too: on this shared 2-vCPU machine it is far steadier than the wall
- * time. The load average at the start and the end is printed: a loaded run says so.
+ * ratio within 1.05, or within the run's own noise, how far apart direct and timeout land), pkrun
+ * with pipes within 1.2× of timeout — are stated from those numbers, never asserted. Each run's CPU
+ * (the command's tree, from wait4, plus the reader's) is recorded too: on this shared 2-vCPU
+ * machine it is far steadier than the wall time. The load average at the start and the end is
+ * printed: a loaded run says so.
  *
  * Results go to results/forward-rate-<UTC time>.json (every sample); `--report FILE` prints the
  * table again from such a file, so every number in the report comes from a results file.
@@ -256,14 +257,21 @@ static int report(const json_t *doc)
                    "checked.\n\n");
             continue;
         }
+        /* direct and timeout move the same bytes the same way: how far apart they land is what
+         * this run's noise alone does to a wall-time ratio. */
+        double noise = t_direct > t_timeout ? t_direct / t_timeout : t_timeout / t_direct;
+        printf("- noise: direct and timeout do the same work and differ by %.2f× here\n", noise);
         for (size_t m = M_PKRUN; m < NMETHODS; m++) {
             double ratio = t_timeout / median_of(find(results, workloads[w].name, methods[m].name));
-            double target = methods[m].relays ? 1.2 : 1.05;
             double cpu = cpu_of(find(results, workloads[w].name, methods[m].name)) / c_timeout;
-            printf("- %s takes %.2f× timeout's time (target %s %.2f×): %s; %.2f× its CPU\n",
-                   methods[m].name, ratio,
-                   methods[m].relays ? "within" : "equal, within noise:", target,
-                   ratio <= target ? "met" : "NOT met", cpu);
+            if (methods[m].relays)
+                printf("- %s takes %.2f× timeout's time (target within 1.20×): %s; %.2f× its CPU\n",
+                       methods[m].name, ratio, ratio <= 1.2 ? "met" : "NOT met", cpu);
+            else
+                printf("- %s takes %.2f× timeout's time and %.2f× its CPU (target equal: within "
+                       "%.2f×, the larger of 1.05 and the noise): %s\n",
+                       methods[m].name, ratio, cpu, noise > 1.05 ? noise : 1.05,
+                       ratio <= (noise > 1.05 ? noise : 1.05) ? "met" : "NOT met");
         }
         printf("\n");
     }

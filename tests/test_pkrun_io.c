@@ -153,6 +153,68 @@ TEST_IMPL(pkrun_relays_1gib_without_newline_exactly)
     check_pattern_through(&modes[INHERITED], 64ULL << 20, 0);
 }
 
+/* Into a regular file: spliced (nothing captured), copied (captured), and into a file opened
+ * for appending (splice refuses O_APPEND: copied), at the file's shared offset, so what the shell
+ * writes to the same file afterwards lands after it. */
+TEST_IMPL(pkrun_relays_into_files_exactly)
+{
+    const uint64_t bytes = 64ULL << 20;
+    char path[600], nbytes[32];
+    snprintf(path, sizeof path, "%s/out.bin", pk_test_tmpdir());
+    snprintf(nbytes, sizeof nbytes, "%llu", (unsigned long long)bytes);
+    static const char *const opts[][3] = {{"--idle-timeout=60", NULL},
+                                          {"--json=/dev/null", "--keep=tail", NULL}};
+    for (int append = 0; append < 2; append++) {
+        for (int i = 0; i < 2; i++) {
+            /* sh writes the pattern through pkrun, then "end" itself, to the same description. */
+            const char *argv[16] = {"sh", "-c", "\"$@\" && echo end", "sh", PK_PKRUN_PATH};
+            int n = 5;
+            for (int k = 0; opts[i][k] != NULL; k++)
+                argv[n++] = opts[i][k];
+            const char *const tail_args[] = {"--",   pk_test_self(), "--helper", "pattern",
+                                             nbytes, "100",          NULL};
+            for (int k = 0; tail_args[k] != NULL; k++)
+                argv[n++] = tail_args[k];
+            argv[n] = NULL;
+            FILE *f = fopen(path, "w");
+            ASSERT(f != NULL);
+            fputs(append ? "before\n" : "", f);
+            ASSERT_EQ(fclose(f), 0);
+            pk_result r;
+            ASSERT_OK(pk_run(
+                &(pk_command){.argv = argv,
+                              .out = {.kind = PK_STDIO_FILE, .path = path, .append = append != 0}},
+                &r));
+            ASSERT_EXITED(r, 0);
+            pk_result_release(&r);
+            FILE *in = fopen(path, "re");
+            ASSERT(in != NULL);
+            static char buf[1 << 16];
+            size_t skip = append ? 7 : 0, got = fread(buf, 1, skip, in);
+            ASSERT_EQ(got, skip);
+            struct pk_pattern_check c = {.line_len = 100, .first_bad = -1};
+            uint64_t total = 0;
+            size_t k;
+            while (total < bytes &&
+                   (k = fread(buf, 1,
+                              bytes - total < sizeof buf ? (size_t)(bytes - total) : sizeof buf,
+                              in)) > 0) {
+                pk_pattern_check(&c, buf, k);
+                total += k;
+            }
+            char tail[16] = "";
+            size_t t = fread(tail, 1, sizeof tail - 1, in);
+            fclose(in);
+            if (total != bytes || c.first_bad >= 0 || t != 4 || strcmp(tail, "end\n") != 0)
+                pk_test_fail(__FILE__, __LINE__,
+                             "%s%s: %llu bytes, first difference at %lld, then '%s'", opts[i][0],
+                             append ? " (O_APPEND)" : "", (unsigned long long)total,
+                             (long long)c.first_bad, tail);
+        }
+    }
+    unlink(path);
+}
+
 /* A 4.3 MB single line (a minified JSON file, say) arrives whole; --json records it only when it
  * fits its cap, and says so. */
 TEST_IMPL(pkrun_relays_4mb_line_exactly)

@@ -111,6 +111,7 @@ struct pkr_out {
     int reopened;   /* the reopen to close, -1 when none */
     int mode;       /* how a write is made without blocking the loop (relay.c) */
     bool is_pipe;   /* a pipe or FIFO: splice and tee can move bytes into it */
+    bool is_file;   /* a regular file: splice can (unless it is O_APPEND) */
     bool gone;      /* its reader went away (EPIPE) */
     int error;      /* another write error, positive errno */
     uint64_t bytes; /* delivered */

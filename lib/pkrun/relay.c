@@ -24,11 +24,11 @@
  * regular files and other devices never block for long and are written directly. Without /proc,
  * a pipe or terminal is written PIPE_BUF bytes at a time after poll says it has room.
  *
- * Pipe to pipe the kernel moves the bytes: with nothing to capture (--idle-timeout alone into
+ * Into a pipe the kernel moves the bytes: with nothing to capture (--idle-timeout alone into
  * `| consumer`) splice(2) moves the pages, so relaying costs no copy at all; with a capture,
  * tee(2) duplicates them into the output and the capture reads them once, so what --json records
- * costs one copy, and forwarding none. Otherwise (a file, a terminal) the bytes are read into
- * pkrun and written out.
+ * costs one copy, and forwarding none. Into a regular file splice works too (not O_APPEND: then,
+ * as for a terminal or a socket, the bytes are read into pkrun and written out).
  */
 #define _GNU_SOURCE
 #include "pkrun.h"
@@ -90,6 +90,7 @@ static void prepare_out(struct pkr_out *out, int fd)
     if (fstat(fd, &st) != 0 || flags < 0)
         return;
     out->is_pipe = S_ISFIFO(st.st_mode);
+    out->is_file = S_ISREG(st.st_mode);
     if (flags & O_NONBLOCK) {
         out->mode = OUT_NONBLOCK;
     } else if (S_ISSOCK(st.st_mode)) {
@@ -143,8 +144,9 @@ make_stream(struct pkr_relay *r, int id, struct pkr_out *out, const struct pkr_o
     s->capturing = (o->json != NULL && o->capture) || o->keep == PK_KEEP_FAIL;
     if (s->capturing)
         pkr_capture_init(&s->cap, o->keep, o->max_bytes, o->max_lines);
-    bool kernel = out->is_pipe && out->mode != OUT_POLLED;
-    s->how = !kernel ? RELAY_COPY : s->capturing ? RELAY_TEE : RELAY_SPLICE;
+    bool pipe = out->is_pipe && out->mode != OUT_POLLED;
+    s->how = s->capturing ? (pipe ? RELAY_TEE : RELAY_COPY)
+                          : (pipe || out->is_file ? RELAY_SPLICE : RELAY_COPY);
     if (s->how != RELAY_SPLICE && (s->buf = malloc(CHUNK)) == NULL)
         return -ENOMEM;
     return 0;
