@@ -105,6 +105,8 @@
     X(pkrun_opt_pdeathsig, 10)                                                                     \
     X(pkrun_default_passes_descriptors_through, 20)                                                \
     X(pkrun_relays_1gib_without_newline_exactly, 120)                                              \
+    X(pkrun_capture_matches_reference, 20)                                                         \
+    X(pkrun_newline_count_exact, 10)                                                               \
     X(pkrun_relays_into_files_exactly, 60)                                                         \
     X(pkrun_relays_4mb_line_exactly, 30)                                                           \
     X(pkrun_merged_streams_keep_order, 60)                                                         \
