@@ -19,9 +19,21 @@
 #define PKB_RESULTS_SCHEMA         "pkbench-results"
 #define PKB_RESULTS_SCHEMA_VERSION 1
 
-/* The largest sample a reader accepts, in ns (about 32 years): no iteration takes longer, and
- * below it every sum and square the statistics take of a series stays finite. */
-#define PKB_RESULTS_MAX_SAMPLE_NS 1e18
+/* Physical bounds a reader enforces before any statistic sees a value. A sample (the mean wall
+ * time of one iteration) lies in (0, one day]: no iteration of any suite takes a day, and below
+ * it every sum and square the statistics take stays finite and exact enough. */
+#define PKB_RESULTS_MAX_SAMPLE_NS 8.64e13
+#define PKB_RESULTS_SAMPLE_WORDS  "a positive time of at most one day (8.64e13 ns)"
+/* Work per iteration (runs, MiB, children): at most 1e12. */
+#define PKB_RESULTS_MAX_WORK 1e12
+/* A noise floor (minimum detectable effect, a fraction): at most 10, i.e. 1000%. */
+#define PKB_RESULTS_MAX_MDE 10.0
+/* A results file is read whole, but never more than this: a larger file (or a device that never
+ * ends, like /dev/zero) is refused after reading at most this much. */
+#define PKB_RESULTS_MAX_FILE_BYTES (64L * 1024 * 1024)
+
+/* Whether x is a sample a reader accepts: finite and in (0, PKB_RESULTS_MAX_SAMPLE_NS]. */
+bool pkb_results_sample_ok(double x);
 
 /* A series' status in the file. PENDING is never written: it is a series still to be timed. */
 typedef enum pkb_series_status {
@@ -99,7 +111,13 @@ typedef struct pkb_results_series {
     size_t n;
     bool measured;
     pks_summary sum; /* of samples (valid when measured); sd and cv NaN when n < 2 */
-    size_t noisy;    /* repetitions flagged noisy (the `noisy` array, else procs_running > CPUs) */
+    /* Repetitions marked disturbed: the `disturbed` array (measured disturbance, see run.h), else
+     * in older files the `noisy` array, else procs_running > CPUs. */
+    size_t noisy;
+    bool disturbance_measured; /* the file has `disturbed` flags (not the older `noisy`) */
+    size_t attempts;           /* measurements of this series: 2 when it was re-measured */
+    long attempt_used;         /* which attempt samples_ns holds (0-based) */
+    bool environmental;        /* refused or failed for a reason of the host, not of the code */
 } pkb_results_series;
 
 typedef struct pkb_results_scenario {
@@ -128,11 +146,12 @@ typedef struct pkb_results {
  * Returns 0, or a negative errno with a one-line message in err naming the file and the problem:
  *   -EINVAL           a path with no file name
  *   -ENOENT, -EACCES, the file cannot be opened or read (the errno of open/read); -EFBIG when it
- *   -EISDIR, ...      is larger than 1 GiB
+ *   -EISDIR, ...      is larger than PKB_RESULTS_MAX_FILE_BYTES (refused before reading it whole)
  *   -EBADMSG          not valid JSON; not a results file; a required field missing or of the
- *                     wrong type (its path is named, e.g. series[3].samples_ns[2]); a sample
- *                     not in (0, PKB_RESULTS_MAX_SAMPLE_NS]; a scenario with two measured
- *                     baseline series
+ *                     wrong type (its path is named, e.g. series[3].samples_ns[2]); a value
+ *                     outside its physical bounds (a sample not in (0, one day], work per
+ *                     iteration above PKB_RESULTS_MAX_WORK, a count below zero); a scenario with
+ *                     two measured baseline series
  *   -ENOTSUP          schema_version is not 1
  *   -ENOMEM
  * On error *r needs no freeing; on success pkb_results_free. */
