@@ -68,29 +68,59 @@ json_t *pkb_results_doc_new(const pkb_results_head *head);
 /* Marks the document finished at `finished` (ISO 8601 UTC). */
 void pkb_results_doc_finish(json_t *doc, const char *finished, bool complete, bool interrupted);
 
+/* What disturbed one repetition (measured by run/disturb.h around it). */
+typedef struct pkb_disturbance {
+    int procs_running;    /* runnable tasks at its end; -1 unknown */
+    double others_cpu;    /* share of the CPU capacity other processes used; NaN unknown */
+    double steal;         /* share of the capacity the hypervisor stole; NaN unknown */
+    long nivcsw;          /* involuntary context switches of pkbench and its reaped children */
+    long long migrations; /* moves of pkbench's main thread between CPUs; -1 unknown */
+    bool disturbed;       /* the rule's verdict (run/disturb.h) */
+} pkb_disturbance;
+
 /* One series as the file holds it (every pointer borrowed for the call). */
 typedef struct pkb_series_record {
     const char *name, *scenario, *contender;
     const char *description; /* NULL: "" */
     const char *unit;        /* throughput unit; NULL: "" */
     const char *reason;      /* why it was refused or failed; NULL or "": none */
+    bool environmental;      /* refused or failed for a reason of the host (no cgroup, ...) */
     bool baseline;
     pkb_series_status status;
     double work_per_iteration;
-    size_t n;                    /* repetitions */
-    const double *samples_ns;    /* n values: mean wall time of one iteration */
-    const double *child_cpu_ns;  /* n values, or NULL */
-    const double *parent_cpu_ns; /* n values, or NULL */
-    const long long *iterations; /* n values, or NULL */
-    const int *procs_running;    /* n values, or NULL */
-    int logical_cpus;            /* for the `noisy` flags: procs_running > logical_cpus */
-    const json_t *extra;         /* suite fields merged into the object, or NULL */
+    size_t n;                       /* repetitions */
+    const double *samples_ns;       /* n values: mean wall time of one iteration */
+    const double *child_cpu_ns;     /* n values, or NULL */
+    const double *parent_cpu_ns;    /* n values (all of pkbench's threads), or NULL */
+    const long long *iterations;    /* n values, or NULL */
+    const pkb_disturbance *disturb; /* n values, or NULL (procs_running and noise unknown) */
+    int logical_cpus;               /* for the `noisy` flags: procs_running > logical_cpus */
+    /* A re-measured series: every attempt in the order measured (their own attempts NULL), and
+     * which one the fields above hold. NULL / 0: measured once. */
+    const struct pkb_series_record *attempts;
+    size_t nattempts, attempt_used;
+    const json_t *extra; /* suite fields merged into the object, or NULL */
 } pkb_series_record;
 
-/* The series object of the file: the record's fields, the per-repetition arrays, `noisy`, a
- * `summary` (n, mean, sd, median, min, max, cv) when it has samples, then `extra`'s fields. New
- * reference, NULL when out of memory. */
+/* The series object of the file: the record's fields, the per-repetition arrays (samples_ns,
+ * iterations, child and parent CPU, procs_running, `noisy` and `disturbed` flags, the measured
+ * `disturbance`), `attempts` and `attempt_used` when it was re-measured, a `summary` (n, mean, sd,
+ * median, min, max, cv) when it has samples, then `extra`'s fields. New reference, NULL when out
+ * of memory. */
 json_t *pkb_results_series_json(const pkb_series_record *rec);
+
+/* Appends the Google Benchmark-compatible records of one series to `benchmarks`: one
+ * "iteration" record per repetition, named `name` (the series' name, which carries no setting),
+ * with repetitions and repetition_index true to the records written, family_index as given and
+ * per_family_instance_index 0, real_time = the sample, cpu_time = pkbench's CPU per iteration
+ * (every thread, children excluded), the counters child_cpu_ns and throughput; then, with two
+ * or more repetitions, Google Benchmark's aggregates mean, median, stddev and cv (cv a fraction,
+ * aggregate_unit "percentage"), of the times and of each counter. Nothing for a series without
+ * samples; a failed series gets one record with error_occurred. Returns 0 or -ENOMEM. */
+int pkb_results_gb_records(const pkb_series_record *rec, int family_index, json_t *benchmarks);
+
+/* Google Benchmark's date for a context block: local time as "2026-12-01T04:21:45+01:00". */
+void pkb_results_gb_date(char *buf, size_t cap);
 
 /* Replaces the document's `series` and `benchmarks` arrays (references stolen) and writes it to
  * `path` with common/files.h's pkb_write_json_atomic. Returns 0 or a negative errno. */
