@@ -169,4 +169,7 @@
     X(layout_rooms_include_downward, 10)                                                           \
     X(layout_checker_catches_back_edges, 10)                                                       \
     X(pkbench_options_take_effect, 90)                                                             \
-    X(pkbench_option_values_rejected, 30)
+    X(pkbench_option_values_rejected, 30)                                                          \
+    X(gbench_compare_py_mann_whitney_reference, 10)                                                \
+    X(gbench_compare_py_matches_every_mode, 240)                                                   \
+    X(gbench_cpu_time_counts_every_thread, 60)
