@@ -331,6 +331,8 @@ static char *env_text(const json_t *v)
         return xstrdup("(absent)");
     if (json_is_string(v))
         return xstrdup(json_string_value(v));
+    if (json_is_real(v)) /* 0.03, not jansson's 0.029999999999999999 */
+        return xasprintf("%.15g", json_real_value(v));
     char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
     return s != NULL ? s : xstrdup("?");
 }
