@@ -179,4 +179,5 @@
     X(compare_names_settings_and_a_missing_noise_floor, 20)                                        \
     X(results_size_and_values_bounded, 20)                                                         \
     X(compare_large_samples, 30)                                                                   \
-    X(stats_bootstrap_direct_matches_resampling, 20)
+    X(stats_bootstrap_direct_matches_resampling, 20)                                               \
+    X(cpu_hog_leaves_conclusions_unchanged, 150)

@@ -548,3 +548,128 @@ TEST_IMPL(stats_bootstrap_direct_matches_resampling)
         ASSERT(fabs(fast.hi / hi - 1) < 0.003);
     }
 }
+
+/* ==== A disturbed machine =======================================================================
+ */
+
+/* compare --baseline-contender posix_spawn's verdict per row, as "name=verdict;" pairs. */
+static void verdicts(const char *results, char *out, size_t cap, bool *all_decided)
+{
+    pk_result r;
+    int code =
+        PKBENCH(&r, "compare", results, "--baseline-contender", "posix_spawn", "--format", "json");
+    ASSERT(code == 0 || code == 2 || code == 3);
+    json_t *j = json_loads(r.out.data, 0, NULL);
+    ASSERT(j != NULL);
+    out[0] = '\0';
+    *all_decided = true;
+    size_t i;
+    const json_t *row;
+    json_array_foreach(json_object_get(j, "series"), i, row)
+    {
+        const char *v = json_string_value(json_object_get(row, "verdict"));
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, "%s=%s;", json_string_value(json_object_get(row, "name")),
+                 v);
+        *all_decided &= strcmp(v, "undecidable") != 0;
+    }
+    json_decref(j);
+    pk_result_release(&r);
+}
+
+/* Repetitions of the series the file's first attempt measured: samples, then marks. */
+static size_t samples_in(const char *path)
+{
+    json_t *j = json_load_file(path, 0, NULL);
+    size_t n = j ? json_array_size(json_object_get(json_array_get(json_object_get(j, "series"), 0),
+                                                   "samples_ns"))
+                 : 0;
+    json_decref(j);
+    return n;
+}
+
+TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
+{
+    /* The same three series twice: once as the machine is, once with a busy loop running through
+     * the middle rounds. Interleaved rounds put the hog on every series alike, the marks catch
+     * it, the too-disturbed series are measured again after it, and the verdicts do not move. */
+    need_pkbench();
+    const char *filter = "^spawn_only/(posix_spawn|fork_exec|libuv)$";
+    char plain[512], hogged[512], out[512], before[1024], after[1024];
+    tmp(plain, sizeof plain, "plain.json");
+    tmp(hogged, sizeof hogged, "hogged.json");
+    tmp(out, sizeof out, "hogged-report");
+    pk_result r;
+    ASSERT_EQ(
+        PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter", filter, "--out", plain),
+        0);
+    pk_result_release(&r);
+    bool decided;
+    verdicts(plain, before, sizeof before, &decided);
+    printf("# without the hog: %s\n", before);
+    if (!decided)
+        pk_test_skip("the machine is too busy for this demonstration: without any hog of ours "
+                     "a verdict is already undecidable (%s)",
+                     before);
+
+    const char *const argv[] = {PK_PKBENCH_PATH, "run",  "--profile", "quick", "--no-prime",
+                                "--filter",      filter, "--out",     hogged,  NULL};
+    pk_process *bench, *hog = NULL;
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .err.kind = PK_STDIO_NULL}, &bench, NULL));
+    size_t start = 0, stop = 0;
+    for (int waited = 0; waited < 120000 && stop == 0; waited += 5) {
+        usleep(5000);
+        size_t n = samples_in(hogged);
+        if (hog == NULL && n >= 2) {
+            ASSERT_OK(pk_spawn(
+                &(pk_command){.argv = HELPER("spin", "600000"), .containment = PK_CONTAIN_NONE},
+                &hog, NULL));
+            start = n;
+        } else if (hog != NULL && n >= start + 5) {
+            pk_process_free(hog); /* kills and reaps the busy loop */
+            hog = NULL;
+            stop = n;
+        }
+    }
+    ASSERT_GT(stop, 0);
+    pk_result res;
+    ASSERT_OK(pk_process_wait(bench, &res));
+    ASSERT_EXITED(res, 0);
+    pk_result_release(&res);
+    pk_process_free(bench);
+    printf("# the hog ran through rounds %zu to %zu\n", start + 2, stop);
+
+    /* The hog was seen: in the attempt it ran through, its rounds are marked disturbed. */
+    json_t *j = json_load_file(hogged, 0, NULL);
+    ASSERT(j != NULL);
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(j, "series"), i, s)
+    {
+        const json_t *first = json_object_get(s, "attempts") != NULL
+                                  ? json_array_get(json_object_get(s, "attempts"), 0)
+                                  : s;
+        const json_t *flags = json_object_get(first, "disturbed");
+        const json_t *others = json_object_get(json_object_get(first, "disturbance"), "others_cpu");
+        size_t marked = 0, window = 0;
+        double most = 0;
+        /* Rounds start + 2 to stop ran wholly under the hog: repetitions start + 1 to stop - 1. */
+        for (size_t k = start + 1; k < stop; k++) {
+            window++;
+            marked += json_is_true(json_array_get(flags, k));
+            most = fmax(most, json_number_value(json_array_get(others, k)));
+        }
+        printf("# %s: %zu of %zu repetitions inside the hog marked, others' CPU up to %.0f%%; "
+               "re-measured: %s\n",
+               json_string_value(json_object_get(s, "name")), marked, window, 100 * most,
+               json_object_get(s, "attempts") ? "yes" : "no");
+        ASSERT_GE(2 * marked, window);
+        ASSERT(most >= 0.35); /* one busy loop is half of two CPUs */
+    }
+    json_decref(j);
+
+    verdicts(hogged, after, sizeof after, &decided);
+    printf("# with the hog:    %s\n", after);
+    ASSERT_STR_EQ(after, before);
+    ASSERT_EQ(assert_report_agrees(hogged, out), 2);
+}
