@@ -180,4 +180,5 @@
     X(results_size_and_values_bounded, 20)                                                         \
     X(compare_large_samples, 30)                                                                   \
     X(stats_bootstrap_direct_matches_resampling, 20)                                               \
-    X(cpu_hog_leaves_conclusions_unchanged, 150)
+    X(cpu_hog_leaves_conclusions_unchanged, 150)                                                   \
+    X(report_tables_and_figures_show_every_repetition, 60)

@@ -97,12 +97,17 @@ static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "re");
     ASSERT(f != NULL);
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t n = getdelim(&buf, &cap, '\0', f);
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap + 1);
+    for (size_t got; text != NULL && (got = fread(text + n, 1, cap - n, f)) > 0;) {
+        n += got;
+        if (n == cap)
+            text = realloc(text, (cap *= 2) + 1);
+    }
     fclose(f);
-    ASSERT(n >= 0);
-    return buf;
+    ASSERT(text != NULL);
+    text[n] = '\0';
+    return text;
 }
 
 static void need_pkbench(void)
@@ -672,4 +677,92 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
     printf("# with the hog:    %s\n", after);
     ASSERT_STR_EQ(after, before);
     ASSERT_EQ(assert_report_agrees(hogged, out), 2);
+}
+
+/* ==== Tables and figures ========================================================================
+ */
+
+TEST_IMPL(report_tables_and_figures_show_every_repetition)
+{
+    /* A scenario spanning 20x (a log axis), with two disturbed repetitions and a re-measured
+     * series; an environment with a null and a value with blanks around it. */
+    double fast[12], slow[12];
+    pks_rng rng;
+    pks_rng_seed(&rng, 17);
+    lognormal(&rng, fast, 12, 213e3, 0.02);
+    lognormal(&rng, slow, 12, 4.2e6, 0.02);
+    json_t *doc = doc_of((syn[]){{"spawn_only/posix_spawn", fast, 12, NULL, false},
+                                 {"spawn_only/glib", slow, 12, NULL, false}},
+                         2, "quick", 12);
+    json_t *glib = json_array_get(json_object_get(doc, "series"), 1);
+    json_t *flags = json_array();
+    for (int i = 0; i < 12; i++)
+        json_array_append_new(flags, json_boolean(i == 3 || i == 7));
+    json_object_set_new(glib, "disturbed", flags);
+    json_object_set_new(glib, "attempts",
+                        json_pack("[{s:[f]}, {s:[f]}]", "samples_ns", 1e6, "samples_ns", 1e6));
+    json_object_set_new(glib, "attempt_used", json_integer(1));
+    char path[512], out[512], file[700];
+    tmp(path, sizeof path, "figs.json");
+    tmp(out, sizeof out, "figs");
+    write_doc(doc, path);
+    char err[512];
+    int rc = pkb_report_render(path, out, NULL, err, sizeof err);
+    if (rc == PK_ENOTFOUND || rc == -EIO)
+        pk_test_skip("gnuplot or matplotlib cannot run here: %s", err);
+    if (rc != 0)
+        pk_test_fail(__FILE__, __LINE__, "report: %s", err);
+
+    snprintf(file, sizeof file, "%s/figs.md", out);
+    char *md = slurp(file);
+    /* one unit per column, named in the header; no literal null, no blanks around a value */
+    ASSERT(strstr(md, "| contender | median (µs) | mean ± sd (µs) |") != NULL);
+    ASSERT(strstr(md, "| `glib` (2/12 disturbed[^noisy]; re-measured, attempt 2 kept"
+                      "[^remeasured]) | 4,") != NULL);
+    ASSERT(strstr(md, " ms |") == NULL && strstr(md, " ms ±") == NULL);
+    ASSERT(strstr(md, "| `compiler_flags` | -O3 |") != NULL);
+    ASSERT(strstr(md, "| `cpufreq_governor` | n/a |") != NULL);
+    ASSERT(strstr(md, "| null |") == NULL && strstr(md, "|  ") == NULL);
+    ASSERT(strstr(md, "[^remeasured]: ") != NULL);
+    free(md);
+
+    snprintf(file, sizeof file, "%s/figs-spawn_only.dat", out);
+    char *dat = slurp(file);
+    /* every repetition, its disturbed flag; the bars' labels carry the unit */
+    const char *points = strstr(dat, "# block 1");
+    ASSERT(points != NULL);
+    size_t rows = 0, marked = 0;
+    for (const char *l = strchr(points, '\n'); l != NULL && l[1] != '\0'; l = strchr(l + 1, '\n')) {
+        if (l[1] == '#' || l[1] == '\n')
+            continue;
+        rows++;
+        const char *end = strchr(l + 1, '\n');
+        marked += end != NULL && end[-1] == '1';
+    }
+    ASSERT_EQ(rows, 24);
+    ASSERT_EQ(marked, 2);
+    ASSERT(strstr(dat, "\tglib\t") != NULL && strstr(dat, " µs\t0\t12\t1\n") != NULL);
+    free(dat);
+    snprintf(file, sizeof file, "%s/figs-spawn_only.gp", out);
+    char *gp = slurp(file);
+    ASSERT(strstr(gp, "set logscale y") != NULL && strstr(gp, "disturbed repetition") != NULL);
+    free(gp);
+    snprintf(file, sizeof file, "%s/figs-spawn_only.py", out);
+    char *py = slurp(file);
+    ASSERT(strstr(py, "LOG = True") != NULL && strstr(py, "(re-measured)") != NULL);
+    free(py);
+    snprintf(file, sizeof file, "%s/figs-spawn_only.matplotlib.png", out);
+    ASSERT(access(file, F_OK) == 0);
+
+    /* Within 10x the axis stays linear. */
+    lognormal(&rng, slow, 12, 1.5e6, 0.02);
+    write_doc(doc_of((syn[]){{"spawn_only/posix_spawn", fast, 12, NULL, false},
+                             {"spawn_only/glib", slow, 12, NULL, false}},
+                     2, "quick", 12),
+              path);
+    ASSERT_OK(pkb_report_render(path, out, &(pkb_report_options){0}, err, sizeof err));
+    snprintf(file, sizeof file, "%s/figs-spawn_only.gp", out);
+    gp = slurp(file);
+    ASSERT(strstr(gp, "set logscale y") == NULL);
+    free(gp);
 }
