@@ -430,7 +430,9 @@ TEST_IMPL(results_size_and_values_bounded)
     long grew = pk_test_status_kib("VmHWM") - before;
     printf("# %s; peak memory grew by %ld KiB\n", err, grew);
     ASSERT(strstr(err, "larger than 64 MiB, the limit for a results file") != NULL);
-    ASSERT_LT(grew, 160 * 1024);
+    /* Twice the limit while the buffer doubles (ASan's quarantine keeps every realloc'd one:
+     * about 3.5x there); far from the 2 GiB it took before. */
+    ASSERT_LT(grew, 320 * 1024);
 
     /* Values outside physical bounds, each refused with the field named. */
     static const struct {
