@@ -75,6 +75,7 @@ typedef struct pkb_disturbance {
     double steal;         /* share of the capacity the hypervisor stole; NaN unknown */
     long nivcsw;          /* involuntary context switches of pkbench and its reaped children */
     long long migrations; /* moves of pkbench's main thread between CPUs; -1 unknown */
+    double started;       /* when it started, Unix time in seconds (to line it up with events) */
     bool disturbed;       /* the rule's verdict (run/disturb.h) */
 } pkb_disturbance;
 

@@ -76,7 +76,7 @@ static void add_arrays(json_t *o, const pkb_series_record *r)
         return;
     /* The measured disturbance (run/disturb.h) and the flags its rule gives. */
     json_t *flags = json_array(), *others = json_array(), *steal = json_array(),
-           *nivcsw = json_array(), *moved = json_array();
+           *nivcsw = json_array(), *moved = json_array(), *started = json_array();
     size_t marked = 0;
     for (size_t i = 0; i < r->n; i++) {
         const pkb_disturbance *d = &r->disturb[i];
@@ -86,12 +86,14 @@ static void add_arrays(json_t *o, const pkb_series_record *r)
         json_array_append_new(nivcsw, json_integer(d->nivcsw));
         json_array_append_new(moved,
                               d->migrations >= 0 ? json_integer(d->migrations) : json_null());
+        json_array_append_new(started, d->started > 0 ? json_real(d->started) : json_null());
         marked += d->disturbed;
     }
     json_object_set_new(o, "disturbed", flags);
     json_object_set_new(o, "disturbance",
-                        json_pack("{s:o, s:o, s:o, s:o, s:f}", "others_cpu", others, "steal", steal,
-                                  "nivcsw", nivcsw, "migrations", moved, "disturbed_share",
+                        json_pack("{s:o, s:o, s:o, s:o, s:o, s:f}", "started", started,
+                                  "others_cpu", others, "steal", steal, "nivcsw", nivcsw,
+                                  "migrations", moved, "disturbed_share",
                                   r->n > 0 ? (double)marked / (double)r->n : 0.0));
 }
 

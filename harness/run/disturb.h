@@ -12,6 +12,7 @@
  *                  CPUs, coarse on the quick profile's 30 ms ones.
  *   steal          the share of the capacity the hypervisor gave to other guests (/proc/stat).
  *   procs_running  runnable tasks at the end (/proc/stat), as before.
+ *   started        when the stretch began (CLOCK_REALTIME), to line marks up with events.
  *   nivcsw         involuntary context switches of pkbench and its reaped children (getrusage):
  *                  preemptions, by other work or by the benchmark's own tasks.
  *   migrations     moves of pkbench's main thread between CPUs (/proc/self/sched, when the
@@ -36,6 +37,7 @@
 /* A snapshot taken at the start of a stretch. Plain value. */
 typedef struct pkb_disturb_mark {
     double t_ns;              /* CLOCK_MONOTONIC */
+    double started;           /* CLOCK_REALTIME, seconds */
     double busy_ns, steal_ns; /* /proc/stat, all CPUs; NaN when unreadable */
     double own_ns;            /* pkbench + reaped children, user + sys */
     long nivcsw;              /* pkbench + reaped children */

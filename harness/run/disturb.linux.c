@@ -82,6 +82,9 @@ void pkb_disturb_begin(pkb_disturb_mark *m)
     m->migrations = migrations();
     cpu_times(&m->busy_ns, &m->steal_ns);
     own_usage(&m->own_ns, &m->nivcsw);
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    m->started = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
     m->t_ns = now_ns();
 }
 
@@ -100,6 +103,7 @@ void pkb_disturb_end(const pkb_disturb_mark *m, pkb_disturbance *out)
         .steal = NAN,
         .nivcsw = nivcsw - m->nivcsw,
         .migrations = moved >= 0 && m->migrations >= 0 ? moved - m->migrations : -1,
+        .started = m->started,
     };
     if (capacity > 0 && isfinite(busy) && isfinite(m->busy_ns)) {
         double others = (busy - m->busy_ns) - (own - m->own_ns);
