@@ -5,7 +5,8 @@
  *
  *   <name>-wemm        grouped bars: µs per fork (wall / N) of forkathon.static,
  *                      vforkathon.static, forkathon.dynamic, vforkathon.dynamic — this run's
- *                      median with its min–max, next to Wemm's 2003 figure
+ *                      median with its min–max and every run beside it (disturbed ones marked),
+ *                      next to Wemm's 2003 figure
  *   <name>-rss_ladder  µs per spawn+exec+wait against the parent's RSS, both axes logarithmic:
  *                      one line per mechanism (colour) and THP setting (solid off, dashed on),
  *                      the median with min–max error bars. x is the VmRSS measured at each step,
@@ -93,6 +94,26 @@ static void wemm_dat(const pkb_results *r, const json_t *sum, pkb_buf *b)
                        json_number_value(json_object_get(row, "wall_min_s")) / n * 1e6,
                        json_number_value(json_object_get(row, "wall_max_s")) / n * 1e6, ref);
     }
+    /* Every run beside its bar, disturbed ones marked: the few runs a bar summarizes. */
+    pkb_buf_puts(b, "\n\n# block 1, every run: index\toffset\tus_per_fork\tdisturbed\n");
+    index = 0;
+    json_array_foreach(ours, i, row)
+    {
+        const char *name = json_string_value(json_object_get(row, "series"));
+        for (size_t k = 0; name != NULL && k < r->nseries; k++) {
+            const pkb_results_series *s = &r->series[k];
+            if (strcmp(s->name, name) != 0 || !s->measured)
+                continue;
+            const json_t *flags = json_object_get(s->json, "disturbed");
+            if (flags == NULL)
+                flags = json_object_get(s->json, "noisy");
+            for (size_t q = 0; q < s->n; q++)
+                pkb_buf_printf(b, "%zu\t%.3f\t%.6f\t%d\n", index,
+                               -0.2 + 0.24 * ((double)((q * 7) % 11) / 10.0 - 0.5),
+                               s->samples[q] / 1e3, json_is_true(json_array_get(flags, q)));
+        }
+        index++;
+    }
 }
 
 static const char wemm_title[] = "Wemm's forkathon: fork vs vfork, static vs dynamic parent "
@@ -117,17 +138,21 @@ static void wemm_gp(const pkb_results *r, const char *stem, size_t bars, pkb_buf
                    "set xtics nomirror scale 0\n"
                    "set ytics nomirror\n"
                    "set key top left\n"
-                   "plot dat using 1:(0):xtic(2) with points ps 0 notitle, \\\n"
-                   "     dat using ($1 - 0.2):3 with boxes lc rgb '#0072B2' "
+                   "plot dat index 0 using 1:(0):xtic(2) with points ps 0 notitle, \\\n"
+                   "     dat index 0 using ($1 - 0.2):3 with boxes lc rgb '#0072B2' "
                    "title 'this run (median, min–max)', \\\n"
-                   "     dat using ($1 - 0.2):4:(0):($5 - $4) with vectors heads "
+                   "     dat index 0 using ($1 - 0.2):4:(0):($5 - $4) with vectors heads "
                    "size screen 0.008,90 lc rgb 'black' lw 1.5 notitle, \\\n"
-                   "     dat using ($1 + 0.2):6 with boxes lc rgb '#999999' "
+                   "     dat index 0 using ($1 + 0.2):6 with boxes lc rgb '#999999' "
                    "title 'Wemm 2003, FreeBSD 5-current', \\\n"
-                   "     dat using ($1 - 0.2):5:(sprintf('%%.1f µs', $3)) with labels "
+                   "     dat index 0 using ($1 - 0.2):5:(sprintf('%%.1f µs', $3)) with labels "
                    "offset 0,0.8 notitle, \\\n"
-                   "     dat using ($1 + 0.2):6:(sprintf('%%.1f µs', $6)) with labels "
-                   "offset 0,0.8 notitle\n",
+                   "     dat index 0 using ($1 + 0.2):6:(sprintf('%%.1f µs', $6)) with labels "
+                   "offset 0,0.8 notitle, \\\n"
+                   "     dat index 1 using ($1 + $2):($4 == 1 ? 1/0 : $3) with points pt 7 "
+                   "ps 0.6 lc rgb '#333333' title 'run', \\\n"
+                   "     dat index 1 using ($1 + $2):($4 == 1 ? $3 : 1/0) with points pt 2 "
+                   "ps 1 lc rgb '#D55E00' title 'disturbed run'\n",
                    bars - 1);
     pkb_gp_tail(b, stem, 960, 600);
 }
@@ -141,12 +166,17 @@ static void wemm_py(const pkb_results *r, const char *stem, pkb_buf *b)
     pkb_py_string(b, wemm_ylabel);
     pkb_buf_puts(b,
                  "\n\n"
-                 "names, med, lo, hi, ref = [], [], [], [], []\n"
+                 "names, med, lo, hi, ref, runs, block = [], [], [], [], [], [], 0\n"
                  "with open(DATA, encoding=\"utf-8\") as f:\n"
                  "    for line in f:\n"
+                 "        if line.startswith(\"# block 1\"):\n"
+                 "            block = 1\n"
                  "        if line.startswith(\"#\") or not line.strip():\n"
                  "            continue\n"
                  "        c = line.rstrip(\"\\n\").split(\"\\t\")\n"
+                 "        if block == 1:\n"
+                 "            runs.append((int(c[0]) + float(c[1]), float(c[2]), c[3] == \"1\"))\n"
+                 "            continue\n"
                  "        names.append(c[1])\n"
                  "        med.append(float(c[2]))\n"
                  "        lo.append(float(c[3]))\n"
@@ -166,6 +196,12 @@ static void wemm_py(const pkb_results *r, const char *stem, pkb_buf *b)
                  "    for i, (y, t) in enumerate(zip(ys, tops)):\n"
                  "        ax.annotate(f\"{y:.1f} µs\", (xs[i], t), textcoords=\"offset points\",\n"
                  "                    xytext=(0, 4), ha=\"center\", va=\"bottom\", fontsize=9)\n"
+                 "for rough, style in ((False, dict(s=14, color=\"#333333\", label=\"run\")),\n"
+                 "                     (True, dict(s=30, marker=\"x\", color=\"#D55E00\",\n"
+                 "                                 label=\"disturbed run\"))):\n"
+                 "    pts = [(px, py) for px, py, d in runs if d == rough]\n"
+                 "    if pts:\n"
+                 "        ax.scatter([p[0] for p in pts], [p[1] for p in pts], zorder=3, **style)\n"
                  "ax.set_xticks(x)\n"
                  "ax.set_xticklabels(names)\n"
                  "ax.set_ylabel(YLABEL)\n"
