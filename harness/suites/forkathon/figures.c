@@ -9,9 +9,10 @@
  *                      next to Wemm's 2003 figure
  *   <name>-rss_ladder  µs per spawn+exec+wait against the parent's RSS, both axes logarithmic:
  *                      one line per mechanism (colour) and THP setting (solid off, dashed on),
- *                      the median with min–max error bars. x is the VmRSS measured at each step,
- *                      so the "0 MiB" step sits at pkbench's own few MiB, where a log axis can
- *                      show it, rather than at a made-up floor.
+ *                      the median with min–max error bars over every sample (faint, in the
+ *                      mechanism's colour; disturbed ones marked). x is the VmRSS measured at each
+ * step, so the "0 MiB" step sits at pkbench's own few MiB, where a log axis can show it, rather
+ * than at a made-up floor.
  *
  * The scripts read the .dat next to them by its relative name and embed no number (only the
  * curves' names), so `gnuplot <stem>.gp` or `/usr/bin/python3 <stem>.py` in the report's directory
@@ -227,6 +228,30 @@ static size_t mech_index(const char *name)
     return 0;
 }
 
+/* The last block: every sample of every ladder series at its step's VmRSS, in its mechanism's
+ * colour (an integer 0xRRGGBB for gnuplot's `lc rgb variable`), disturbed 0/1. */
+static void rss_samples(const pkb_results *r, pkb_buf *b)
+{
+    pkb_buf_puts(b, "\n\n# samples\n# rss_mib\tus\trgb\tdisturbed\tmechanism\n");
+    const json_t *series = json_object_get(r->root, "series");
+    for (size_t i = 0; i < r->nseries; i++) {
+        const pkb_results_series *s = &r->series[i];
+        const json_t *fk = json_object_get(json_array_get(series, i), "forkathon");
+        const char *study = json_string_value(json_object_get(fk, "study"));
+        if (!s->measured || study == NULL || strcmp(study, "rss") != 0)
+            continue;
+        const char *mech = json_string_value(json_object_get(fk, "mechanism"));
+        double mib = fmax((double)json_integer_value(json_object_get(fk, "rss_kib")) / 1024, 1.0);
+        const json_t *flags = json_object_get(s->json, "disturbed");
+        if (flags == NULL)
+            flags = json_object_get(s->json, "noisy");
+        unsigned long rgb = strtoul(mech_colors[mech_index(mech ? mech : "")] + 1, NULL, 16);
+        for (size_t k = 0; k < s->n; k++)
+            pkb_buf_printf(b, "%.6f\t%.6f\t%lu\t%d\t%s\n", mib, s->samples[k] / 1e3, rgb,
+                           json_is_true(json_array_get(flags, k)), mech ? mech : "");
+    }
+}
+
 static void rss_dat(const pkb_results *r, const json_t *curves, pkb_buf *b)
 {
     provenance(r, "the RSS ladder", b);
@@ -252,6 +277,7 @@ static void rss_dat(const pkb_results *r, const json_t *curves, pkb_buf *b)
                            json_number_value(json_object_get(p, "step_mib")));
         }
     }
+    rss_samples(r, b);
 }
 
 static const char rss_title[] = "Spawn+exec+wait against the parent's resident memory "
@@ -278,8 +304,14 @@ static void rss_gp(const pkb_results *r, const char *stem, const json_t *curves,
                     "set border 3\n"
                     "set xtics nomirror\n"
                     "set ytics nomirror\n"
-                    "set key outside right top vertical\n"
-                    "plot ");
+                    "set key outside right top vertical\n");
+    /* Every sample first, faint, in its mechanism's colour, so the curves draw over them. */
+    pkb_buf_printf(b,
+                   "plot dat index %zu using 1:2:3 with points pt 7 ps 0.3 lc rgb variable "
+                   "title 'every sample', \\\n"
+                   "     dat index %zu using 1:($4 == 1 ? $2 : 1/0) with points pt 2 ps 0.6 "
+                   "lc rgb '#D55E00' title 'disturbed sample', \\\n     ",
+                   json_array_size(curves), json_array_size(curves));
     size_t i;
     const json_t *c;
     json_array_foreach(curves, i, c)
@@ -317,16 +349,30 @@ static void rss_py(const pkb_results *r, const char *stem, pkb_buf *b)
     }
     pkb_buf_puts(
         b, "}\n\n"
-           "curves = []\n"
+           "curves, samples, in_samples = [], [], False\n"
            "with open(DATA, encoding=\"utf-8\") as f:\n"
            "    for line in f:\n"
-           "        if line.startswith(\"# curve\\t\"):\n"
+           "        if line.startswith(\"# samples\"):\n"
+           "            in_samples = True\n"
+           "        elif line.startswith(\"# curve\\t\"):\n"
            "            _, mech, thp = line.rstrip(\"\\n\").split(\"\\t\")\n"
            "            curves.append((mech, thp, []))\n"
            "        elif line.strip() and not line.startswith(\"#\"):\n"
-           "            curves[-1][2].append([float(v) for v in line.split(\"\\t\")])\n"
+           "            cols = line.rstrip(\"\\n\").split(\"\\t\")\n"
+           "            if in_samples:\n"
+           "                samples.append((float(cols[0]), float(cols[1]), cols[3] == \"1\",\n"
+           "                                cols[4]))\n"
+           "            else:\n"
+           "                curves[-1][2].append([float(v) for v in cols])\n"
            "\n"
            "fig, ax = plt.subplots(figsize=(11.2, 6.8), dpi=100)\n"
+           "ax.scatter([x for x, *_ in samples], [y for _, y, *_ in samples], s=5, alpha=0.5,\n"
+           "           color=[COLORS.get(m, \"black\") for *_, m in samples], zorder=1,\n"
+           "           label=\"every sample\")\n"
+           "rough = [(x, y) for x, y, d, _ in samples if d]\n"
+           "if rough:\n"
+           "    ax.scatter([p[0] for p in rough], [p[1] for p in rough], s=14, marker=\"x\",\n"
+           "               color=\"#D55E00\", zorder=2, label=\"disturbed sample\")\n"
            "for mech, thp, rows in curves:\n"
            "    x = [r[0] for r in rows]\n"
            "    y = [r[1] for r in rows]\n"
