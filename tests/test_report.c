@@ -275,14 +275,24 @@ TEST_IMPL(report_plot_tool_failure_leaves_nothing)
     ASSERT(strstr(err, "Syntax error") != NULL); /* sh's own stderr, quoted */
     ASSERT_EQ(count_entries(out), 0);
 
-    /* A tool that hangs is killed at the time limit. */
+    /* A tool that hangs is killed at the time limit. The gnuplot before it is a stand-in that
+     * writes every file the scripts name at once: the real one can need more than the 300 ms
+     * on a loaded machine, and this case is about Python's limit. */
     path_in(sleeper, sizeof sleeper, "sleeper.sh");
     write_text(sleeper, "#!/bin/sh\nsleep 30\n", 19);
     ASSERT_EQ(chmod(sleeper, 0755), 0);
+    char quick_gnuplot[512];
+    path_in(quick_gnuplot, sizeof quick_gnuplot, "quick-gnuplot.sh");
+    static const char stub[] = "#!/bin/sh\n"
+                               "sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$@\" |\n"
+                               "while read -r f; do echo figure > \"$f\"; done\n";
+    write_text(quick_gnuplot, stub, sizeof stub - 1);
+    ASSERT_EQ(chmod(quick_gnuplot, 0755), 0);
     int64_t t0 = pk_test_now_ms();
-    rc = pkb_report_render(FIXTURE, out,
-                           &(pkb_report_options){.python = sleeper, .tool_timeout_ms = 300}, err,
-                           sizeof err);
+    rc = pkb_report_render(
+        FIXTURE, out,
+        &(pkb_report_options){.gnuplot = quick_gnuplot, .python = sleeper, .tool_timeout_ms = 300},
+        err, sizeof err);
     printf("# %s\n", err);
     ASSERT_EQ(rc, -ETIMEDOUT);
     ASSERT(strstr(err, "matplotlib") != NULL && strstr(err, "300 ms") != NULL);
