@@ -209,4 +209,16 @@
     X(layout_rooms_include_downward, 10)                                                           \
     X(layout_checker_catches_back_edges, 10)                                                       \
     X(pkbench_options_take_effect, 90)                                                             \
-    X(pkbench_option_values_rejected, 30)
+    X(pkbench_option_values_rejected, 30)                                                          \
+    X(gbench_compare_py_mann_whitney_reference, 10)                                                \
+    X(gbench_compare_py_matches_every_mode, 240)                                                   \
+    X(gbench_cpu_time_counts_every_thread, 60)                                                     \
+    X(report_and_compare_agree_on_a_disturbed_series, 30)                                          \
+    X(compare_fails_safe_on_missing_and_failed_series, 20)                                         \
+    X(check_fails_on_a_series_the_run_lacks, 90)                                                   \
+    X(compare_names_settings_and_a_missing_noise_floor, 20)                                        \
+    X(results_size_and_values_bounded, 20)                                                         \
+    X(compare_large_samples, 30)                                                                   \
+    X(stats_bootstrap_direct_matches_resampling, 20)                                               \
+    X(cpu_hog_leaves_conclusions_unchanged, 150)                                                   \
+    X(report_tables_and_figures_show_every_repetition, 60)
