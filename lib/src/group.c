@@ -230,8 +230,11 @@ int pk_group_shutdown(pk_group *g, int64_t grace_ms, bool escalate)
         return -EINVAL;
     leaf_hold(g);
     int rc = pk__group_signal(g, SIGTERM);
-    if (rc == 0)
+    if (rc == 0) {
+        /* A stopped member acts on SIGTERM only once continued. */
+        (void)pk__group_signal(g, SIGCONT);
         rc = wait_empty(g, grace_ms);
+    }
     if (rc == -ETIMEDOUT && escalate)
         rc = pk__group_kill_wait(g, 5000);
     leaf_release(g);
