@@ -152,6 +152,15 @@ static void show(const char *side, const struct calls *c)
     printf("\n");
 }
 
+/* Call i reads SIGCHLD's disposition without changing it: whether a run without a pidfd is safe
+ * (a host ignoring SIGCHLD would have the kernel reap the child and lose its status). */
+static void assert_sigchld_read(const struct calls *c, int i)
+{
+    ASSERT_EQ(c->nr[i], SYS_rt_sigaction);
+    ASSERT_EQ(c->args[i][0], SIGCHLD);
+    ASSERT_EQ(c->args[i][1], 0); /* no new action */
+}
+
 /* The tracer sees the helper's children even on the cgroup or process-group fallback, but the
  * counts below are the cgroup path's. */
 static void need_cgroup_here(void)
@@ -196,20 +205,21 @@ TEST_IMPL(spawn_syscalls_first_run_makes_one_child)
 
 TEST_IMPL(spawn_syscalls_contained)
 {
-    /* pk_run, streams inherited, the default private group: a pooled leaf the child is born in
-     * (CLONE_INTO_CGROUP), no pidfd (only the exit is awaited), the reap, then one read of
-     * cgroup.events. The child closes what leaked and execs. */
+    /* pk_run, streams inherited, the default private group: SIGCHLD's disposition read, a pooled
+     * leaf the child is born in (CLONE_INTO_CGROUP), no pidfd (only the exit is awaited), the
+     * reap, then one read of cgroup.events. The child closes what leaked and execs. */
     need_cgroup_here();
     struct trace t;
     trace_helper("contained", &t);
     show("parent", &t.parent);
     show("child", &t.child);
     ASSERT_EQ(t.children, 1);
-    ASSERT_EQ(t.parent.n, 3);
-    ASSERT_EQ(t.parent.nr[0], SYS_clone3);
-    ASSERT_EQ(t.parent.nr[1], SYS_waitid);
-    ASSERT_EQ(t.parent.args[1][0], P_PID); /* by pid: no pidfd was made */
-    ASSERT_EQ(t.parent.nr[2], SYS_pread64);
+    ASSERT_EQ(t.parent.n, 4);
+    assert_sigchld_read(&t.parent, 0);
+    ASSERT_EQ(t.parent.nr[1], SYS_clone3);
+    ASSERT_EQ(t.parent.nr[2], SYS_waitid);
+    ASSERT_EQ(t.parent.args[2][0], P_PID); /* by pid: no pidfd was made */
+    ASSERT_EQ(t.parent.nr[3], SYS_pread64);
     ASSERT_EQ(t.child.n, 2);
     ASSERT_EQ(t.child.nr[0], SYS_close_range);
     ASSERT_EQ(t.child.args[0][2], 2u); /* CLOSE_RANGE_UNSHARE: cloned with CLONE_FILES */
@@ -222,9 +232,10 @@ TEST_IMPL(spawn_syscalls_uncontained_and_inherit_fds)
     trace_helper("uncontained", &t);
     show("parent", &t.parent);
     show("child", &t.child);
-    ASSERT_EQ(t.parent.n, 2);
-    ASSERT_EQ(t.parent.nr[0], SYS_clone3);
-    ASSERT_EQ(t.parent.nr[1], SYS_waitid);
+    ASSERT_EQ(t.parent.n, 3);
+    assert_sigchld_read(&t.parent, 0);
+    ASSERT_EQ(t.parent.nr[1], SYS_clone3);
+    ASSERT_EQ(t.parent.nr[2], SYS_waitid);
     ASSERT_EQ(t.child.n, 2);
     ASSERT_EQ(t.child.nr[0], SYS_close_range);
 
@@ -269,6 +280,7 @@ TEST_IMPL(spawn_syscalls_all_defaults)
     ASSERT_EQ(count(p, SYS_openat), 0);
     ASSERT_EQ(count(p, SYS_read), 0); /* POLLHUP is end-of-file: no read returning 0 */
     ASSERT_EQ(count(p, SYS_pread64), 1);
+    ASSERT_EQ(count(p, SYS_rt_sigaction), 1);                     /* SIGCHLD's disposition, read */
     ASSERT_LT(index_of(p, SYS_waitid), index_of(p, SYS_pread64)); /* reap, then cgroup.events */
     ASSERT_GE(count(p, SYS_ppoll), 1);
     ASSERT_LE(p->n, 18);

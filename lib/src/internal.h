@@ -109,6 +109,10 @@ int pk__reap(int pid, int pidfd, pk_outcome *outcome);
  * or -errno (-ENOSYS before 5.3). */
 int pk__pidfd_open(int pid);
 
+/* True when this process ignores SIGCHLD (SIG_IGN, or SA_NOCLDWAIT): the kernel then reaps our
+ * children at their exit, and only a pidfd keeps their status (see wait.linux.c). */
+bool pk__sigchld_ignored(void);
+
 /* Sends signo through the pidfd (kill(2) only when there is none). Returns 0 or -errno. */
 int pk__signal(int pid, int pidfd, int signo);
 

@@ -245,7 +245,12 @@ static int prepare_stdio(const pk_command *cmd,
  * (engine.linux.c): a short run never pays for one. */
 static bool pidfd_at_spawn(const pk_command *cmd, bool exit_only)
 {
-    return !exit_only || cmd->timeout_ms != 0 || cmd->idle_timeout_ms != 0 || cmd->cancel != NULL;
+    if (!exit_only || cmd->timeout_ms != 0 || cmd->idle_timeout_ms != 0 || cmd->cancel != NULL)
+        return true;
+    /* A host that ignores SIGCHLD has the kernel reap the child at its exit: only a pidfd then
+     * keeps its status (wait.linux.c). One rt_sigaction read tells, for a fraction of a pidfd's
+     * cost; a host that starts ignoring SIGCHLD while such a run is in flight gets -ECHILD. */
+    return pk__sigchld_ignored();
 }
 
 /* Gives the run its own group unless the command names one or asks for none, so that nothing

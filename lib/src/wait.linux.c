@@ -9,11 +9,12 @@
  *
  * A host that ignores SIGCHLD (SIG_IGN, or SA_NOCLDWAIT) makes the kernel reap its children as
  * they exit, before any wait: waitid then fails with ECHILD and the status is gone from wait's
- * view. Checking the disposition at every spawn would cost a system call there; instead the
- * case is handled where it shows, at the reap: on ECHILD the status is read from the pidfd with
- * PIDFD_GET_INFO and PIDFD_INFO_EXIT (Linux 6.15), which the kernel records when it releases the
- * task, reaped by us or not. The CPU times are lost with the rusage (the outcome says 0). Older
- * kernels, or a run without a pidfd, still report -ECHILD.
+ * view. The case is handled where it shows, at the reap: on ECHILD the status is read from the
+ * pidfd with PIDFD_GET_INFO and PIDFD_INFO_EXIT (Linux 6.15), which the kernel records when it
+ * releases the task, reaped by us or not. The CPU times are lost with the rusage (the outcome
+ * says 0). Older kernels still report -ECHILD. A run that would reap by pid, without a pidfd,
+ * first reads the disposition (pk__sigchld_ignored, one rt_sigaction) and takes a pidfd when
+ * SIGCHLD is ignored; a host that starts ignoring it while such a run is in flight gets -ECHILD.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -123,6 +124,14 @@ int pk__pidfd_open(int pid)
 {
     long fd = syscall(SYS_pidfd_open, pid, 0);
     return fd >= 0 ? (int)fd : -errno;
+}
+
+bool pk__sigchld_ignored(void)
+{
+    struct sigaction sa;
+    if (sigaction(SIGCHLD, NULL, &sa) != 0)
+        return true; /* cannot tell: take the pidfd */
+    return sa.sa_handler == SIG_IGN || (sa.sa_flags & SA_NOCLDWAIT) != 0;
 }
 
 int pk__signal(int pid, int pidfd, int signo)
