@@ -62,6 +62,19 @@ bench-quick *args: (build "release")
     build/release/harness/pkbench run --suite scenarios --profile quick --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
+# Its report states the targets (processkit within 1.10× of vfork_exec, at or below posix_spawn,
+# ahead of libuv and GLib). The scenarios suite's spawn_only alone, full profile, unpinned.
+bench-spawn-only *args: (build "release")
+    out=results/spawn-only-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite scenarios --profile full --filter '^spawn_only/' \
+        --out "$out" {{args}} && build/release/harness/pkbench report "$out"
+
+# The same, pinned to CPU 1 (`taskset -c 1`), as pk_floor --pin is.
+bench-spawn-only-pinned *args: (build "release")
+    out=results/spawn-only-pinned-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    taskset -c 1 build/release/harness/pkbench run --suite scenarios --profile full \
+        --filter '^spawn_only/' --out "$out" {{args}} && build/release/harness/pkbench report "$out"
+
 # Check for regressions against a baseline file: run (quick, interleaved), compare, confirm by a re-run.
 # Exit 0 ok, 2 regressed, 3 too noisy to decide, 1 bad input. Extra arguments go to `pkbench check`
 # (e.g. --filter spawn_only --profile full); pin both runs on a small VM (taskset -c 1 just check ...).
