@@ -58,7 +58,8 @@ extern "C" {
     XX(ETOOLARGE, -3003, "output exceeded the capture limit (fail-loud policy)")                   \
     XX(ENOCONTAIN, -3004, "the requested containment mechanism is not available on this host")     \
     XX(ECANCELLED, -3005, "cancelled before the start")                                            \
-    XX(EOF, -3006, "no more lines: every captured stream reached end-of-file")
+    XX(EOF, -3006, "no more lines: every captured stream reached end-of-file")                     \
+    XX(EUNSAFEARG, -3007, "argument cannot be passed safely to a batch file (Windows)")
 
 enum pk_error {
 #define PK__ERROR_ENUM(name, value, msg) PK_##name = (value),
@@ -134,6 +135,8 @@ typedef enum pk_containment {
                             PK_ENOCONTAIN when the host has none for us */
     PK_CONTAIN_PGROUP,   /* a POSIX process group: a descendant that calls setsid() escapes */
     PK_CONTAIN_NONE,     /* only the direct child is tracked */
+    PK_CONTAIN_JOB,      /* Windows: a Job Object with kill-on-close (what AUTO picks there); the
+                            whole tree, unless a descendant was allowed to break away */
 } pk_containment;
 
 typedef struct pk_group pk_group;
@@ -222,9 +225,10 @@ typedef enum pk_outcome_kind {
     PK_OUTCOME_IDLE_TIMED_OUT, /* idle_timeout_ms passed without output; the library ended it */
     PK_OUTCOME_CANCELLED,      /* the cancel handle fired; the library ended the tree */
     PK_OUTCOME_SPAWN_FAILED,   /* .stage, .error; no child is left behind */
+    PK_OUTCOME_CRASHED,        /* Windows: an unhandled exception ended it; .ntstatus */
 } pk_outcome_kind;
 
-/* "exited", "signaled", "timed_out", "idle_timed_out", "cancelled", "spawn_failed". */
+/* "exited", "signaled", "timed_out", "idle_timed_out", "cancelled", "spawn_failed", "crashed". */
 PK_API const char *pk_outcome_kind_name(pk_outcome_kind kind);
 
 typedef struct pk_outcome {
@@ -240,7 +244,14 @@ typedef struct pk_outcome {
     int64_t user_us;  /* the child's user CPU (kernel rusage of the reaped child) */
     int64_t sys_us;   /* the child's system CPU */
     int64_t wall_ns;  /* from the start of the spawn to the reap */
+    /* Windows, PK_OUTCOME_CRASHED (and the ending kinds): the NTSTATUS the process ended with,
+     * e.g. 0xC0000005 (access violation); 0 elsewhere. See pk_ntstatus_name. */
+    uint32_t ntstatus;
 } pk_outcome;
+
+/* The symbolic name of a Windows NTSTATUS crash code ("STATUS_ACCESS_VIOLATION" for 0xC0000005),
+ * or NULL when this table does not know it. Available on every platform. */
+PK_API const char *pk_ntstatus_name(uint32_t status);
 
 /* ---------------------------------------------------------------------------------------------
  * Running to completion

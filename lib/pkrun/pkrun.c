@@ -501,6 +501,8 @@ static int exit_status(int rc, const pk_result *r)
         if (rc == PK_ETOOLARGE)
             return EXIT_OWN;
         return oc->signo != 0 ? 128 + oc->signo : oc->code;
+    case PK_OUTCOME_CRASHED: /* Windows: exit with the crash code itself, as cmd.exe shows it */
+        return (int)oc->ntstatus;
     case PK_OUTCOME_NONE:
         break;
     }

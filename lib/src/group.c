@@ -16,21 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *pk_containment_name(pk_containment c)
-{
-    switch (c) {
-    case PK_CONTAIN_AUTO:
-        return "auto";
-    case PK_CONTAIN_CGROUP:
-        return "cgroup";
-    case PK_CONTAIN_PGROUP:
-        return "pgroup";
-    case PK_CONTAIN_NONE:
-        return "none";
-    }
-    return "unknown";
-}
-
 pk_containment pk_host_containment(void)
 {
     return pk__cgroup_usable() ? PK_CONTAIN_CGROUP : PK_CONTAIN_PGROUP;
