@@ -480,6 +480,9 @@ typedef enum pk_mechanism {
     PK_MECH_CLONE,       /* clone(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) */
     PK_MECH_VFORK,       /* vfork(), pidfd_open afterwards when the kernel has it */
     PK_MECH_POSIX_SPAWN, /* glibc posix_spawn */
+    PK_MECH_JOB_LIST,    /* Windows: CreateProcessW, the child born in its job
+                            (PROC_THREAD_ATTRIBUTE_JOB_LIST, Windows 10 1607 and later) */
+    PK_MECH_SUSPENDED,   /* Windows: CreateProcessW suspended, assigned to its job, resumed */
 } pk_mechanism;
 
 /* The spawn mechanism in use, probed once at first use (thread-safe). The environment variable
@@ -487,7 +490,8 @@ typedef enum pk_mechanism {
  * tests and comparisons); an unavailable choice falls further down the chain. */
 PK_API pk_mechanism pk_spawn_mechanism(void);
 
-/* "clone3", "clone", "vfork", "posix_spawn". */
+/* "clone3", "clone", "vfork", "posix_spawn", "createprocess_job_list", "createprocess_suspended".
+ */
 PK_API const char *pk_mechanism_name(pk_mechanism mech);
 
 /* True when the probe found CLONE_CLEAR_SIGHAND (kernel >= 5.5), so the child resets no signal

@@ -109,6 +109,25 @@ const char *pk_containment_name(pk_containment c)
     return "unknown";
 }
 
+const char *pk_mechanism_name(pk_mechanism mech)
+{
+    switch (mech) {
+    case PK_MECH_CLONE3:
+        return "clone3";
+    case PK_MECH_CLONE:
+        return "clone";
+    case PK_MECH_VFORK:
+        return "vfork";
+    case PK_MECH_POSIX_SPAWN:
+        return "posix_spawn";
+    case PK_MECH_JOB_LIST:
+        return "createprocess_job_list";
+    case PK_MECH_SUSPENDED:
+        return "createprocess_suspended";
+    }
+    return "unknown";
+}
+
 /* The exception codes a Windows process most often dies of. XX(value, name) */
 #define PK__NTSTATUS_MAP(XX)                                                                       \
     XX(0x80000002u, "STATUS_DATATYPE_MISALIGNMENT")                                                \
