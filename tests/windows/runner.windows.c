@@ -299,12 +299,8 @@ int main(int argc, char **argv)
     _setmode(_fileno(stdin), _O_BINARY);
     _setmode(_fileno(stdout), _O_BINARY);
     _setmode(_fileno(stderr), _O_BINARY);
-    if (argc >= 3 && strcmp(argv[1], "--helper") == 0) {
-        /* The C runtime writes a pipe unbuffered: one WriteFile per line costs a Wine server
-         * round trip each. Helpers buffer like a POSIX stdio would. */
-        setvbuf(stdout, NULL, _IOFBF, 65536);
+    if (argc >= 3 && strcmp(argv[1], "--helper") == 0)
         return pk_test_run_helper(argc - 2, argv + 2);
-    }
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return 0;
