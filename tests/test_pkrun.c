@@ -145,7 +145,8 @@ TEST_IMPL(pkrun_bad_arguments)
         {"--max-lines=0x10", "pkrun: --max-lines: '0x10' is not a count"},
         {"--keep=middle", "pkrun: --keep: 'middle' is not one of head, tail, fail"},
         {"--keep=", "pkrun: --keep: '' is not one of head, tail, fail"},
-        {"--containment=jail", "pkrun: --containment: 'jail' is not one of auto, cgroup, pgroup"},
+        {"--containment=jail",
+         "pkrun: --containment: 'jail' is not one of auto, cgroup, pgroup, job"},
         {"--json=", "pkrun: --json: needs a file name"},
     };
     for (int form = JOINED; form <= SPLIT; form++) {

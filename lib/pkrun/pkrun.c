@@ -11,17 +11,15 @@
  * handle), followed by SIGKILL after the grace; pkrun returns only when the tree is gone.
  */
 #define _GNU_SOURCE
+#include "os.h"
 #include "processkit.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #define EXIT_TIMEOUT  124
 #define EXIT_OWN      125
@@ -30,8 +28,8 @@
 
 static const char usage_text[] =
     "usage: pkrun [--timeout S] [--grace S] [--idle-timeout S] [--max-bytes N] [--max-lines N]\n"
-    "             [--keep head|tail|fail] [--containment auto|cgroup|pgroup] [--pdeathsig]\n"
-    "             [--json FILE|-] [--verbose] -- PROGRAM [ARGS...]\n";
+    "             [--keep head|tail|fail] [--containment auto|cgroup|pgroup|job]\n"
+    "             [--pdeathsig] [--json FILE|-] [--verbose] -- PROGRAM [ARGS...]\n";
 
 static void usage(FILE *f)
 {
@@ -55,7 +53,8 @@ static _Noreturn void help(void)
           "  --max-lines N      keep at most N lines of each stream\n"
           "  --keep POLICY      tail (default): the last lines; head: the first lines; fail: like\n"
           "                     head, and exit 125 when the output did not fit\n"
-          "  --containment M    auto (default), cgroup (fail when unavailable), pgroup\n"
+          "  --containment M    auto (default), cgroup (fail when unavailable), pgroup, job\n"
+          "                     (Windows: a Job Object, what auto picks there)\n"
           "  --pdeathsig        SIGKILL the child if pkrun itself dies\n"
           "  --json FILE|-      write the outcome as JSON to FILE (- for stdout, after the run)\n"
           "  --verbose          say on stderr which mechanisms are in use and how the run ended\n"
@@ -231,6 +230,7 @@ static const struct choice keep_choices[] = {
 static const struct choice containment_choices[] = {{"auto", PK_CONTAIN_AUTO},
                                                     {"cgroup", PK_CONTAIN_CGROUP},
                                                     {"pgroup", PK_CONTAIN_PGROUP},
+                                                    {"job", PK_CONTAIN_JOB},
                                                     {NULL, 0}};
 
 static int parse_choice(const char *opt, const char *v, const struct choice *choices)
@@ -329,39 +329,11 @@ static void parse(int argc, char **argv, struct options *o)
 
 static pk_cancel *cancel;
 
-static void on_signal(int sig)
-{
-    pk_cancel_trigger_signal(cancel, sig); /* async-signal-safe */
-}
-
-/* Writes the line and, when it had one, its newline, in one call. */
-static void write_line(int fd, const char *p, size_t n, bool newline)
-{
-    struct iovec iov[2] = {{(void *)p, n}, {"\n", newline ? 1 : 0}};
-    int cnt = 2;
-    struct iovec *v = iov;
-    while (cnt > 0) {
-        ssize_t k = writev(fd, v, cnt);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            return; /* our own output is gone: keep running the child, drop its output */
-        while (cnt > 0 && (size_t)k >= v->iov_len) {
-            k -= (ssize_t)v->iov_len;
-            v++, cnt--;
-        }
-        if (cnt > 0) {
-            v->iov_base = (char *)v->iov_base + k;
-            v->iov_len -= (size_t)k;
-        }
-    }
-}
-
 static int forward(void *user, const pk_line *line)
 {
     (void)user;
     /* Raw mode: the line is the child's bytes, unchanged. */
-    write_line(line->stream == 1 ? 1 : 2, line->data, line->len, line->newline);
+    pkrun_write(line->stream, line->data, line->len, line->newline);
     return 0;
 }
 
@@ -427,6 +399,10 @@ static void json_outcome(FILE *f, const pk_outcome *oc, int rc, int status)
     if (oc->kind == PK_OUTCOME_SPAWN_FAILED)
         fprintf(f, "  \"stage\": \"%s\",\n  \"error\": \"%s\",\n", pk_stage_name(oc->stage),
                 pk_errname(oc->error));
+    else if (oc->kind == PK_OUTCOME_CRASHED)
+        fprintf(f, "  \"ntstatus\": \"0x%08X\",\n  \"ntstatus_name\": \"%s\",\n",
+                (unsigned)oc->ntstatus,
+                pk_ntstatus_name(oc->ntstatus) ? pk_ntstatus_name(oc->ntstatus) : "unknown");
     else if (oc->signo != 0)
         fprintf(f, "  \"signal\": %d,\n  \"core_dumped\": %s,\n", oc->signo,
                 oc->core_dumped ? "true" : "false");
@@ -446,14 +422,13 @@ write_json(const char *path, const struct options *o, const pk_result *r, int rc
     char tmp[4096];
     if (f == NULL) {
         /* Atomic: a reader never sees half a file. */
-        snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-        f = fopen(tmp, "we");
+        f = pkrun_create_temp(path, tmp, sizeof tmp);
         if (f == NULL) {
             fprintf(stderr, "pkrun: cannot write %s: %s\n", tmp, strerror(errno));
             return -1;
         }
     }
-    bool downgraded = r->containment != PK_CONTAIN_CGROUP && o->containment == PK_CONTAIN_AUTO;
+    bool downgraded = r->containment == PK_CONTAIN_PGROUP && o->containment == PK_CONTAIN_AUTO;
     fprintf(f, "{\n  \"schema\": \"pkrun\",\n  \"schema_version\": 1,\n  \"argv\": [");
     for (char **a = o->argv; *a != NULL; a++) {
         json_string(f, *a, strlen(*a));
@@ -472,9 +447,9 @@ write_json(const char *path, const struct options *o, const pk_result *r, int rc
     fputs("\n  }\n}\n", f);
     if (f == stdout)
         return fflush(f) == 0 ? 0 : -1;
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+    if (fclose(f) != 0 || pkrun_replace(tmp, path) != 0) {
         fprintf(stderr, "pkrun: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
+        remove(tmp);
         return -1;
     }
     return 0;
@@ -516,12 +491,7 @@ static int forward_signals(void)
     int rc = pk_cancel_new(&cancel);
     if (rc != 0)
         return rc;
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    return 0;
+    return pkrun_forward_signals(cancel);
 }
 
 /* Seconds to whole milliseconds, rounded. */
@@ -551,7 +521,7 @@ static pk_command command_for(const struct options *o)
         .out = out,
         .err = out,
         .containment = o->containment,
-        .pdeathsig = o->pdeathsig ? SIGKILL : 0,
+        .pdeathsig = o->pdeathsig ? PKRUN_SIGKILL : 0,
         .timeout_ms = limit_ms(o->timeout),
         .idle_timeout_ms = limit_ms(o->idle),
         .grace_ms = to_ms(o->grace),
@@ -589,11 +559,13 @@ static void report_failure(const struct options *o, int rc, const pk_result *r)
 static void report_verbose(const struct options *o, const pk_result *r, int status)
 {
     fprintf(stderr, "pkrun: containment %s%s; outcome %s", pk_containment_name(r->containment),
-            r->containment != PK_CONTAIN_CGROUP && o->containment == PK_CONTAIN_AUTO
+            r->containment == PK_CONTAIN_PGROUP && o->containment == PK_CONTAIN_AUTO
                 ? " (downgraded: no cgroup v2 delegated here; setsid descendants can escape)"
                 : "",
             pk_outcome_kind_name(r->outcome.kind));
-    if (r->outcome.signo != 0)
+    if (r->outcome.kind == PK_OUTCOME_CRASHED)
+        fprintf(stderr, ", NTSTATUS 0x%08X", (unsigned)r->outcome.ntstatus);
+    else if (r->outcome.signo != 0)
         fprintf(stderr, ", signal %d", r->outcome.signo);
     else if (r->outcome.kind != PK_OUTCOME_SPAWN_FAILED)
         fprintf(stderr, ", exit code %d", r->outcome.code);
@@ -603,6 +575,7 @@ static void report_verbose(const struct options *o, const pk_result *r, int stat
 int main(int argc, char **argv)
 {
     struct options o;
+    pkrun_os_init();
     parse(argc, argv, &o);
     int rc = forward_signals();
     if (rc != 0) {

@@ -26,8 +26,10 @@ int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
     memset(g, 0, sizeof *g);
     g->dirfd = g->events_fd = -1;
     pthread_mutex_init(&g->lock, NULL);
-    if (want == PK_CONTAIN_NONE || (int)want < 0 || want > PK_CONTAIN_NONE)
+    if (want == PK_CONTAIN_NONE || (int)want < 0 || want > PK_CONTAIN_JOB)
         return -EINVAL;
+    if (want == PK_CONTAIN_JOB)
+        return PK_ENOCONTAIN; /* a Windows Job Object */
     if (want == PK_CONTAIN_AUTO || want == PK_CONTAIN_CGROUP) {
         int rc = pk__cgroup_create(g, private_run);
         if (rc == 0)
