@@ -11,6 +11,32 @@
  *  - Outcomes are typed (exited / signaled / timed out / spawn failed with stage and errno); an
  *    exit code and a signal are never folded into one integer.
  *  - Every descriptor the library creates is O_CLOEXEC; the child closes all descriptors above 2.
+ *
+ * Windows (the same header; the lib/src files named *.windows.c). What cannot exist there is
+ * stated here:
+ *  - Starts are CreateProcessW with only the child's three standard handles inherited
+ *    (PROC_THREAD_ATTRIBUTE_HANDLE_LIST). argv is UTF-8, converted to UTF-16 and quoted so that
+ *    CommandLineToArgvW gives it back exactly; argv[0] may not contain '"' (-EINVAL). Invalid
+ *    UTF-8 in argv, the environment or cwd is -EILSEQ at stage validate.
+ *  - Resolution is PATH x PATHEXT (see pk_resolve_program), done by the library, so the file
+ *    started is the file reported. A .bat/.cmd runs through cmd.exe with every argument quoted;
+ *    an argument cmd.exe would still interpret (a '%', a line break, a control character) is
+ *    refused with PK_EUNSAFEARG before anything runs (the BatBadBut class, CVE-2024-24576).
+ *  - Containment: AUTO and PK_CONTAIN_JOB give a Job Object with kill-on-close, the child born
+ *    in it (PROC_THREAD_ATTRIBUTE_JOB_LIST) or, before Windows 10 1607, created suspended,
+ *    assigned and resumed; CGROUP and PGROUP are PK_ENOCONTAIN. pdeathsig is accepted and has
+ *    no further effect: a job dies with its last handle, so a contained child dies with us.
+ *  - Exit codes are 32 bits (.code may be negative: exit(-1) is -1). An unhandled exception
+ *    gives PK_OUTCOME_CRASHED with .ntstatus. Signals are mapped: 9 (SIGKILL) terminates the
+ *    process (or the job), reported back as PK_OUTCOME_SIGNALED with signo 9; 15 (SIGTERM) and
+ *    2 (SIGINT) send Ctrl+Break to the child's own process group (children are started with
+ *    CREATE_NEW_PROCESS_GROUP, so the console's Ctrl+C does not reach them directly), which only
+ *    arrives when the child shares our console (-ENOTSUP otherwise: a grace then runs out and
+ *    the tree is terminated); 0 probes; anything else is -EINVAL.
+ *  - Descriptors do not exist: pk_process_pidfd, pk_process_fd and pk_loop_fd return -1 (embed
+ *    a loop by calling pk_loop_step(loop, 0)); pk_wait_any takes at most 64 processes.
+ *  - pk_group_suspend/resume call NtSuspendProcess/NtResumeProcess on each member; stats give
+ *    the job's CPU accounting and the members' working sets; members the job's process ids.
  */
 #ifndef PROCESSKIT_H
 #define PROCESSKIT_H
@@ -460,7 +486,13 @@ PK_API size_t pk_loop_active(const pk_loop *loop);
  * Program resolution
  * ------------------------------------------------------------------------------------------- */
 
-/* Returns in *path (malloc'd; free() it) exactly the path a launch of `program` would exec,
+/* Windows: a name holding '\\', '/' or ':' is a path (used as is when it exists; without an
+ * extension each PATHEXT extension is tried); a bare name is looked for in each PATH entry in
+ * order — as is when its extension is in PATHEXT, else with each PATHEXT extension (default
+ * ".COM;.EXE;.BAT;.CMD") — never in the current directory; names of variables compare
+ * case-insensitively; *searched is ';'-separated. The rest of this comment is POSIX's.
+ *
+ * Returns in *path (malloc'd; free() it) exactly the path a launch of `program` would exec,
  * spawning nothing. A name containing '/' is returned unchanged. A bare name is searched in the
  * PATH the child would get (env->set's PATH if it sets one, else the parent's PATH, else the
  * default "/usr/local/bin:/usr/bin:/bin" when PATH is unset or env->clear drops it): the first
