@@ -11,12 +11,49 @@
     XX(EPERM)                                                                                      \
     XX(ENOENT)                                                                                     \
     XX(ESRCH)                                                                                      \
-    XX(EINTR) XX(EIO) XX(ENXIO) XX(E2BIG) XX(ENOEXEC) XX(EBADF) XX(ECHILD) XX(EAGAIN) XX(ENOMEM)   \
-        XX(EACCES) XX(EFAULT) XX(EBUSY) XX(EEXIST) XX(EXDEV) XX(ENODEV) XX(ENOTDIR) XX(EISDIR)     \
-            XX(EINVAL) XX(ENFILE) XX(EMFILE) XX(ENOTTY) XX(EFBIG) XX(ENOSPC) XX(ESPIPE) XX(EROFS)  \
-                XX(EMLINK) XX(EPIPE) XX(EDOM) XX(ERANGE) XX(EDEADLK) XX(ENAMETOOLONG) XX(ENOLCK)   \
-                    XX(ENOSYS) XX(ENOTEMPTY) XX(EILSEQ) XX(ETIMEDOUT) XX(ECANCELED) XX(ENOTSUP)    \
-                        XX(EOVERFLOW) XX(EWOULDBLOCK) XX(EBADMSG) XX(ENOTCONN) XX(EPROTO)
+    XX(EINTR)                                                                                      \
+    XX(EIO)                                                                                        \
+    XX(ENXIO)                                                                                      \
+    XX(E2BIG)                                                                                      \
+    XX(ENOEXEC)                                                                                    \
+    XX(EBADF)                                                                                      \
+    XX(ECHILD)                                                                                     \
+    XX(EAGAIN)                                                                                     \
+    XX(ENOMEM)                                                                                     \
+    XX(EACCES)                                                                                     \
+    XX(EFAULT)                                                                                     \
+    XX(EBUSY)                                                                                      \
+    XX(EEXIST)                                                                                     \
+    XX(EXDEV)                                                                                      \
+    XX(ENODEV)                                                                                     \
+    XX(ENOTDIR)                                                                                    \
+    XX(EISDIR)                                                                                     \
+    XX(EINVAL)                                                                                     \
+    XX(ENFILE)                                                                                     \
+    XX(EMFILE)                                                                                     \
+    XX(ENOTTY)                                                                                     \
+    XX(EFBIG)                                                                                      \
+    XX(ENOSPC)                                                                                     \
+    XX(ESPIPE)                                                                                     \
+    XX(EROFS)                                                                                      \
+    XX(EMLINK)                                                                                     \
+    XX(EPIPE)                                                                                      \
+    XX(EDOM)                                                                                       \
+    XX(ERANGE)                                                                                     \
+    XX(EDEADLK)                                                                                    \
+    XX(ENAMETOOLONG)                                                                               \
+    XX(ENOLCK)                                                                                     \
+    XX(ENOSYS)                                                                                     \
+    XX(ENOTEMPTY)                                                                                  \
+    XX(EILSEQ)                                                                                     \
+    XX(ETIMEDOUT)                                                                                  \
+    XX(ECANCELED)                                                                                  \
+    XX(ENOTSUP)                                                                                    \
+    XX(EOVERFLOW)                                                                                  \
+    XX(EWOULDBLOCK)                                                                                \
+    XX(EBADMSG)                                                                                    \
+    XX(ENOTCONN)                                                                                   \
+    XX(EPROTO)
 
 const char *pk__errno_name(int e)
 {
