@@ -29,8 +29,13 @@ asan: (build "asan")
 
 # The Windows build (mingw-w64, the `windows` preset) and its test suite under Wine, in a private
 # WINEPREFIX (build/windows/wine). Extra arguments name tests, e.g. `just test-windows win_cancel`.
-test-windows *tests: (build "windows")
+test-windows *tests: windows-deps (build "windows")
     tests/windows/run.sh build/windows {{tests}}
+
+# Google Benchmark 1.7.1 and jansson for the windows preset, built from Debian's source packages
+# into build/windows-deps (once; cmake/windows-deps.sh).
+windows-deps:
+    cmake/windows-deps.sh build/windows-deps
 
 # Install the Debug build into a temporary prefix and use it as a user would: the files, the
 # shared library's exports, pkg-config (shared and --static), find_package, pkrun, the man pages.

@@ -19,3 +19,11 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
 # Tests and benchmarks run through Wine: ctest and CMake's own checks use it as the emulator.
 set(CMAKE_CROSSCOMPILING_EMULATOR /usr/lib/wine/wine64)
+
+# The Windows builds of Google Benchmark and jansson (cmake/windows-deps.sh), when the preset
+# names them: found by find_package and, through pkg-config, instead of the host's.
+if(PK_WINDOWS_DEPS)
+    list(APPEND CMAKE_FIND_ROOT_PATH ${PK_WINDOWS_DEPS})
+    set(ENV{PKG_CONFIG_LIBDIR} ${PK_WINDOWS_DEPS}/lib/pkgconfig)
+    set(ENV{PKG_CONFIG_PATH} "")
+endif()
