@@ -173,7 +173,9 @@ json_t *pkb__gb_record(const pkb_run *run)
     }
     json_object_set_new(o, "iterations", json_integer(run->iterations));
     json_object_set_new(o, "real_time", json_real(run->real_time));
-    json_object_set_new(o, "cpu_time", json_real(run->cpu_time));
+    /* The cv of CPU times that are all 0 (a clock too coarse to see them, as under Wine) is
+     * 0/0: written as 0, since JSON has no NaN and the field is required. */
+    json_object_set_new(o, "cpu_time", json_real(isfinite(run->cpu_time) ? run->cpu_time : 0.0));
     json_object_set_new(o, "time_unit", json_string(run->time_unit));
     if (run->label[0] != '\0')
         json_object_set_new(o, "label", json_string(run->label));

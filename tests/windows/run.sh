@@ -33,6 +33,16 @@ pkbench=$build/harness/pkbench.exe
 if [ $# -eq 0 ] && [ -f "$pkbench" ]; then
     out=$build/windows-smoke
     rm -rf "$out" && mkdir -p "$out"
+    # `pkbench.exe list`: the Windows suites and contenders, and nothing that needs fork.
+    if "$wine" "$pkbench" list >"$out/list.txt" 2>&1 && grep -q '^phases ' "$out/list.txt" &&
+        grep -q '^createprocess (baseline)' "$out/list.txt" &&
+        ! grep -q -e '^forkathon' -e '^posix_spawn' "$out/list.txt"; then
+        echo "ok - pkbench.exe list: the Windows suites and contenders"
+    else
+        echo "not ok - pkbench.exe list"
+        sed 's/^/#   /' "$out/list.txt"
+        status=1
+    fi
     for suite in scenarios phases; do
         json=$out/$suite.json
         if "$wine" "$pkbench" run --suite $suite --profile quick --no-prime \
