@@ -345,9 +345,16 @@ static int create(struct pk_process *p, struct start *st, pk_stage *stage)
     PROCESS_INFORMATION pi = {0};
     int rc = ok ? 0 : pk__win_error(GetLastError());
     *stage = PK_STAGE_EXEC;
-    if (rc == 0 && !CreateProcessW(st->app, st->cmdline, NULL, NULL, nlist > 0, flags, st->env,
-                                   st->cwd, &si.StartupInfo, &pi))
-        rc = pk__win_error(GetLastError());
+    for (int attempt = 0; rc == 0; attempt++) {
+        if (CreateProcessW(st->app, st->cmdline, NULL, NULL, nlist > 0, flags, st->env, st->cwd,
+                           &si.StartupInfo, &pi))
+            break;
+        /* Wine 8 fails a start now and then with ERROR_INTERNAL_ERROR when many come at once
+         * (seen in 16-way fan-outs, raw CreateProcessW included); nothing was created, so the
+         * call is made once more. Windows does not fail this way. */
+        if (GetLastError() != ERROR_INTERNAL_ERROR || attempt > 0)
+            rc = pk__win_error(GetLastError());
+    }
     DeleteProcThreadAttributeList(attrs);
     free(attrs);
     if (rc != 0)
