@@ -19,6 +19,7 @@
     X(win_lines_streamed_in_order, 20)                                                             \
     X(win_pull_api, 20)                                                                            \
     X(win_timeout_with_grace, 30)                                                                  \
+    X(win_timeout_break_ends_grace_early, 40)                                                      \
     X(win_idle_timeout, 20)                                                                        \
     X(win_cancel, 20)                                                                              \
     X(win_grandchild_dies_with_run, 30)                                                            \

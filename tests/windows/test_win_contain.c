@@ -39,6 +39,29 @@ TEST_IMPL(win_timeout_with_grace)
     pk_result_release(&r);
 }
 
+TEST_IMPL(win_timeout_break_ends_grace_early)
+{
+    /* The grace's first step is Ctrl+Break to the child's process group; a child that exits on
+     * it ends the grace at once. Ctrl+Break only travels within a console. */
+    if (GetConsoleWindow() == NULL && GetConsoleCP() == 0)
+        pk_test_skip("no console attached: Ctrl+Break cannot be delivered (a run under Wine "
+                     "without a terminal, or a service)");
+    int64_t t0 = pk_test_now_ms();
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("exit-on-break", "60000"),
+                                   .timeout_ms = 500,
+                                   .grace_ms = 20000},
+                     &r));
+    int64_t took = pk_test_now_ms() - t0;
+    ASSERT_EQ(r.outcome.kind, PK_OUTCOME_TIMED_OUT);
+    if (r.outcome.code != 42)
+        pk_test_skip("Ctrl+Break did not reach the child (outcome code %d, signo %d): this "
+                     "console does not deliver it",
+                     r.outcome.code, r.outcome.signo);
+    ASSERT_LT(took, 15000); /* well before the 20 s grace ran out */
+    pk_result_release(&r);
+}
+
 TEST_IMPL(win_idle_timeout)
 {
     /* Silent for 2 s against an idle limit of 400 ms: ended. */
