@@ -236,19 +236,17 @@ size_t ref_max_line(const pk_stdio *cfg)
 size_t ref_split(const unsigned char *p, size_t n, size_t max_line, struct ref_line **lines)
 {
     size_t count = 0;
-    for (size_t i = 0; i < n; i++)
-        count += p[i] == '\n';
+    for (const unsigned char *q = p; (q = memchr(q, '\n', n - (size_t)(q - p))) != NULL; q++)
+        count++;
     struct ref_line *v = malloc((count + 1) * sizeof *v);
     CHECK(v != NULL, "out of memory");
-    size_t k = 0, start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        bool nl = i < n && p[i] == '\n';
-        if (nl || (i == n && i > start)) {
-            v[k] = (struct ref_line){.off = start, .len = i - start, .nl = nl};
-            v[k].dropped = v[k].len > max_line;
-            k++;
-            start = i + 1;
-        }
+    size_t k = 0;
+    for (size_t start = 0; start < n; k++) {
+        const unsigned char *nl = memchr(p + start, '\n', n - start);
+        size_t end = nl != NULL ? (size_t)(nl - p) : n;
+        v[k] = (struct ref_line){.off = start, .len = end - start, .nl = nl != NULL};
+        v[k].dropped = v[k].len > max_line;
+        start = end + 1;
     }
     *lines = v;
     return k;
