@@ -205,11 +205,15 @@ static void print_steps(struct run *run, int t)
          "clone3_execve"},
         {"close_range in the library: processkit − processkit_inherit_fds", "processkit",
          "processkit_inherit_fds"},
+        {"the capture path: processkit_defaults_uncontained − vfork_pipes_poll",
+         "processkit_defaults_uncontained", "vfork_pipes_poll"},
+        {"containment, capturing: processkit_defaults − processkit_defaults_uncontained",
+         "processkit_defaults", "processkit_defaults_uncontained"},
     };
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         struct series *a = find(run, t, steps[i][1]), *b = find(run, t, steps[i][2]);
         if (a != NULL && b != NULL)
-            printf("  %-66s %+7.1f µs\n", steps[i][0], a->median - b->median);
+            printf("  %-80s %+7.1f µs\n", steps[i][0], a->median - b->median);
     }
 }
 

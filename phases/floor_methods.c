@@ -111,13 +111,25 @@ static int m_processkit_uncontained(const char *path)
     return run_inherit(path, PK_CONTAIN_NONE, false);
 }
 
-static int m_processkit_defaults(const char *path)
+static int run_defaults(const char *path, pk_containment containment)
 {
     pk_result r;
-    int rc = pk_run(&(pk_command){.program = path}, &r);
+    int rc = pk_run(&(pk_command){.program = path, .containment = containment}, &r);
     if (rc == 0 && (r.out.total_bytes != 0 || r.err.total_bytes != 0))
         rc = -EPROTO; /* the targets write nothing */
     return pk_ok(rc, &r);
+}
+
+static int m_processkit_defaults(const char *path)
+{
+    return run_defaults(path, PK_CONTAIN_AUTO);
+}
+
+/* The capture path without containment: the same work as vfork_pipes_poll, so the two differ by
+ * the library's own capture work alone (a loaded machine inflates the cgroup step several-fold). */
+static int m_processkit_defaults_uncontained(const char *path)
+{
+    return run_defaults(path, PK_CONTAIN_NONE);
 }
 
 /* ---- the raw peers ------------------------------------------------------------------------- */
@@ -341,6 +353,9 @@ const pkf_method pkf_methods[] = {
     {"processkit_defaults",
      "pk_run with every default: stdin /dev/null, stdout and stderr captured, contained", 0,
      m_processkit_defaults},
+    {"processkit_defaults_uncontained",
+     "processkit_defaults with PK_CONTAIN_NONE: the capture path alone, as vfork_pipes_poll", 0,
+     m_processkit_defaults_uncontained},
 };
 
 const size_t pkf_method_count = sizeof pkf_methods / sizeof pkf_methods[0];
