@@ -138,6 +138,7 @@
     X(pkrun_json_regular_file_replaced_atomically, 20)                                             \
     X(pkrun_json_failure_keeps_command_status, 10)                                                 \
     X(pkrun_forward_rate_smoke, 60)                                                                \
+    X(pk_floor_smoke, 120)                                                                         \
     X(timeout_port_basic, 30)                                                                      \
     X(timeout_port_parent_state, 20)                                                               \
     X(timeout_port_verbose, 20)                                                                    \
