@@ -15,6 +15,8 @@ struct pkb__progress {
     double later_s; /* rounds mode: the estimated time of the rounds after this one */
     size_t index, total;
     double run_start, series_start, per_series_s;
+    double first_start; /* when the first series started (0: none yet): the observed pace */
+    int width;          /* the longest series name, so the per-series lines align */
     const char *name;
     const pkb_profile *prof;
 };
@@ -40,6 +42,13 @@ void pkb__finish_series(struct pkb__collect *c, pkb_series *s);
 int pkb__write_doc(struct pkb__collect *c);
 int pkb__on_context(const pkb_context *ctx, void *user);
 int pkb__on_run(const pkb_run *run, void *user);
+/* Prints the line of a finished series (stderr): "[index/total] name  <the suite's summary>",
+ * with the time left when `eta` (in a log; a terminal's live line shows it). Call after the file
+ * holds the series. */
+void pkb__series_line(
+    struct pkb__collect *c, const pkb_series *s, size_t index, size_t total, bool eta);
+/* The estimated seconds left in the whole run. */
+double pkb__eta_s(void);
 /* CLOCK_MONOTONIC in seconds. */
 double pkb__now_s(void);
 

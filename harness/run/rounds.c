@@ -11,6 +11,7 @@
 #include "run/rounds.h"
 
 #include "common/stats.h"
+#include "common/term.h"
 #include "run/env.h"
 
 #include <errno.h>
@@ -226,11 +227,15 @@ int pkb__run_rounds(struct pkb__collect *c)
             snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "round %d/%d", x.round,
                      prof->repetitions);
         }
-        if (!pkb__progress.tty)
-            fprintf(
-                stderr, "pkbench: %s (%zu series%s)\n",
-                x.round == 0 ? "calibrating: warm-up and iteration counts" : pkb__progress.phase,
-                per_round / (x.b != NULL ? 2 : 1), x.b != NULL && x.round > 0 ? ", A and B" : "");
+        if (!pkb__progress.tty) {
+            char eta[32];
+            pkb_fmt_duration(eta, sizeof eta, pkb__eta_s());
+            fprintf(stderr, "pkbench: %s (%zu series%s)  ETA %s\n",
+                    x.round == 0 ? "calibrating: warm-up and iteration counts"
+                                 : pkb__progress.phase,
+                    per_round / (x.b != NULL ? 2 : 1),
+                    x.b != NULL && x.round > 0 ? ", A and B" : "", eta);
+        }
         rc = register_round(&x);
         if (rc == 0)
             rc = pkb_run_benchmarks(&(pkb_run_options){.filter = "all",
@@ -245,6 +250,13 @@ int pkb__run_rounds(struct pkb__collect *c)
         }
     }
     settle_round(&x, (size_t)completed);
+    /* Every series finished with the last round: one line each, as the file now holds them. */
+    size_t timed = 0, k = 0;
+    for (size_t i = 0; i < c->n; i++)
+        timed += c->series[i].status != PKB_SERIES_REFUSED;
+    for (size_t i = 0; completed > 0 && i < c->n; i++)
+        if (c->series[i].status != PKB_SERIES_REFUSED)
+            pkb__series_line(c, &c->series[i], ++k, timed, false);
     if (x.b != NULL)
         json_object_set_new(c->doc, "noise_floor", noise_floor(&x));
     for (size_t i = 0; x.b != NULL && i < c->n; i++)

@@ -43,6 +43,7 @@
 #define _GNU_SOURCE
 #include "run/run.h"
 
+#include "common/term.h"
 #include "run/collect.h"
 #include "run/env.h"
 #include "run/rounds.h"
@@ -133,6 +134,9 @@ static json_t *prime(const pkb_profile *prof, bool enabled)
     }
     if (pkb__progress.tty)
         fprintf(stderr, "\r\033[K");
+    if (enabled && count > 0)
+        fprintf(stderr, "pkbench: primed: %d batches of 16 spawns in %.1f s, %s\n", count,
+                pkb__now_s() - start, stable >= 5 ? "stable" : "the budget ran out");
     return json_pack("{s:b, s:i, s:i, s:f, s:o, s:b, s:f}", "performed", enabled, "batches", count,
                      "runs_per_batch", 16, "seconds", pkb__now_s() - start, "batch_ms", batches,
                      "stable", stable >= 5, "budget_s", prof->priming_budget_s);
@@ -206,6 +210,33 @@ static long register_series(pkb_series *series, size_t n, const pkb_suite_option
     return timed;
 }
 
+/* What is about to be timed and about how long it takes (priming aside), so a log says up front;
+ * and the width the per-series lines align their names to. */
+static void announce(const pkb_series *series, size_t n, const pkb_suite_options *opts)
+{
+    const pkb_profile *prof = opts->profile;
+    for (size_t i = 0; i < n; i++) {
+        int len = (int)strlen(series[i].name);
+        if (series[i].status == PKB_SERIES_PENDING && len > pkb__progress.width)
+            pkb__progress.width = len;
+    }
+    size_t timed = pkb__progress.total;
+    if (timed == 0)
+        return;
+    double total = pkb__progress.per_series_s * (double)timed;
+    if (opts->interleave || opts->aa) /* rounds.c's estimates: calibration, then the rounds */
+        total = (prof->warmup_s + 3 * prof->min_time_s + 0.05) * (double)timed +
+                (prof->min_time_s * 1.2 + 0.005) * (double)(timed * (opts->aa ? 2 : 1)) *
+                    prof->repetitions;
+    char about[32];
+    pkb_fmt_duration(about, sizeof about, total);
+    fprintf(stderr, "pkbench: timing %zu series, %s profile%s: about %s\n", timed, prof->name,
+            opts->aa           ? ", A/A rounds"
+            : opts->interleave ? ", interleaved rounds"
+                               : "",
+            about);
+}
+
 /* Times every registered series, one after another or in rounds. */
 static int time_series(struct pkb__collect *c)
 {
@@ -257,6 +288,7 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
         return (int)timed;
     }
     pkb__progress.total = (size_t)timed;
+    announce(series, n, opts);
     pkb__write_doc(&c); /* the file exists from the start: refused series and the environment */
     json_object_set_new(doc, "priming", prime(prof, opts->prime && timed > 0));
     pkb__write_doc(&c);

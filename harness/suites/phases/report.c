@@ -185,6 +185,17 @@ int pkb__phases_view_load(const pkb_results *r, pkb__phases_view *v, char *err, 
     return 0;
 }
 
+bool pkb__phase_vs_plain(
+    const pkb_results *r, const pkb__phases_view *v, size_t i, double *diff_ns, double *fraction)
+{
+    if (v->plain < 0 || (long)i == v->plain || !r->series[i].measured)
+        return false;
+    const pkb__phase_series *p = &v->series[i], *plain = &v->series[v->plain];
+    *diff_ns = p->mean - plain->mean;
+    *fraction = *diff_ns / plain->mean;
+    return true;
+}
+
 void pkb__phases_view_free(pkb__phases_view *v)
 {
     free(v->series);
@@ -195,12 +206,12 @@ void pkb__phases_view_free(pkb__phases_view *v)
 /* ==== Markdown ================================================================================ */
 
 /* µs with three decimals: every time in this report, so columns compare at a glance. */
-static void us(pkb_buf *b, double ns)
+void pkb__us(pkb_buf *b, double ns)
 {
     pkb_buf_printf(b, "%.3f µs", ns / 1e3);
 }
 
-static void mean_sd(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p)
+void pkb__mean_sd_us(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p)
 {
     if (s->n >= 2)
         pkb_buf_printf(b, "%.3f ± %.3f µs", p->mean / 1e3, p->sd / 1e3);
@@ -208,7 +219,7 @@ static void mean_sd(pkb_buf *b, const pkb_results_series *s, const pkb__phase_se
         pkb_buf_printf(b, "%.3f µs, n = 1", p->mean / 1e3);
 }
 
-static void signed_us(pkb_buf *b, double ns)
+void pkb__signed_us(pkb_buf *b, double ns)
 {
     double v = ns / 1e3;
     pkb_buf_printf(b, "%+.3f µs", fabs(v) < 0.0005 ? 0.0 : v);
@@ -339,16 +350,17 @@ static void md_phases(const pkb_results *r, const pkb__phases_view *v, pkb_buf *
         pkb_buf_puts(b, " | ");
         md_adds(b, s, p->j);
         pkb_buf_puts(b, " | ");
-        mean_sd(b, s, p);
+        pkb__mean_sd_us(b, s, p);
         pkb_buf_puts(b, " | ");
-        us(b, p->median);
+        pkb__us(b, p->median);
         pkb_buf_puts(b, " | ");
+        double diff, fraction;
         if (p == plain) {
             pkb_buf_puts(b, "baseline");
-        } else if (plain != NULL) {
-            signed_us(b, p->mean - plain->mean);
+        } else if (pkb__phase_vs_plain(r, v, i, &diff, &fraction)) {
+            pkb__signed_us(b, diff);
             pkb_buf_puts(b, " (");
-            pkb_fmt_delta(b, (p->mean - plain->mean) / plain->mean);
+            pkb_fmt_delta(b, fraction);
             pkb_buf_puts(b, ")");
         } else {
             pkb_buf_puts(b, "n/a");
@@ -384,9 +396,9 @@ static void md_primitives(const pkb_results *r, const pkb__phases_view *v, pkb_b
         pkb_buf_puts(b, " | ");
         pkb_md_text(b, s->description ? s->description : "");
         pkb_buf_puts(b, " | ");
-        mean_sd(b, s, p);
+        pkb__mean_sd_us(b, s, p);
         pkb_buf_puts(b, " | ");
-        us(b, p->median);
+        pkb__us(b, p->median);
         pkb_buf_printf(b, " | %.0f | ", p->calls);
         md_seen(b, p->j);
         pkb_buf_puts(b, " |\n");
@@ -444,15 +456,15 @@ md_reconciliation(const pkb_results *r, const pkb__phases_view *v, bool plots, p
         }
         const pkb_reconciliation *c = &row->rec;
         pkb_buf_puts(b, " | ");
-        us(b, c->predicted_ns);
+        pkb__us(b, c->predicted_ns);
         pkb_buf_puts(b, " | ");
-        us(b, c->measured_ns);
+        pkb__us(b, c->measured_ns);
         pkb_buf_puts(b, " | ");
-        signed_us(b, c->residual_ns);
+        pkb__signed_us(b, c->residual_ns);
         pkb_buf_puts(b, " | ");
         pkb_fmt_delta(b, c->residual_fraction);
         pkb_buf_puts(b, " | ");
-        us(b, c->threshold_ns);
+        pkb__us(b, c->threshold_ns);
         pkb_buf_puts(b, c->flagged ? " | **flagged** |\n" : " | within |\n");
         flagged += c->flagged;
     }
@@ -512,11 +524,11 @@ static void md_lock(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
         pkb_buf_puts(b, " | ");
         pkb_md_text(b, s->description ? s->description : "");
         pkb_buf_puts(b, " | ");
-        mean_sd(b, s, p);
+        pkb__mean_sd_us(b, s, p);
         pkb_buf_puts(b, " | ");
-        us(b, p->median);
+        pkb__us(b, p->median);
         pkb_buf_puts(b, " | ");
-        us(b, s->work > 0 ? p->mean / s->work : p->mean);
+        pkb__us(b, s->work > 0 ? p->mean / s->work : p->mean);
         pkb_buf_puts(b, " |\n");
     }
     pkb_buf_puts(b, header ? "\n" : "");
@@ -526,7 +538,7 @@ static void md_lock(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
         /* One sample's sd is NaN: it counts as 0, as in the reconciliation. */
         double sd = sqrt((isnan(l->sd) ? 0 : l->sd * l->sd) + (isnan(u->sd) ? 0 : u->sd * u->sd));
         pkb_buf_puts(b, "Locked against unlocked: ");
-        signed_us(b, diff);
+        pkb__signed_us(b, diff);
         pkb_buf_puts(b, " (");
         pkb_fmt_delta(b, diff / u->mean);
         pkb_buf_printf(b,

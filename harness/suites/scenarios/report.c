@@ -10,8 +10,9 @@
  *   - a contender's overhead is negligible when |delta| ≤ PKB_REPORT_NEGLIGIBLE (10%);
  *   - the targets are ratios of means processkit / other, checked only where both were measured.
  *
- * Nothing is typed in: change the file and every number and verdict follows. The conclusions and
- * targets are worded in verdict.c, the figures drawn from figures.c's data.
+ * Nothing is typed in: change the file and every number and verdict follows. A row's numbers and
+ * cells come from table.c (shared with the terminal view), the conclusions and targets are worded
+ * in verdict.c, the figures drawn from figures.c's data.
  */
 #include "suites/scenarios/report.h"
 
@@ -129,7 +130,6 @@ md_scenario(const pkb_results *r, const pkb_results_scenario *sc, bool plots, pk
     pkb_md_text(b, r->series[sc->members[0]].unit);
     pkb_buf_puts(b, ".\n\n");
 
-    const pkb_results_series *base = sc->baseline >= 0 ? &r->series[sc->baseline] : NULL;
     if (sc->measured > 0) {
         pkb_buf_puts(b, "| contender | mean ± sd | median | throughput | delta vs baseline |\n"
                         "|---|---:|---:|---:|---:|\n");
@@ -138,37 +138,26 @@ md_scenario(const pkb_results *r, const pkb_results_scenario *sc, bool plots, pk
         const pkb_results_series *s = &r->series[sc->members[k]];
         if (!s->measured)
             continue;
-        double scale;
-        const char *unit = pkb_time_unit(s->sum.mean, &scale);
+        pkb__row row;
+        pkb__scenario_row(r, sc, s, &row);
         pkb_buf_puts(b, "| ");
         pkb_md_code(b, s->contender);
         if (s->noisy > 0)
             pkb_buf_printf(b, " (%zu of %zu repetition%s noisy[^noisy])", s->noisy, s->n,
                            s->n == 1 ? "" : "s");
-        if (s->n >= 2)
-            pkb_buf_printf(b, " | %.3f ± %.3f %s | ", s->sum.mean / scale, s->sum.sd / scale, unit);
-        else
-            pkb_buf_printf(b, " | %.3f %s, n = 1 | ", s->sum.mean / scale, unit);
-        pkb_buf_printf(b, "%.3f %s | ", s->sum.median / scale, unit);
-        if (s->work > 0) {
-            pkb_fmt_rate(b, s->work / (s->sum.mean * 1e-9));
-            pkb_buf_puts(b, " ");
-            pkb_md_text(b, s->unit);
-        } else {
-            pkb_buf_puts(b, "n/a");
-        }
         pkb_buf_puts(b, " | ");
-        if (s == base)
-            pkb_buf_puts(b, "baseline");
-        else if (base != NULL)
-            pkb_fmt_delta(b, (s->sum.mean - base->sum.mean) / base->sum.mean);
-        else
-            pkb_buf_puts(b, "n/a");
+        pkb__cell_mean_sd(b, s);
+        pkb_buf_puts(b, " | ");
+        pkb__cell_median(b, s);
+        pkb_buf_puts(b, " | ");
+        pkb__cell_throughput(b, &row, true);
+        pkb_buf_puts(b, " | ");
+        pkb__cell_delta(b, &row);
         pkb_buf_puts(b, " |\n");
     }
     if (sc->measured > 0)
         pkb_buf_puts(b, "\n");
-    if (sc->measured > 0 && base == NULL)
+    if (sc->measured > 0 && sc->baseline < 0)
         pkb_buf_puts(b, "No measured baseline in this scenario: no deltas.\n\n");
     md_not_timed(r, sc, b);
     if (plots && sc->measured > 0)

@@ -2,13 +2,14 @@
  * The report's verdicts, worded from the numbers: the conclusions (for every contender but the
  * baseline, in which scenarios its delta is within the seed document's 10% negligible-overhead
  * threshold, processkit first) and the project's targets (ratios of means, processkit / other,
- * checked only where both series were measured). Part of report.c's Markdown.
+ * checked only where both series were measured). Part of report.c's Markdown; the targets are
+ * also a table of the terminal view (pkb__term_targets), evaluated by the same functions.
  */
 #include "suites/scenarios/report.h"
 
 #include "common/md.h"
+#include "common/term.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,9 +59,8 @@ static void md_scenario_list(
         if (k == UNTIMED) {
             pkb_buf_printf(b, " (%s)", s->status);
         } else if (k != NO_BASELINE) {
-            const pkb_results_series *base = &r->series[sc->baseline];
             pkb_buf_puts(b, " (");
-            pkb_fmt_delta(b, (s->sum.mean - base->sum.mean) / base->sum.mean);
+            pkb_fmt_delta(b, pkb__delta(s, &r->series[sc->baseline]));
             pkb_buf_puts(b, ")");
         }
         done++;
@@ -87,9 +87,8 @@ static void md_contender_verdict(const pkb_results *r, const char *who, pkb_buf 
         } else if (sc->baseline < 0) {
             of[i] = NO_BASELINE;
         } else {
-            const pkb_results_series *base = &r->series[sc->baseline];
-            double d = (s->sum.mean - base->sum.mean) / base->sum.mean;
-            of[i] = fabs(d) <= PKB_REPORT_NEGLIGIBLE ? NEGLIGIBLE : d > 0 ? SLOWER : FASTER;
+            pkb__verdict v = pkb__delta_verdict(pkb__delta(s, &r->series[sc->baseline]));
+            of[i] = v == PKB__NEGLIGIBLE ? NEGLIGIBLE : v == PKB__SLOWER ? SLOWER : FASTER;
         }
         count[of[i]]++;
         rows++;
@@ -213,75 +212,139 @@ static const struct target {
 
 static const char *const rivals[] = {"libuv", "glib"};
 
-static void md_ratio_target(const pkb_results *r, const struct target *t, pkb_buf *b)
+/* A target, evaluated: the ratio of means processkit / other, or the contender that has no
+ * measured series (then it is not checked). */
+struct target_eval {
+    const char *missing;
+    double ratio;
+    bool met;
+};
+
+static void eval_target(const pkb_results *r, const struct target *t, struct target_eval *e)
 {
-    pkb_buf_puts(b, "| ");
-    pkb_md_code(b, PROCESSKIT);
+    const pkb_results_series *pk = find_measured(r, t->scenario, PROCESSKIT);
+    const pkb_results_series *other = find_measured(r, t->scenario, t->other);
+    *e = (struct target_eval){.missing = pk == NULL ? PROCESSKIT : other == NULL ? t->other : NULL};
+    if (e->missing != NULL)
+        return;
+    e->ratio = pk->sum.mean / other->sum.mean;
+    e->met = e->ratio <= t->max_ratio;
+}
+
+/* "`processkit` ≤ +3% vs `posix_spawn` in `spawn_capture_small`" (names as code when `md`). */
+static void name(pkb_buf *b, const char *s, bool md)
+{
+    if (md)
+        pkb_md_code(b, s);
+    else
+        pkb_buf_puts(b, s);
+}
+
+static void target_label(pkb_buf *b, const struct target *t, bool md)
+{
+    name(b, PROCESSKIT, md);
     if (t->as_percent)
         pkb_buf_printf(b, " ≤ +%.0f%% vs ", (t->max_ratio - 1) * 100);
     else
         pkb_buf_printf(b, " within %.2f× of ", t->max_ratio);
-    pkb_md_code(b, t->other);
+    name(b, t->other, md);
     pkb_buf_puts(b, " in ");
-    pkb_md_code(b, t->scenario);
-    pkb_buf_puts(b, " | ");
-    const pkb_results_series *pk = find_measured(r, t->scenario, PROCESSKIT);
-    const pkb_results_series *other = find_measured(r, t->scenario, t->other);
-    if (pk == NULL || other == NULL) {
-        pkb_buf_puts(b, "no measured ");
-        pkb_md_code(b, pk == NULL ? PROCESSKIT : t->other);
-        pkb_buf_puts(b, " series | not checked |\n");
-        return;
-    }
-    double ratio = pk->sum.mean / other->sum.mean;
-    pkb_buf_printf(b, "%.3f×", ratio);
-    if (t->as_percent) {
-        pkb_buf_puts(b, " (");
-        pkb_fmt_delta(b, ratio - 1);
-        pkb_buf_puts(b, ")");
-    }
-    pkb_buf_printf(b, " | %s |\n", ratio <= t->max_ratio ? "met" : "not met");
+    name(b, t->scenario, md);
 }
 
-static void md_rival_target(const pkb_results *r, const char *rival, pkb_buf *b)
+static void
+target_measured(pkb_buf *b, const struct target *t, const struct target_eval *e, bool md)
 {
+    if (e->missing != NULL) {
+        pkb_buf_puts(b, "no measured ");
+        name(b, e->missing, md);
+        pkb_buf_puts(b, " series");
+        return;
+    }
+    pkb_buf_printf(b, "%.3f×", e->ratio);
+    if (t->as_percent) {
+        pkb_buf_puts(b, " (");
+        pkb_fmt_delta(b, e->ratio - 1);
+        pkb_buf_puts(b, ")");
+    }
+}
+
+static const char *target_result(const struct target_eval *e)
+{
+    return e->missing != NULL ? "not checked" : e->met ? "met" : "not met";
+}
+
+static void md_ratio_target(const pkb_results *r, const struct target *t, pkb_buf *b)
+{
+    struct target_eval e;
+    eval_target(r, t, &e);
     pkb_buf_puts(b, "| ");
-    pkb_md_code(b, PROCESSKIT);
-    pkb_buf_puts(b, " ahead of ");
-    pkb_md_code(b, rival);
-    pkb_buf_puts(b, " in every scenario | ");
+    target_label(b, t, true);
+    pkb_buf_puts(b, " | ");
+    target_measured(b, t, &e, true);
+    pkb_buf_printf(b, " | %s |\n", target_result(&e));
+}
+
+/* processkit / rival in `scenario`, when both were measured there. */
+static bool
+rival_ratio(const pkb_results *r, const char *scenario, const char *rival, double *ratio)
+{
+    const pkb_results_series *pk = find_measured(r, scenario, PROCESSKIT);
+    const pkb_results_series *other = find_measured(r, scenario, rival);
+    if (pk == NULL || other == NULL)
+        return false;
+    *ratio = pk->sum.mean / other->sum.mean;
+    return true;
+}
+
+/* The rival target's measured cell and its result ("met", "not met (behind in `a` and `b`)"). */
+static void
+rival_cells(const pkb_results *r, const char *rival, bool md, pkb_buf *measured, pkb_buf *result)
+{
     size_t checked = 0, behind = 0;
+    double ratio;
     for (size_t i = 0; i < r->nscenarios; i++) {
-        const pkb_results_series *pk = find_measured(r, r->scenarios[i].name, PROCESSKIT);
-        const pkb_results_series *other = find_measured(r, r->scenarios[i].name, rival);
-        if (pk == NULL || other == NULL)
+        if (!rival_ratio(r, r->scenarios[i].name, rival, &ratio))
             continue;
-        double ratio = pk->sum.mean / other->sum.mean;
-        pkb_buf_printf(b, "%s%.3f× in ", checked > 0 ? ", " : "", ratio);
-        pkb_md_code(b, r->scenarios[i].name);
+        pkb_buf_printf(measured, "%s%.3f× in ", checked > 0 ? ", " : "", ratio);
+        name(measured, r->scenarios[i].name, md);
         checked++;
         behind += !(ratio < 1);
     }
     if (checked == 0) {
-        pkb_buf_puts(b, "no scenario with both measured | not checked |\n");
+        pkb_buf_puts(measured, "no scenario with both measured");
+        pkb_buf_puts(result, "not checked");
         return;
     }
     if (behind == 0) {
-        pkb_buf_puts(b, " | met |\n");
+        pkb_buf_puts(result, "met");
         return;
     }
-    pkb_buf_puts(b, " | not met (behind in ");
+    pkb_buf_puts(result, "not met (behind in ");
     size_t done = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
-        const pkb_results_series *pk = find_measured(r, r->scenarios[i].name, PROCESSKIT);
-        const pkb_results_series *other = find_measured(r, r->scenarios[i].name, rival);
-        if (pk == NULL || other == NULL || pk->sum.mean / other->sum.mean < 1)
+        if (!rival_ratio(r, r->scenarios[i].name, rival, &ratio) || ratio < 1)
             continue;
-        pkb_buf_puts(b, done == 0 ? "" : done + 1 == behind ? " and " : ", ");
-        pkb_md_code(b, r->scenarios[i].name);
+        pkb_buf_puts(result, done == 0 ? "" : done + 1 == behind ? " and " : ", ");
+        name(result, r->scenarios[i].name, md);
         done++;
     }
-    pkb_buf_puts(b, ") |\n");
+    pkb_buf_puts(result, ")");
+}
+
+static void md_rival_target(const pkb_results *r, const char *rival, pkb_buf *b)
+{
+    pkb_buf measured = {0}, result = {0};
+    rival_cells(r, rival, true, &measured, &result);
+    pkb_buf_puts(b, "| ");
+    pkb_md_code(b, PROCESSKIT);
+    pkb_buf_puts(b, " ahead of ");
+    pkb_md_code(b, rival);
+    pkb_buf_printf(b, " in every scenario | %s | %s |\n", measured.failed ? "" : measured.data,
+                   result.failed ? "" : result.data);
+    b->failed |= measured.failed || result.failed;
+    pkb_buf_free(&measured);
+    pkb_buf_free(&result);
 }
 
 void pkb__md_targets(const pkb_results *r, pkb_buf *b)
@@ -295,5 +358,77 @@ void pkb__md_targets(const pkb_results *r, pkb_buf *b)
         md_ratio_target(r, &targets[i], b);
     for (size_t i = 0; i < sizeof rivals / sizeof rivals[0]; i++)
         md_rival_target(r, rivals[i], b);
+    pkb_buf_puts(b, "\n");
+}
+
+static pkb_tone result_tone(const char *result)
+{
+    return strcmp(result, "met") == 0           ? PKB_TONE_GOOD
+           : strncmp(result, "not met", 7) == 0 ? PKB_TONE_BAD
+                                                : PKB_TONE_DIM;
+}
+
+void pkb__term_targets(const pkb_results *r, bool color, pkb_buf *b)
+{
+    pkb_term_puts(b, color, PKB_TONE_BOLD, "targets");
+    pkb_buf_puts(b, " (ratios of mean times, processkit / the other contender)\n");
+    pkb_table *t = pkb_table_new("lll");
+    pkb_table_add(t, 0, "target");
+    pkb_table_add(t, 0, "measured");
+    pkb_table_add(t, 0, "result");
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        struct target_eval e;
+        eval_target(r, &targets[i], &e);
+        pkb_buf label = {0}, measured = {0};
+        target_label(&label, &targets[i], false);
+        target_measured(&measured, &targets[i], &e, false);
+        pkb_table_add(t, 0, "%s", label.failed ? "" : label.data);
+        pkb_table_add(t, 0, "%s", measured.failed ? "" : measured.data);
+        pkb_table_add(t, result_tone(target_result(&e)), "%s", target_result(&e));
+        b->failed |= label.failed || measured.failed;
+        pkb_buf_free(&label);
+        pkb_buf_free(&measured);
+    }
+    pkb_table_render(t, "  ", color, b);
+    pkb_table_free(t);
+    pkb_buf_puts(b, "\n");
+}
+
+/* The rival targets as one table: per rival, processkit / rival in every scenario, and the
+ * result (what the Markdown's "ahead of ... in every scenario" rows say). */
+void pkb__term_rivals(const pkb_results *r, bool color, pkb_buf *b)
+{
+    pkb_term_puts(b, color, PKB_TONE_BOLD, "processkit against its rivals");
+    pkb_buf_puts(b, " (processkit / rival, ratio of means; the target: below 1 in every "
+                    "scenario)\n");
+    char align[32] = "l";
+    size_t ncols = r->nscenarios < sizeof align - 3 ? r->nscenarios : sizeof align - 3;
+    for (size_t i = 0; i < ncols; i++)
+        align[i + 1] = 'r';
+    align[ncols + 1] = 'l';
+    pkb_table *t = pkb_table_new(align);
+    pkb_table_add(t, 0, "rival");
+    for (size_t i = 0; i < ncols; i++)
+        pkb_table_add(t, 0, "%s", r->scenarios[i].name);
+    pkb_table_add(t, 0, "result");
+    for (size_t k = 0; k < sizeof rivals / sizeof rivals[0]; k++) {
+        pkb_table_add(t, 0, "%s", rivals[k]);
+        double ratio;
+        for (size_t i = 0; i < ncols; i++) {
+            if (rival_ratio(r, r->scenarios[i].name, rivals[k], &ratio))
+                pkb_table_add(t, ratio < 1 ? PKB_TONE_PLAIN : PKB_TONE_BAD, "%.3f×", ratio);
+            else
+                pkb_table_add(t, PKB_TONE_DIM, "–");
+        }
+        pkb_buf measured = {0}, result = {0};
+        rival_cells(r, rivals[k], false, &measured, &result);
+        const char *text = result.failed ? "" : result.data;
+        pkb_table_add(t, result_tone(text), "%s", text);
+        b->failed |= measured.failed || result.failed;
+        pkb_buf_free(&measured);
+        pkb_buf_free(&result);
+    }
+    pkb_table_render(t, "  ", color, b);
+    pkb_table_free(t);
     pkb_buf_puts(b, "\n");
 }
