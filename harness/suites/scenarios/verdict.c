@@ -368,15 +368,27 @@ static pkb_tone result_tone(const char *result)
                                                 : PKB_TONE_DIM;
 }
 
+/* Whether the file has a series of `scenario`, or of `contender` in any scenario. */
+static bool in_file(const pkb_results *r, const char *scenario, const char *contender)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if ((scenario != NULL && strcmp(r->series[i].scenario, scenario) == 0) ||
+            (contender != NULL && strcmp(r->series[i].contender, contender) == 0))
+            return true;
+    return false;
+}
+
+/* The ratio targets of the scenarios this file has (a run filtered to one scenario is not told
+ * about the others; the Markdown lists them all as not checked). */
 void pkb__term_targets(const pkb_results *r, bool color, pkb_buf *b)
 {
-    pkb_term_puts(b, color, PKB_TONE_BOLD, "targets");
-    pkb_buf_puts(b, " (ratios of mean times, processkit / the other contender)\n");
     pkb_table *t = pkb_table_new("lll");
     pkb_table_add(t, 0, "target");
     pkb_table_add(t, 0, "measured");
     pkb_table_add(t, 0, "result");
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        if (!in_file(r, targets[i].scenario, NULL))
+            continue;
         struct target_eval e;
         eval_target(r, &targets[i], &e);
         pkb_buf label = {0}, measured = {0};
@@ -389,15 +401,25 @@ void pkb__term_targets(const pkb_results *r, bool color, pkb_buf *b)
         pkb_buf_free(&label);
         pkb_buf_free(&measured);
     }
-    pkb_table_render(t, "  ", color, b);
+    if (pkb_table_rows(t) > 1) {
+        pkb_term_puts(b, color, PKB_TONE_BOLD, "targets");
+        pkb_buf_puts(b, " (ratios of mean times, processkit / the other contender)\n");
+        pkb_table_render(t, "  ", color, b);
+        pkb_buf_puts(b, "\n");
+    }
     pkb_table_free(t);
-    pkb_buf_puts(b, "\n");
 }
 
 /* The rival targets as one table: per rival, processkit / rival in every scenario, and the
- * result (what the Markdown's "ahead of ... in every scenario" rows say). */
+ * result (what the Markdown's "ahead of ... in every scenario" rows say). Only the rivals the file
+ * has a series of. */
 void pkb__term_rivals(const pkb_results *r, bool color, pkb_buf *b)
 {
+    bool any = false;
+    for (size_t k = 0; k < sizeof rivals / sizeof rivals[0]; k++)
+        any |= in_file(r, NULL, rivals[k]);
+    if (!any)
+        return;
     pkb_term_puts(b, color, PKB_TONE_BOLD, "processkit against its rivals");
     pkb_buf_puts(b, " (processkit / rival, ratio of means; the target: below 1 in every "
                     "scenario)\n");
@@ -412,6 +434,8 @@ void pkb__term_rivals(const pkb_results *r, bool color, pkb_buf *b)
         pkb_table_add(t, 0, "%s", r->scenarios[i].name);
     pkb_table_add(t, 0, "result");
     for (size_t k = 0; k < sizeof rivals / sizeof rivals[0]; k++) {
+        if (!in_file(r, NULL, rivals[k]))
+            continue;
         pkb_table_add(t, 0, "%s", rivals[k]);
         double ratio;
         for (size_t i = 0; i < ncols; i++) {
