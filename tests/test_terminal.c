@@ -1,0 +1,529 @@
+/*
+ * What pkbench shows on a terminal, checked against the results file it wrote: a tiny run through
+ * `pkbench run` with its output on pipes must print, per finished series, a line whose median,
+ * mean ± sd, throughput and delta are the file's numbers (the delta only once the baseline has
+ * run), then the final table with the same cells, aligned, without colour, and the path of the
+ * file; `pkbench report --print` must print the same tables. The pieces underneath are checked on
+ * their own: the table's alignment (display widths, colour kept outside the padding), the colour
+ * decision (NO_COLOR, TERM, a terminal or not), the phases and forkathon views on synthetic and
+ * real files, and `./x help`.
+ *
+ * Expected values are computed here from the file's own fields (the writer's `summary`, checked
+ * against the samples) with this file's arithmetic and formatting, not with the harness's
+ * functions, so a renderer that computes or formats a number differently fails.
+ */
+#define _GNU_SOURCE
+#include "test.h"
+
+#include "common/term.h"
+#include "suites/suite.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PK_PKBENCH_PATH
+#define PK_PKBENCH_PATH ""
+#endif
+#ifndef PK_SOURCE_DIR
+#error "PK_SOURCE_DIR must name the source tree"
+#endif
+
+static void need_pkbench(void)
+{
+    if (PK_PKBENCH_PATH[0] == '\0')
+        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+}
+
+/* Runs pkbench with stdout and stderr on pipes (captured); returns its exit status. */
+static int pkbench(const char *const *args, pk_result *r)
+{
+    const char *argv[32] = {PK_PKBENCH_PATH};
+    int n = 1;
+    for (; args[n - 1] != NULL && n < 31; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv, .timeout_ms = 120000}, r));
+    ASSERT_EQ(r->outcome.kind, PK_OUTCOME_EXITED);
+    return r->outcome.code;
+}
+
+#define PKBENCH(r, ...) pkbench((const char *const[]){__VA_ARGS__, NULL}, r)
+
+static const char *text_of(const pk_output *o)
+{
+    return o->data != NULL ? o->data : "";
+}
+
+/* ==== Expected cells, from the file ============================================================
+ */
+
+struct expect {
+    const char *name, *contender;
+    double mean, sd, median, work;
+    const char *unit;
+    char median_text[64], mean_sd_text[64], rate_text[64];
+};
+
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_number(v))
+        pk_test_fail(__FILE__, __LINE__, "the results file has no number %s", key);
+    return json_number_value(v);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of samples_ns, recomputed (type 7: the mean of the middle two of an even count). */
+static double median_of(const json_t *samples)
+{
+    size_t n = json_array_size(samples);
+    ASSERT(n > 0);
+    double *v = calloc(n, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_number_value(json_array_get(samples, i));
+    qsort(v, n, sizeof *v, cmp_double);
+    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    free(v);
+    return m;
+}
+
+/* ns, µs, ms or s by the size of the mean, as the report's tables choose. */
+static const char *unit_of(double ns, double *scale)
+{
+    *scale = ns < 1e3 ? 1 : ns < 1e6 ? 1e3 : ns < 1e9 ? 1e6 : 1e9;
+    return ns < 1e3 ? "ns" : ns < 1e6 ? "µs" : ns < 1e9 ? "ms" : "s";
+}
+
+/* Four significant digits below 1000, else whole with thousands separators. */
+static void rate_text(char *out, size_t cap, double v)
+{
+    if (v < 1000) {
+        snprintf(out, cap, "%.*f", v >= 100 ? 1 : v >= 10 ? 2 : 3, v);
+        return;
+    }
+    char digits[64];
+    int n = snprintf(digits, sizeof digits, "%.0f", v);
+    size_t at = 0;
+    for (int i = 0; i < n && at + 2 < cap; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            out[at++] = ',';
+        out[at++] = digits[i];
+    }
+    out[at] = '\0';
+}
+
+static void delta_text(char *out, size_t cap, double d)
+{
+    double pct = d * 100;
+    snprintf(out, cap, "%+.1f%%", fabs(pct) < 0.05 ? 0.0 : pct);
+}
+
+static void expect_of(const json_t *s, struct expect *e)
+{
+    const json_t *sum = json_object_get(s, "summary");
+    e->name = json_string_value(json_object_get(s, "name"));
+    e->contender = json_string_value(json_object_get(s, "contender"));
+    e->unit = json_string_value(json_object_get(s, "unit"));
+    e->mean = num(sum, "mean_ns");
+    e->sd = num(sum, "sd_ns");
+    e->median = num(sum, "median_ns");
+    e->work = num(s, "work_per_iteration");
+    /* The file's summary is its samples' summary. */
+    ASSERT(fabs(e->median - median_of(json_object_get(s, "samples_ns"))) <= 1e-9 * e->median);
+    double scale;
+    const char *u = unit_of(e->mean, &scale);
+    snprintf(e->median_text, sizeof e->median_text, "%.3f %s", e->median / scale, u);
+    snprintf(e->mean_sd_text, sizeof e->mean_sd_text, "%.3f ± %.3f %s", e->mean / scale,
+             e->sd / scale, u);
+    char rate[48];
+    rate_text(rate, sizeof rate, e->work / (e->mean * 1e-9));
+    snprintf(e->rate_text, sizeof e->rate_text, "%s %s", rate, e->unit);
+}
+
+/* ==== Reading what was printed ================================================================ */
+
+/* The line of `text` that starts with `prefix` (copied into out), or fails the test. */
+static void line_starting(const char *text, const char *prefix, char *out, size_t cap)
+{
+    for (const char *p = text; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, prefix, strlen(prefix)) == 0) {
+            size_t n = strcspn(p, "\n");
+            snprintf(out, cap, "%.*s", (int)n, p);
+            return;
+        }
+    }
+    pk_test_fail(__FILE__, __LINE__, "no line starts with \"%s\" in:\n%s", prefix, text);
+}
+
+static void expect_in(const char *line, const char *want, int at)
+{
+    if (strstr(line, want) == NULL)
+        pk_test_fail(__FILE__, at, "\"%s\" is not in: %s", want, line);
+}
+
+#define EXPECT_IN(line, want) expect_in((line), (want), __LINE__)
+
+/* The display column (code points) where byte offset `off` of `line` is. */
+static size_t column(const char *line, size_t off)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < off; i++)
+        c += ((unsigned char)line[i] & 0xC0) != 0x80;
+    return c;
+}
+
+/* The display column just after `cell` in `line` (the cell must be there). */
+static size_t end_col(const char *line, const char *cell, int at)
+{
+    const char *p = strstr(line, cell);
+    if (p == NULL)
+        pk_test_fail(__FILE__, at, "\"%s\" is not in: %s", cell, line);
+    return column(line, (size_t)(p - line) + strlen(cell));
+}
+
+static size_t start_col(const char *line, const char *cell, int at)
+{
+    const char *p = strstr(line, cell);
+    if (p == NULL)
+        pk_test_fail(__FILE__, at, "\"%s\" is not in: %s", cell, line);
+    return column(line, (size_t)(p - line));
+}
+
+/* ==== The end-to-end test =======================================================================
+ */
+
+#define TINY "^spawn_only/(processkit|posix_spawn|vfork_exec)$"
+
+TEST_IMPL(pkbench_terminal_output_matches_results_file)
+{
+    need_pkbench();
+    char file[512], dir[512];
+    snprintf(file, sizeof file, "%s/tiny.json", pk_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/reports", pk_test_tmpdir());
+    pk_result r;
+    int code =
+        PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter", TINY, "--out", file);
+    if (code != 0)
+        pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code, text_of(&r.err));
+    const char *out = text_of(&r.out), *err = text_of(&r.err);
+    printf("# stderr:\n%s# stdout:\n%s", err, out);
+
+    json_error_t jerr;
+    json_t *doc = json_load_file(file, 0, &jerr);
+    if (doc == NULL)
+        pk_test_fail(__FILE__, __LINE__, "%s: %s", file, jerr.text);
+    const json_t *series = json_object_get(doc, "series");
+    ASSERT_EQ(json_array_size(series), 3);
+    struct expect e[3];
+    for (size_t i = 0; i < 3; i++)
+        expect_of(json_array_get(series, i), &e[i]);
+    /* The registry's order: processkit first, then the baseline, then vfork_exec. */
+    ASSERT_STR_EQ(e[0].contender, "processkit");
+    ASSERT_STR_EQ(e[1].contender, "posix_spawn");
+    ASSERT_STR_EQ(e[2].contender, "vfork_exec");
+    char delta0[32], delta2[32];
+    delta_text(delta0, sizeof delta0, (e[0].mean - e[1].mean) / e[1].mean);
+    delta_text(delta2, sizeof delta2, (e[2].mean - e[1].mean) / e[1].mean);
+
+    /* While running: one plain line per finished series, in order, with the file's numbers; the
+     * delta only once the baseline had run; the time left on all but the last. */
+    ASSERT(strstr(err, "\033[") == NULL && strstr(out, "\033[") == NULL);
+    EXPECT_IN(err, "pkbench: timing 3 series, quick profile: about ");
+    for (size_t i = 0; i < 3; i++) {
+        char prefix[128], line[1024], want[256];
+        snprintf(prefix, sizeof prefix, "pkbench: [%zu/3] %s ", i + 1, e[i].name);
+        line_starting(err, prefix, line, sizeof line);
+        snprintf(want, sizeof want, "  median %s  mean %s  %s", e[i].median_text, e[i].mean_sd_text,
+                 e[i].rate_text);
+        EXPECT_IN(line, want);
+        if (i == 0)
+            ASSERT(strstr(line, " vs ") == NULL && strstr(line, "baseline") == NULL);
+        if (i == 1)
+            EXPECT_IN(line, "  baseline");
+        if (i == 2) {
+            snprintf(want, sizeof want, "  %s vs posix_spawn (", delta2);
+            EXPECT_IN(line, want);
+        }
+        ASSERT((strstr(line, "  ETA ") != NULL) == (i < 2));
+    }
+    ASSERT(strstr(err, "[1/3]") < strstr(err, "[2/3]") &&
+           strstr(err, "[2/3]") < strstr(err, "[3/3]"));
+
+    /* At the end: the table, each cell the file's, aligned; then the results file's path. */
+    char head[512], row[3][512];
+    line_starting(out, "  contender", head, sizeof head);
+    for (size_t i = 0; i < 3; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "  %s ", e[i].contender);
+        line_starting(out, prefix, row[i], sizeof row[i]);
+        EXPECT_IN(row[i], e[i].median_text);
+        EXPECT_IN(row[i], e[i].mean_sd_text);
+        EXPECT_IN(row[i], e[i].rate_text);
+        /* Right-aligned numbers end under their header; the names start in one column. */
+        ASSERT_EQ(end_col(row[i], e[i].median_text, __LINE__), end_col(head, "median", __LINE__));
+        ASSERT_EQ(end_col(row[i], e[i].mean_sd_text, __LINE__),
+                  end_col(head, "mean ± sd", __LINE__));
+        ASSERT_EQ(end_col(row[i], e[i].rate_text, __LINE__), end_col(head, "throughput", __LINE__));
+        ASSERT_EQ(start_col(row[i], e[i].contender, __LINE__), 2);
+    }
+    ASSERT_EQ(end_col(row[0], delta0, __LINE__), end_col(head, "vs posix_spawn", __LINE__));
+    ASSERT_EQ(end_col(row[1], "baseline", __LINE__), end_col(head, "vs posix_spawn", __LINE__));
+    ASSERT_EQ(end_col(row[2], delta2, __LINE__), end_col(head, "vs posix_spawn", __LINE__));
+    for (size_t i = 0; i < 3; i += 2) {
+        double d = (e[i].mean - e[1].mean) / e[1].mean;
+        const char *verdict = fabs(d) <= 0.10 ? "negligible" : d > 0 ? "slower" : "faster";
+        ASSERT_EQ(start_col(row[i], verdict, __LINE__), start_col(head, "verdict", __LINE__));
+    }
+    for (size_t i = 0; i < 3; i++) /* no line ends in padding */
+        ASSERT(row[i][strlen(row[i]) - 1] != ' ');
+    char tail[600];
+    snprintf(tail, sizeof tail, "\nresults  %s\n", file);
+    ASSERT(strlen(out) > strlen(tail));
+    ASSERT_STR_EQ(out + strlen(out) - strlen(tail), tail);
+
+    /* `pkbench report --print` shows the same tables, then where the report is. */
+    size_t tables = strlen(out) - strlen(tail) + 1;
+    char *run_tables = strndup(out, tables);
+    pk_result_release(&r);
+    ASSERT_EQ(PKBENCH(&r, "report", file, "--out", dir, "--no-plots", "--print"), 0);
+    out = text_of(&r.out);
+    ASSERT(strncmp(out, run_tables, tables) == 0);
+    char report_line[600];
+    snprintf(report_line, sizeof report_line, "report   %s/tiny.md\n", dir);
+    ASSERT_STR_EQ(out + tables, report_line);
+    pk_result_release(&r);
+    /* Without --print: only the paths. */
+    ASSERT_EQ(PKBENCH(&r, "report", file, "--out", dir, "--no-plots"), 0);
+    ASSERT_STR_EQ(text_of(&r.out), report_line);
+    pk_result_release(&r);
+    free(run_tables);
+
+    /* A write error on stdout is an error, named. */
+    int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+    if (full >= 0) {
+        ASSERT_OK(pk_run(
+            &(pk_command){.argv = (const char *const[]){PK_PKBENCH_PATH, "report", file, "--out",
+                                                        dir, "--no-plots", "--print", NULL},
+                          .out = {.kind = PK_STDIO_FD, .fd = full}},
+            &r));
+        close(full);
+        ASSERT_EXITED(r, 1);
+        EXPECT_IN(text_of(&r.err), "pkbench: cannot write to stdout: No space left on device");
+        pk_result_release(&r);
+    }
+    json_decref(doc);
+}
+
+/* In rounds (--interleave) every series finishes with the last round: then one line each. */
+TEST_IMPL(pkbench_terminal_rounds_lines)
+{
+    need_pkbench();
+    char file[512];
+    snprintf(file, sizeof file, "%s/rounds.json", pk_test_tmpdir());
+    pk_result r;
+    int code = PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--interleave", "--filter",
+                       "^spawn_only/(processkit|posix_spawn)$", "--out", file);
+    if (code != 0)
+        pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code, text_of(&r.err));
+    const char *err = text_of(&r.err);
+    printf("# stderr:\n%s", err);
+    json_t *doc = json_load_file(file, 0, NULL);
+    ASSERT(doc != NULL);
+    struct expect e[2];
+    for (size_t i = 0; i < 2; i++)
+        expect_of(json_array_get(json_object_get(doc, "series"), i), &e[i]);
+    EXPECT_IN(err, "pkbench: timing 2 series, quick profile, interleaved rounds: about ");
+    char line[1024], want[512];
+    line_starting(err, "pkbench: round 10/10 (2 series)  ETA ", line, sizeof line);
+    /* After the last round, both, with the delta: the baseline ran in every round. */
+    line_starting(err, "pkbench: [1/2] spawn_only/processkit ", line, sizeof line);
+    char delta[32];
+    delta_text(delta, sizeof delta, (e[0].mean - e[1].mean) / e[1].mean);
+    snprintf(want, sizeof want, "  median %s  mean %s  %s  %s vs posix_spawn (", e[0].median_text,
+             e[0].mean_sd_text, e[0].rate_text, delta);
+    EXPECT_IN(line, want);
+    ASSERT(strstr(line, "ETA") == NULL);
+    ASSERT(strstr(err, "pkbench: round 10/10") < strstr(err, "[1/2]"));
+    line_starting(err, "pkbench: [2/2] spawn_only/posix_spawn ", line, sizeof line);
+    EXPECT_IN(line, "  baseline");
+    pk_result_release(&r);
+    json_decref(doc);
+}
+
+/* ==== The pieces ================================================================================
+ */
+
+/* Removes every SGR sequence (ESC [ ... m) from s, in place. */
+static char *strip_sgr(char *s)
+{
+    char *w = s;
+    for (const char *p = s; *p;) {
+        if (p[0] == '\033' && p[1] == '[') {
+            p += 2;
+            while (*p && *p != 'm')
+                p++;
+            p += *p == 'm';
+            continue;
+        }
+        *w++ = *p++;
+    }
+    *w = '\0';
+    return s;
+}
+
+TEST_IMPL(term_table_aligns_text_and_colour)
+{
+    ASSERT(pkb_table_new("") == NULL);
+    ASSERT(pkb_table_new("lx") == NULL);
+    ASSERT(pkb_table_new(NULL) == NULL);
+    pkb_table *t = pkb_table_new("lrl");
+    ASSERT(t != NULL);
+    pkb_table_add(t, 0, "name");
+    pkb_table_add(t, 0, "time");
+    pkb_table_add(t, 0, "note");
+    pkb_table_add(t, 0, "a");
+    pkb_table_add(t, PKB_TONE_GOOD, "%.3f µs", 12.5);
+    pkb_table_add(t, PKB_TONE_BAD, "two\nlines");
+    pkb_table_add(t, 0, "longer name");
+    pkb_table_add(t, 0, "1.000 ms");
+    pkb_table_end_row(t); /* an empty last cell: no padding after the time */
+    pkb_table_add(t, 0, "c");
+    ASSERT_EQ(pkb_table_rows(t), 4);
+    pkb_table_end_row(t);
+    ASSERT_EQ(pkb_table_rows(t), 4);
+    pkb_buf plain = {0}, color = {0};
+    pkb_table_render(t, "> ", false, &plain);
+    pkb_table_render(t, "> ", true, &color);
+    pkb_table_free(t);
+    ASSERT(!plain.failed && !color.failed);
+    /* "µs" is two columns, so "12.500 µs" (9) ends where "1.000 ms" (8) and "time" end. */
+    ASSERT_STR_EQ(plain.data, "> name              time  note\n"
+                              "> a            12.500 µs  two lines\n"
+                              "> longer name   1.000 ms\n"
+                              "> c\n");
+    ASSERT(strstr(color.data, "\033[1mname\033[0m") != NULL); /* the header is bold */
+    ASSERT(strstr(color.data, "\033[32m12.500 µs\033[0m") != NULL);
+    ASSERT(strstr(color.data, "\033[31mtwo lines\033[0m") != NULL);
+    ASSERT_STR_EQ(strip_sgr(color.data), plain.data); /* colour never moves a column */
+    pkb_buf_free(&plain);
+    pkb_buf_free(&color);
+
+    ASSERT_EQ(pkb_text_width("µs ± ×"), 6);
+    char d[32];
+    pkb_fmt_duration(d, sizeof d, 0.4);
+    ASSERT_STR_EQ(d, "0s");
+    pkb_fmt_duration(d, sizeof d, 59.6);
+    ASSERT_STR_EQ(d, "1m00s");
+    pkb_fmt_duration(d, sizeof d, 425);
+    ASSERT_STR_EQ(d, "7m05s");
+    pkb_fmt_duration(d, sizeof d, 7380);
+    ASSERT_STR_EQ(d, "2h03m");
+    pkb_fmt_duration(d, sizeof d, -1);
+    ASSERT_STR_EQ(d, "?");
+    pkb_fmt_duration(d, sizeof d, NAN);
+    ASSERT_STR_EQ(d, "?");
+}
+
+TEST_IMPL(term_color_only_where_wanted)
+{
+    int pty = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (pty < 0)
+        pk_test_skip("no pseudo-terminal: posix_openpt: %s", strerror(errno));
+    ASSERT_OK(grantpt(pty) == 0 && unlockpt(pty) == 0 ? 0 : -errno);
+    int tty = open(ptsname(pty), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    ASSERT(tty >= 0);
+    int fds[2];
+    ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+
+    unsetenv("NO_COLOR");
+    setenv("TERM", "xterm-256color", 1);
+    ASSERT(pkb_term_wants_color(tty));
+    ASSERT(!pkb_term_wants_color(fds[1])); /* a pipe */
+    setenv("NO_COLOR", "1", 1);
+    ASSERT(!pkb_term_wants_color(tty));
+    setenv("NO_COLOR", "", 1); /* no-color.org: only a non-empty value counts */
+    ASSERT(pkb_term_wants_color(tty));
+    unsetenv("NO_COLOR");
+    setenv("TERM", "dumb", 1);
+    ASSERT(!pkb_term_wants_color(tty));
+    setenv("TERM", "", 1);
+    ASSERT(!pkb_term_wants_color(tty));
+    unsetenv("TERM");
+    ASSERT(!pkb_term_wants_color(tty));
+
+    pkb_buf b = {0};
+    pkb_term_puts(&b, false, PKB_TONE_BAD, "x");
+    pkb_term_puts(&b, true, PKB_TONE_PLAIN, "y");
+    pkb_term_puts(&b, true, PKB_TONE_WARN, "z");
+    ASSERT_STR_EQ(b.data, "xy\033[33mz\033[0m");
+    pkb_buf_free(&b);
+    close(tty);
+    close(pty);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* `./x` alone and `./x help` list every public recipe of the Justfile on one line each, with its
+ * description. */
+TEST_IMPL(x_help_lists_recipes)
+{
+    char *just = NULL;
+    if (pk_resolve_program("just", NULL, &just, NULL) != 0)
+        pk_test_skip("just is not in PATH (./x installs it from the npm package rust-just)");
+    pk_result r;
+    ASSERT_OK(
+        pk_run(&(pk_command){.argv = (const char *const[]){just, "--summary", "--unsorted", NULL},
+                             .cwd = PK_SOURCE_DIR},
+               &r));
+    ASSERT_EXITED(r, 0);
+    char *names = strdup(text_of(&r.out));
+    pk_result_release(&r);
+    free(just);
+    static const char *const forms[][2] = {{PK_SOURCE_DIR "/x", NULL},
+                                           {PK_SOURCE_DIR "/x", "help"}};
+    for (size_t f = 0; f < 2; f++) {
+        ASSERT_OK(pk_run(
+            &(pk_command){.argv = (const char *const[]){"sh", forms[f][0], forms[f][1], NULL}},
+            &r));
+        ASSERT_EXITED(r, 0);
+        const char *out = text_of(&r.out);
+        ASSERT(strncmp(out, "usage: ./x RECIPE", 17) == 0);
+        size_t recipes = 0;
+        char *save = NULL, *copy = strdup(names);
+        for (char *name = strtok_r(copy, " \n", &save); name != NULL;
+             name = strtok_r(NULL, " \n", &save), recipes++) {
+            /* "    NAME [params]   # description": exactly one line, with a description. */
+            size_t lines = 0;
+            for (const char *p = out; p != NULL && *p;) {
+                size_t len = strcspn(p, "\n");
+                if (strncmp(p, "    ", 4) == 0 && strncmp(p + 4, name, strlen(name)) == 0 &&
+                    (p[4 + strlen(name)] == ' ' || p[4 + strlen(name)] == '\n')) {
+                    lines++;
+                    const char *hash = memchr(p, '#', len);
+                    if (hash == NULL || hash + 3 > p + len)
+                        pk_test_fail(__FILE__, __LINE__, "recipe %s has no description: %.*s", name,
+                                     (int)len, p);
+                }
+                p = p[len] == '\n' ? p + len + 1 : NULL;
+            }
+            if (lines != 1)
+                pk_test_fail(__FILE__, __LINE__, "recipe %s is on %zu lines of:\n%s", name, lines,
+                             out);
+        }
+        ASSERT_GE(recipes, 20);
+        free(copy);
+        pk_result_release(&r);
+    }
+    free(names);
+}
