@@ -175,4 +175,5 @@
     X(term_table_aligns_text_and_colour, 10)                                                       \
     X(term_color_only_where_wanted, 10)                                                            \
     X(phases_terminal_tables_synthetic_file, 10)                                                   \
+    X(scenarios_terminal_matches_markdown, 10)                                                     \
     X(x_help_lists_recipes, 30)

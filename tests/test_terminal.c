@@ -527,3 +527,95 @@ TEST_IMPL(x_help_lists_recipes)
     }
     free(names);
 }
+
+/* Splits a Markdown table row "| a | b | c |" into trimmed cells; returns how many. */
+static size_t md_cells(const char *row, size_t len, char cells[][128], size_t max)
+{
+    size_t n = 0;
+    const char *p = row + 1, *end = row + len;
+    while (p < end && n < max) {
+        const char *bar = memchr(p, '|', (size_t)(end - p));
+        if (bar == NULL)
+            break;
+        const char *a = p, *b = bar;
+        while (a < b && *a == ' ')
+            a++;
+        while (b > a && b[-1] == ' ')
+            b--;
+        snprintf(cells[n++], 128, "%.*s", (int)(b - a), a);
+        p = bar + 1;
+    }
+    return n;
+}
+
+/* The scenarios report both ways: every row of every table of the Markdown report of the fixture
+ * is a row of the terminal view with the same numbers (median, mean ± sd, throughput, delta), its
+ * verdict, and its noisy count; the refused and failed series are named with their reasons; the
+ * targets are the Markdown's. */
+TEST_IMPL(scenarios_terminal_matches_markdown)
+{
+    char dir[512], md_path[600], err[512];
+    snprintf(dir, sizeof dir, "%s/reports", pk_test_tmpdir());
+    ASSERT_OK(pkb_report_render(PK_SOURCE_DIR "/tests/data/compare-fixture.json", dir,
+                                &(pkb_report_options){.no_plots = true}, err, sizeof err));
+    snprintf(md_path, sizeof md_path, "%s/compare-fixture.md", dir);
+    FILE *f = fopen(md_path, "re");
+    ASSERT(f != NULL);
+    static char md[1 << 17];
+    md[fread(md, 1, sizeof md - 1, f)] = '\0';
+    fclose(f);
+    pkb_buf term = {0};
+    ASSERT_OK(pkb_report_print(PK_SOURCE_DIR "/tests/data/compare-fixture.json", false, &term, err,
+                               sizeof err));
+    printf("%s", term.data);
+
+    size_t rows = 0;
+    char section[160] = "", *scope = NULL;
+    for (const char *p = md; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (strncmp(p, "### `", 5) == 0 && strncmp(p, "### `Targets", 12) != 0) {
+            snprintf(section, sizeof section, "\n%.*s  (", (int)(len - 6), p + 5);
+            scope = strstr(term.data, section);
+            if (scope == NULL)
+                pk_test_fail(__FILE__, __LINE__, "no section %s in the terminal view", p);
+        }
+        char c[8][128];
+        if (scope != NULL && strncmp(p, "| `", 3) == 0 && md_cells(p, len, c, 8) == 5) {
+            char name[128], noisy[32] = "";
+            size_t k = strcspn(c[0] + 1, "`");
+            snprintf(name, sizeof name, "%.*s", (int)k, c[0] + 1);
+            unsigned bad, of;
+            if (sscanf(c[0] + k + 2, " (%u of %u", &bad, &of) == 2)
+                snprintf(noisy, sizeof noisy, "%u/%u", bad, of);
+            const char *verdict = "";
+            if (strcmp(c[4], "baseline") != 0) {
+                double d = fabs(atof(c[4]));
+                verdict = d <= 10 ? "negligible" : c[4][0] == '+' ? "slower" : "faster";
+            }
+            /* md: name, mean ± sd, median, throughput, delta; terminal: median before the mean. */
+            if (verdict[0] == '\0' && noisy[0] == '\0')
+                EXPECT_ROW(scope, name, c[2], c[1], c[3], c[4]);
+            else if (noisy[0] == '\0')
+                EXPECT_ROW(scope, name, c[2], c[1], c[3], c[4], verdict);
+            else
+                EXPECT_ROW(scope, name, c[2], c[1], c[3], c[4], verdict, noisy);
+            rows++;
+        }
+        p += len + (p[len] == '\n');
+    }
+    ASSERT_EQ(rows, 18); /* every measured series of the fixture */
+    EXPECT_IN(term.data, "  not timed: glib — refused: glib: read 1032000 bytes in 7999 lines");
+    EXPECT_IN(term.data, "  not timed: vfork_exec — failed: vfork_exec: the iteration failed: ");
+    EXPECT_ROW(term.data, "processkit ≤ +5% vs posix_spawn in stream_large_stdout",
+               "1.082× (+8.2%)", "not met");
+    EXPECT_IN(md, "| `processkit` ≤ +5% vs `posix_spawn` in `stream_large_stdout` | 1.082× (+8.2%) "
+                  "| not met |");
+    const char *rivals = strstr(term.data, "\nprocesskit against its rivals");
+    ASSERT(rivals != NULL);
+    EXPECT_ROW(rivals, "glib", "0.923×", "–", "0.885×", "1.029×", "not met (behind in spawn_only)");
+    EXPECT_IN(md, "0.923× in `spawn_capture_small`, 0.885× in `concurrent_fan_out`, 1.029× in "
+                  "`spawn_only` | not met (behind in `spawn_only`) |");
+    EXPECT_IN(term.data, "noisy: 4 of 144 repetitions ended with more runnable tasks than the "
+                         "machine's 2 logical CPUs");
+    pkb_buf_free(&term);
+}
