@@ -421,8 +421,10 @@ TEST_IMPL(term_table_aligns_text_and_colour)
 
     ASSERT_EQ(pkb_text_width("µs ± ×"), 6);
     char d[32];
-    pkb_fmt_duration(d, sizeof d, 0.4);
+    pkb_fmt_duration(d, sizeof d, 0);
     ASSERT_STR_EQ(d, "0s");
+    pkb_fmt_duration(d, sizeof d, 0.4);
+    ASSERT_STR_EQ(d, "1s");
     pkb_fmt_duration(d, sizeof d, 59.6);
     ASSERT_STR_EQ(d, "1m00s");
     pkb_fmt_duration(d, sizeof d, 425);

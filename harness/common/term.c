@@ -70,7 +70,7 @@ void pkb_fmt_duration(char *out, size_t cap, double seconds)
         snprintf(out, cap, "?");
         return;
     }
-    long s = lround(seconds);
+    long s = seconds > 0 && seconds < 1 ? 1 : lround(seconds); /* a moment is "1s", not "0s" */
     if (s < 60)
         snprintf(out, cap, "%lds", s);
     else if (s < 3600)

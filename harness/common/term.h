@@ -37,7 +37,8 @@ void pkb_term_puts(pkb_buf *b, bool color, pkb_tone tone, const char *s);
  * character these renderings print is one column wide). */
 size_t pkb_text_width(const char *s);
 
-/* A duration for a person: "0s", "42s", "7m05s", "2h03m". Negative or non-finite: "?". */
+/* A duration for a person, rounded to the second: "0s" (exactly 0), "1s" (anything shorter),
+ * "42s", "7m05s", "2h03m". Negative or non-finite: "?". */
 void pkb_fmt_duration(char *out, size_t cap, double seconds);
 
 /* ---- aligned tables ------------------------------------------------------------------------ */

@@ -228,13 +228,16 @@ static void announce(const pkb_series *series, size_t n, const pkb_suite_options
         total = (prof->warmup_s + 3 * prof->min_time_s + 0.05) * (double)timed +
                 (prof->min_time_s * 1.2 + 0.005) * (double)(timed * (opts->aa ? 2 : 1)) *
                     prof->repetitions;
-    char about[32];
+    char about[32], budget[64] = "";
     pkb_fmt_duration(about, sizeof about, total);
-    fprintf(stderr, "pkbench: timing %zu series, %s profile%s: about %s\n", timed, prof->name,
-            opts->aa           ? ", A/A rounds"
-            : opts->interleave ? ", interleaved rounds"
-                               : "",
-            about);
+    if (opts->prime) { /* priming ends when spawn times settle: unknown in advance, but bounded */
+        char b[32];
+        pkb_fmt_duration(b, sizeof b, prof->priming_budget_s);
+        snprintf(budget, sizeof budget, " after priming (at most %s)", b);
+    }
+    const char *mode = opts->aa ? ", A/A rounds" : opts->interleave ? ", interleaved rounds" : "";
+    fprintf(stderr, "pkbench: timing %zu series, %s profile%s: about %s%s\n", timed, prof->name,
+            mode, about, budget);
 }
 
 /* Times every registered series, one after another or in rounds. */
