@@ -25,13 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-double pkb__fk_num(const json_t *o, const char *key)
+static double numv(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-void pkb__fk_us(pkb_buf *b, double us)
+/* A time given in µs, in the unit it reads best in. */
+static void fmt_us(pkb_buf *b, double us)
 {
     if (!isfinite(us))
         pkb_buf_puts(b, "n/a");
@@ -43,7 +44,7 @@ void pkb__fk_us(pkb_buf *b, double us)
         pkb_buf_printf(b, "%.2f s", us / 1e6);
 }
 
-void pkb__fk_ratio(pkb_buf *b, const json_t *v)
+static void fmt_ratio(pkb_buf *b, const json_t *v)
 {
     if (json_is_number(v))
         pkb_buf_printf(b, "%.2f×", json_number_value(v));
@@ -59,7 +60,7 @@ static void fmt_step(pkb_buf *b, double mib)
         pkb_buf_printf(b, "%.0f MiB", mib);
 }
 
-void pkb__fk_thousands(pkb_buf *b, long long v)
+static void fmt_thousands(pkb_buf *b, long long v)
 {
     char digits[32];
     int n = snprintf(digits, sizeof digits, "%lld", v);
@@ -68,6 +69,27 @@ void pkb__fk_thousands(pkb_buf *b, long long v)
             pkb_buf_puts(b, ",");
         pkb_buf_printf(b, "%c", digits[i]);
     }
+}
+
+/* For the terminal view (terminal.c), the same formatters (report.h). */
+double pkb__fk_num(const json_t *o, const char *key)
+{
+    return numv(o, key);
+}
+
+void pkb__fk_us(pkb_buf *b, double us)
+{
+    fmt_us(b, us);
+}
+
+void pkb__fk_ratio(pkb_buf *b, const json_t *v)
+{
+    fmt_ratio(b, v);
+}
+
+void pkb__fk_thousands(pkb_buf *b, long long v)
+{
+    fmt_thousands(b, v);
 }
 
 /* ---- title, settings, environment ---------------------------------------------------------- */
@@ -131,11 +153,10 @@ static void md_fields(pkb_buf *b, const json_t *obj, const char *const *skip)
 /* csh's time: "0.120u 17.192s 0:17.81 97.1%". */
 static void time_line(pkb_buf *b, const json_t *row)
 {
-    double wall = pkb__fk_num(row, "wall_s");
+    double wall = numv(row, "wall_s");
     int minutes = isfinite(wall) ? (int)(wall / 60) : 0;
-    pkb_buf_printf(b, "`%.3fu %.3fs %d:%05.2f %.1f%%`", pkb__fk_num(row, "user_s"),
-                   pkb__fk_num(row, "sys_s"), minutes, wall - 60.0 * minutes,
-                   pkb__fk_num(row, "cpu_pct"));
+    pkb_buf_printf(b, "`%.3fu %.3fs %d:%05.2f %.1f%%`", numv(row, "user_s"), numv(row, "sys_s"),
+                   minutes, wall - 60.0 * minutes, numv(row, "cpu_pct"));
 }
 
 static void wemm_table(pkb_buf *b, const json_t *rows, bool ours)
@@ -149,15 +170,13 @@ static void wemm_table(pkb_buf *b, const json_t *rows, bool ours)
         pkb_buf_puts(b, "| ");
         pkb_md_code(b, json_string_value(json_object_get(row, "binary")));
         pkb_buf_printf(b, " | %s | ", json_string_value(json_object_get(row, "mechanism")));
-        pkb__fk_thousands(b, (long long)pkb__fk_num(row, "iterations"));
-        pkb_buf_printf(b, " | %d | %.3f s | %.3f s | %.2f s", (int)pkb__fk_num(row, "runs"),
-                       pkb__fk_num(row, "user_s"), pkb__fk_num(row, "sys_s"),
-                       pkb__fk_num(row, "wall_s"));
-        if (ours && pkb__fk_num(row, "runs") > 1)
-            pkb_buf_printf(b, " (%.2f–%.2f)", pkb__fk_num(row, "wall_min_s"),
-                           pkb__fk_num(row, "wall_max_s"));
-        pkb_buf_printf(b, " | %.1f%% | ", pkb__fk_num(row, "cpu_pct"));
-        pkb__fk_us(b, pkb__fk_num(row, "us_per_fork"));
+        fmt_thousands(b, (long long)numv(row, "iterations"));
+        pkb_buf_printf(b, " | %d | %.3f s | %.3f s | %.2f s", (int)numv(row, "runs"),
+                       numv(row, "user_s"), numv(row, "sys_s"), numv(row, "wall_s"));
+        if (ours && numv(row, "runs") > 1)
+            pkb_buf_printf(b, " (%.2f–%.2f)", numv(row, "wall_min_s"), numv(row, "wall_max_s"));
+        pkb_buf_printf(b, " | %.1f%% | ", numv(row, "cpu_pct"));
+        fmt_us(b, numv(row, "us_per_fork"));
         pkb_buf_puts(b, " | ");
         time_line(b, row);
         pkb_buf_puts(b, " |\n");
@@ -179,13 +198,13 @@ static void ratio_row(pkb_buf *b,
                       const char *k2)
 {
     pkb_buf_printf(b, "| %s | ", label);
-    pkb__fk_ratio(b, ratio(sum, "ratios", group, k1));
+    fmt_ratio(b, ratio(sum, "ratios", group, k1));
     pkb_buf_puts(b, " | ");
-    pkb__fk_ratio(b, ratio(sum, "ratios", group, k2));
+    fmt_ratio(b, ratio(sum, "ratios", group, k2));
     pkb_buf_puts(b, " | ");
-    pkb__fk_ratio(b, ratio(sum, "ratios_2003", group, k1));
+    fmt_ratio(b, ratio(sum, "ratios_2003", group, k1));
     pkb_buf_puts(b, " | ");
-    pkb__fk_ratio(b, ratio(sum, "ratios_2003", group, k2));
+    fmt_ratio(b, ratio(sum, "ratios_2003", group, k2));
     pkb_buf_puts(b, " |\n");
 }
 
@@ -261,7 +280,7 @@ static const json_t *point_at(const json_t *curve, double step)
     const json_t *p;
     json_array_foreach(json_object_get(curve, "points"), i, p)
     {
-        if (pkb__fk_num(p, "step_mib") == step)
+        if (numv(p, "step_mib") == step)
             return p;
     }
     return NULL;
@@ -299,15 +318,14 @@ static void md_cost_table(const json_t *curves, const json_t *steps, pkb_buf *b)
             const json_t *p = point_at(c, json_number_value(st));
             pkb_buf_puts(b, " ");
             if (p != NULL)
-                pkb__fk_us(b, pkb__fk_num(p, "median_us"));
+                fmt_us(b, numv(p, "median_us"));
             else
                 pkb_buf_puts(b, "–");
             pkb_buf_puts(b, " |");
         }
         const json_t *fit = json_object_get(c, "fit");
         if (json_is_object(fit))
-            pkb_buf_printf(b, " %.3f | %.3f |\n", pkb__fk_num(fit, "slope_us_per_mib"),
-                           pkb__fk_num(fit, "r2"));
+            pkb_buf_printf(b, " %.3f | %.3f |\n", numv(fit, "slope_us_per_mib"), numv(fit, "r2"));
         else
             pkb_buf_puts(b, " n/a | n/a |\n");
     }
@@ -328,10 +346,10 @@ static void md_fit_table(const json_t *curves, pkb_buf *b)
         pkb_buf_puts(b, "| ");
         pkb_md_code(b, json_string_value(json_object_get(c, "mechanism")));
         pkb_buf_printf(b, " | %s | %.3f | ", json_string_value(json_object_get(c, "thp")),
-                       pkb__fk_num(fit, "slope_us_per_mib"));
-        pkb__fk_us(b, pkb__fk_num(fit, "intercept_us"));
-        pkb_buf_printf(b, " | %.4f | %d | ", pkb__fk_num(fit, "r2"), (int)pkb__fk_num(fit, "n"));
-        pkb__fk_us(b, pkb__fk_num(fit, "slope_us_per_mib") * 1024);
+                       numv(fit, "slope_us_per_mib"));
+        fmt_us(b, numv(fit, "intercept_us"));
+        pkb_buf_printf(b, " | %.4f | %d | ", numv(fit, "r2"), (int)numv(fit, "n"));
+        fmt_us(b, numv(fit, "slope_us_per_mib") * 1024);
         pkb_buf_puts(b, " |\n");
     }
     pkb_buf_puts(b, "\n");
@@ -363,18 +381,18 @@ static void md_fit_words(const json_t *curves, pkb_buf *b)
         pkb_buf_printf(b,
                        "- **fork+execve, THP %s: %.2f µs per MiB** of the parent's resident "
                        "memory (R² %.4f, %d steps); at ",
-                       thps[t], pkb__fk_num(fit, "slope_us_per_mib"), pkb__fk_num(fit, "r2"),
-                       (int)pkb__fk_num(fit, "n"));
-        fmt_step(b, pkb__fk_num(last, "step_mib"));
+                       thps[t], numv(fit, "slope_us_per_mib"), numv(fit, "r2"),
+                       (int)numv(fit, "n"));
+        fmt_step(b, numv(last, "step_mib"));
         pkb_buf_puts(b, " one spawn took ");
-        pkb__fk_us(b, pkb__fk_num(last, "median_us"));
+        fmt_us(b, numv(last, "median_us"));
         const json_t *vf =
-            point_at(find_curve(curves, "vfork_execve", thps[t]), pkb__fk_num(last, "step_mib"));
+            point_at(find_curve(curves, "vfork_execve", thps[t]), numv(last, "step_mib"));
         if (vf != NULL) {
             pkb_buf_puts(b, ", against ");
-            pkb__fk_us(b, pkb__fk_num(vf, "median_us"));
+            fmt_us(b, numv(vf, "median_us"));
             pkb_buf_printf(b, " for vfork+execve (%.0f×)",
-                           pkb__fk_num(last, "median_us") / pkb__fk_num(vf, "median_us"));
+                           numv(last, "median_us") / numv(vf, "median_us"));
         }
         pkb_buf_puts(b, t == 0 ? ". The research note (`spawn.md`) measured ≈28 µs/MiB on these "
                                  "machines.\n"
@@ -393,8 +411,8 @@ static void md_fit_words(const json_t *curves, pkb_buf *b)
                 !is_vfork_family(json_string_value(json_object_get(c, "mechanism"))) ||
                 strcmp(json_string_value(json_object_get(c, "thp")), thps[t]) != 0)
                 continue;
-            lo = fmin(lo, pkb__fk_num(fit, "slope_us_per_mib"));
-            hi = fmax(hi, pkb__fk_num(fit, "slope_us_per_mib"));
+            lo = fmin(lo, numv(fit, "slope_us_per_mib"));
+            hi = fmax(hi, numv(fit, "slope_us_per_mib"));
             n++;
         }
         if (n == 0)
@@ -403,7 +421,7 @@ static void md_fit_words(const json_t *curves, pkb_buf *b)
                        "- The vfork family with THP %s (vfork, clone3, posix_spawn, processkit; "
                        "%zu curves): slopes from %.3f to %.3f µs per MiB, i.e. at most ",
                        thps[t], n, lo, hi);
-        pkb__fk_us(b, fmax(fabs(lo), fabs(hi)) * 1024);
+        fmt_us(b, fmax(fabs(lo), fabs(hi)) * 1024);
         pkb_buf_puts(b, " per GiB — flat, next to fork's growth. Their R² says little: a flat "
                         "line explains no variance, so R² measures noise there; read the "
                         "slope.\n");
@@ -422,13 +440,12 @@ static void md_memory(const json_t *points, pkb_buf *b)
     json_array_foreach(points, i, p)
     {
         pkb_buf_printf(b, "| %s | ", json_string_value(json_object_get(p, "thp")));
-        fmt_step(b, pkb__fk_num(p, "step_mib"));
+        fmt_step(b, numv(p, "step_mib"));
         pkb_buf_printf(b, " | %.1f MiB | %.1f MiB | %.1f MiB (before: %.1f) | %s | %.2f s |\n",
-                       pkb__fk_num(p, "rss_kib") / 1024, pkb__fk_num(p, "anon_huge_kib") / 1024,
-                       pkb__fk_num(p, "rss_after_free_kib") / 1024,
-                       pkb__fk_num(p, "rss_before_kib") / 1024,
+                       numv(p, "rss_kib") / 1024, numv(p, "anon_huge_kib") / 1024,
+                       numv(p, "rss_after_free_kib") / 1024, numv(p, "rss_before_kib") / 1024,
                        json_is_true(json_object_get(p, "released")) ? "yes" : "**no**",
-                       pkb__fk_num(p, "touch_s"));
+                       numv(p, "touch_s"));
     }
     pkb_buf_puts(b, "\n");
 }
@@ -488,9 +505,9 @@ static void md_ladder(const pkb_results *r, const json_t *sum, bool plots, pkb_b
             {
                 bool seen = false;
                 for (size_t j = 0; j < json_array_size(own) && !seen; j++)
-                    seen = json_number_value(json_array_get(own, j)) == pkb__fk_num(p, "step_mib");
+                    seen = json_number_value(json_array_get(own, j)) == numv(p, "step_mib");
                 if (!seen)
-                    json_array_append_new(own, json_real(pkb__fk_num(p, "step_mib")));
+                    json_array_append_new(own, json_real(numv(p, "step_mib")));
             }
         }
         steps = own;

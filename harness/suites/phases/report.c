@@ -206,12 +206,12 @@ void pkb__phases_view_free(pkb__phases_view *v)
 /* ==== Markdown ================================================================================ */
 
 /* µs with three decimals: every time in this report, so columns compare at a glance. */
-void pkb__us(pkb_buf *b, double ns)
+static void us(pkb_buf *b, double ns)
 {
     pkb_buf_printf(b, "%.3f µs", ns / 1e3);
 }
 
-void pkb__mean_sd_us(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p)
+static void mean_sd(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p)
 {
     if (s->n >= 2)
         pkb_buf_printf(b, "%.3f ± %.3f µs", p->mean / 1e3, p->sd / 1e3);
@@ -219,10 +219,26 @@ void pkb__mean_sd_us(pkb_buf *b, const pkb_results_series *s, const pkb__phase_s
         pkb_buf_printf(b, "%.3f µs, n = 1", p->mean / 1e3);
 }
 
-void pkb__signed_us(pkb_buf *b, double ns)
+static void signed_us(pkb_buf *b, double ns)
 {
     double v = ns / 1e3;
     pkb_buf_printf(b, "%+.3f µs", fabs(v) < 0.0005 ? 0.0 : v);
+}
+
+/* For the terminal view (terminal.c), the same cells (view.h). */
+void pkb__us(pkb_buf *b, double ns)
+{
+    us(b, ns);
+}
+
+void pkb__mean_sd_us(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p)
+{
+    mean_sd(b, s, p);
+}
+
+void pkb__signed_us(pkb_buf *b, double ns)
+{
+    signed_us(b, ns);
 }
 
 static void noisy_mark(pkb_buf *b, const pkb_results_series *s)
@@ -350,15 +366,15 @@ static void md_phases(const pkb_results *r, const pkb__phases_view *v, pkb_buf *
         pkb_buf_puts(b, " | ");
         md_adds(b, s, p->j);
         pkb_buf_puts(b, " | ");
-        pkb__mean_sd_us(b, s, p);
+        mean_sd(b, s, p);
         pkb_buf_puts(b, " | ");
-        pkb__us(b, p->median);
+        us(b, p->median);
         pkb_buf_puts(b, " | ");
         double diff, fraction;
         if (p == plain) {
             pkb_buf_puts(b, "baseline");
         } else if (pkb__phase_vs_plain(r, v, i, &diff, &fraction)) {
-            pkb__signed_us(b, diff);
+            signed_us(b, diff);
             pkb_buf_puts(b, " (");
             pkb_fmt_delta(b, fraction);
             pkb_buf_puts(b, ")");
@@ -396,9 +412,9 @@ static void md_primitives(const pkb_results *r, const pkb__phases_view *v, pkb_b
         pkb_buf_puts(b, " | ");
         pkb_md_text(b, s->description ? s->description : "");
         pkb_buf_puts(b, " | ");
-        pkb__mean_sd_us(b, s, p);
+        mean_sd(b, s, p);
         pkb_buf_puts(b, " | ");
-        pkb__us(b, p->median);
+        us(b, p->median);
         pkb_buf_printf(b, " | %.0f | ", p->calls);
         md_seen(b, p->j);
         pkb_buf_puts(b, " |\n");
@@ -456,15 +472,15 @@ md_reconciliation(const pkb_results *r, const pkb__phases_view *v, bool plots, p
         }
         const pkb_reconciliation *c = &row->rec;
         pkb_buf_puts(b, " | ");
-        pkb__us(b, c->predicted_ns);
+        us(b, c->predicted_ns);
         pkb_buf_puts(b, " | ");
-        pkb__us(b, c->measured_ns);
+        us(b, c->measured_ns);
         pkb_buf_puts(b, " | ");
-        pkb__signed_us(b, c->residual_ns);
+        signed_us(b, c->residual_ns);
         pkb_buf_puts(b, " | ");
         pkb_fmt_delta(b, c->residual_fraction);
         pkb_buf_puts(b, " | ");
-        pkb__us(b, c->threshold_ns);
+        us(b, c->threshold_ns);
         pkb_buf_puts(b, c->flagged ? " | **flagged** |\n" : " | within |\n");
         flagged += c->flagged;
     }
@@ -524,11 +540,11 @@ static void md_lock(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
         pkb_buf_puts(b, " | ");
         pkb_md_text(b, s->description ? s->description : "");
         pkb_buf_puts(b, " | ");
-        pkb__mean_sd_us(b, s, p);
+        mean_sd(b, s, p);
         pkb_buf_puts(b, " | ");
-        pkb__us(b, p->median);
+        us(b, p->median);
         pkb_buf_puts(b, " | ");
-        pkb__us(b, s->work > 0 ? p->mean / s->work : p->mean);
+        us(b, s->work > 0 ? p->mean / s->work : p->mean);
         pkb_buf_puts(b, " |\n");
     }
     pkb_buf_puts(b, header ? "\n" : "");
@@ -538,7 +554,7 @@ static void md_lock(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
         /* One sample's sd is NaN: it counts as 0, as in the reconciliation. */
         double sd = sqrt((isnan(l->sd) ? 0 : l->sd * l->sd) + (isnan(u->sd) ? 0 : u->sd * u->sd));
         pkb_buf_puts(b, "Locked against unlocked: ");
-        pkb__signed_us(b, diff);
+        signed_us(b, diff);
         pkb_buf_puts(b, " (");
         pkb_fmt_delta(b, diff / u->mean);
         pkb_buf_printf(b,
