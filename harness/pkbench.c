@@ -10,9 +10,9 @@
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
- * could not start, or stdout that cannot be written (one line on stderr says which); 130 when a run was interrupted (its results
- * file still holds every finished series). compare and check add 2 (a regression) and 3
- * (undecidable).
+ * could not start, or stdout that cannot be written (one line on stderr says which); 130 when a run
+ * was interrupted (its results file still holds every finished series). compare and check add 2 (a
+ * regression) and 3 (undecidable).
  */
 #define _GNU_SOURCE
 #include "common/parse.h"
