@@ -309,6 +309,23 @@ TEST_IMPL(pkbench_terminal_output_matches_results_file)
     pk_result_release(&r);
     free(run_tables);
 
+    /* With the figures: one line per figure, its SVG first, its siblings named. */
+    int plots = PKBENCH(&r, "report", file, "--out", dir);
+    if (plots == 0) {
+        char want[1400];
+        snprintf(want, sizeof want,
+                 "report   %s/tiny.md\nfigures  %s/tiny-spawn_only.gnuplot.svg (also .gnuplot.png, "
+                 ".matplotlib.png)\n",
+                 dir, dir);
+        ASSERT_STR_EQ(text_of(&r.out), want);
+        snprintf(want, sizeof want, "%s/tiny-spawn_only.matplotlib.png", dir);
+        ASSERT_EQ(access(want, R_OK), 0);
+    } else { /* gnuplot or matplotlib missing: said so, nothing listed */
+        printf("# report with figures exited %d: %s", plots, text_of(&r.err));
+        ASSERT_STR_EQ(text_of(&r.out), "");
+    }
+    pk_result_release(&r);
+
     /* A write error on stdout is an error, named. */
     int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
     if (full >= 0) {
