@@ -66,8 +66,15 @@ static const char *text_of(const pk_output *o)
 struct expect {
     const char *name, *contender;
     double mean, sd, median, work;
-    const char *unit;
-    char median_text[64], mean_sd_text[64], rate_text[64];
+    const char *unit, *table_unit;
+    bool baseline;
+    long attempts, attempt_used;
+    size_t disturbed, n;
+    /* The table's cells, in the table's unit; the run line's numbers with their units. */
+    char median_cell[64], mean_sd_cell[96], rate_cell[64], line[256], marks[96];
+    /* Against the baseline: Δ of the medians from the file; its CI and the verdict word from
+     * `pkbench compare FILE --baseline-contender posix_spawn`. */
+    char delta[32], ci[96], verdict[96];
 };
 
 static double num(const json_t *o, const char *key)
@@ -98,7 +105,7 @@ static double median_of(const json_t *samples)
     return m;
 }
 
-/* ns, µs, ms or s by the size of the mean, as the report's tables choose. */
+/* ns, µs, ms or s: a table's unit is the one its smallest median reads best in. */
 static const char *unit_of(double ns, double *scale)
 {
     *scale = ns < 1e3 ? 1 : ns < 1e6 ? 1e3 : ns < 1e9 ? 1e6 : 1e9;
@@ -131,24 +138,81 @@ static void delta_text(char *out, size_t cap, double d)
 
 static void expect_of(const json_t *s, struct expect *e)
 {
+    memset(e, 0, sizeof *e);
     const json_t *sum = json_object_get(s, "summary");
     e->name = json_string_value(json_object_get(s, "name"));
     e->contender = json_string_value(json_object_get(s, "contender"));
     e->unit = json_string_value(json_object_get(s, "unit"));
+    e->baseline = json_is_true(json_object_get(s, "baseline"));
     e->mean = num(sum, "mean_ns");
     e->sd = num(sum, "sd_ns");
     e->median = num(sum, "median_ns");
     e->work = num(s, "work_per_iteration");
     /* The file's summary is its samples' summary. */
     ASSERT(fabs(e->median - median_of(json_object_get(s, "samples_ns"))) <= 1e-9 * e->median);
-    double scale;
-    const char *u = unit_of(e->mean, &scale);
-    snprintf(e->median_text, sizeof e->median_text, "%.3f %s", e->median / scale, u);
-    snprintf(e->mean_sd_text, sizeof e->mean_sd_text, "%.3f ± %.3f %s", e->mean / scale,
-             e->sd / scale, u);
-    char rate[48];
-    rate_text(rate, sizeof rate, e->work / (e->mean * 1e-9));
-    snprintf(e->rate_text, sizeof e->rate_text, "%s %s", rate, e->unit);
+    e->attempts = (long)json_array_size(json_object_get(s, "attempts"));
+    e->attempt_used = (long)json_integer_value(json_object_get(s, "attempt_used"));
+    const json_t *flags = json_object_get(s, "disturbed");
+    e->n = json_array_size(json_object_get(s, "samples_ns"));
+    for (size_t i = 0; i < json_array_size(flags); i++)
+        e->disturbed += json_is_true(json_array_get(flags, i));
+    if (e->disturbed > 0)
+        snprintf(e->marks, sizeof e->marks, "%zu/%zu disturbed", e->disturbed, e->n);
+    if (e->attempts > 1)
+        snprintf(e->marks + strlen(e->marks), sizeof e->marks - strlen(e->marks),
+                 "%sre-measured, attempt %ld kept", e->disturbed > 0 ? "; " : "",
+                 e->attempt_used + 1);
+}
+
+/* The cells of a scenario's series (one scenario: one table, one unit), and their Δ, CI and
+ * verdict against `base` as `compare` (its JSON, parsed here) gives them. */
+static void expect_cells(struct expect *e, size_t n, const struct expect *base, const json_t *cmp)
+{
+    double smallest = INFINITY, scale;
+    for (size_t i = 0; i < n; i++)
+        smallest = fmin(smallest, e[i].median);
+    const char *u = unit_of(smallest, &scale);
+    for (size_t i = 0; i < n; i++) {
+        char median[32], mean[32], sd[32], rate[32];
+        rate_text(median, sizeof median, e[i].median / scale);
+        rate_text(mean, sizeof mean, e[i].mean / scale);
+        rate_text(sd, sizeof sd, e[i].sd / scale);
+        rate_text(rate, sizeof rate, e[i].work / (e[i].median * 1e-9));
+        e[i].table_unit = u;
+        snprintf(e[i].median_cell, sizeof e[i].median_cell, "%s", median);
+        snprintf(e[i].mean_sd_cell, sizeof e[i].mean_sd_cell, "%s ± %s", mean, sd);
+        snprintf(e[i].rate_cell, sizeof e[i].rate_cell, "%s", rate);
+        snprintf(e[i].line, sizeof e[i].line, "  median %s %s  mean %s ± %s %s  %s %s", median, u,
+                 mean, sd, u, rate, e[i].unit);
+        if (&e[i] == base)
+            continue;
+        delta_text(e[i].delta, sizeof e[i].delta, e[i].median / base->median - 1);
+        const json_t *row = NULL, *rows = json_object_get(cmp, "series");
+        for (size_t k = 0; k < json_array_size(rows); k++)
+            if (strcmp(json_string_value(json_object_get(json_array_get(rows, k), "name")),
+                       e[i].name) == 0)
+                row = json_array_get(rows, k);
+        if (row == NULL)
+            pk_test_fail(__FILE__, __LINE__, "compare has no row %s", e[i].name);
+        double delta = num(row, "delta"), bar = num(row, "bar");
+        ASSERT(fabs(delta - (e[i].median / base->median - 1)) < 1e-9);
+        const json_t *ci = json_object_get(row, "ratio_ci");
+        char lo[32], hi[32];
+        delta_text(lo, sizeof lo, json_number_value(json_array_get(ci, 0)) - 1);
+        delta_text(hi, sizeof hi, json_number_value(json_array_get(ci, 1)) - 1);
+        snprintf(e[i].ci, sizeof e[i].ci, "[%s, %s]", lo, hi);
+        const char *v = json_string_value(json_object_get(row, "verdict"));
+        const char *why = json_string_value(json_object_get(row, "reason"));
+        if (strcmp(v, "undecidable") == 0) /* "too noisy: cv ..." */
+            snprintf(e[i].verdict, sizeof e[i].verdict, "undecidable (%.*s)",
+                     why != NULL ? (int)strcspn(why, ":") : 1, why != NULL ? why : "?");
+        else
+            snprintf(e[i].verdict, sizeof e[i].verdict, "%s",
+                     strcmp(v, "regressed") == 0  ? "slower"
+                     : strcmp(v, "improved") == 0 ? "faster"
+                     : fabs(delta) <= bar         ? "negligible"
+                                                  : "not distinguishable");
+    }
 }
 
 /* ==== Reading what was printed ================================================================ */
@@ -200,11 +264,114 @@ static size_t start_col(const char *line, const char *cell, int at)
     return column(line, (size_t)(p - line));
 }
 
-/* ==== The end-to-end test =======================================================================
+/* ==== The end-to-end tests ======================================================================
  */
+
+/* `pkbench compare FILE --baseline-contender posix_spawn --format json`, parsed. */
+static json_t *compare_json(const char *file)
+{
+    pk_result r;
+    int code =
+        PKBENCH(&r, "compare", file, "--baseline-contender", "posix_spawn", "--format", "json");
+    if (code != 0 && code != 2 && code != 3) /* 2, 3: a regression, an undecidable series */
+        pk_test_fail(__FILE__, __LINE__, "pkbench compare exited %d: %s", code, text_of(&r.err));
+    json_error_t jerr;
+    json_t *j = json_loads(text_of(&r.out), 0, &jerr);
+    if (j == NULL)
+        pk_test_fail(__FILE__, __LINE__, "compare's JSON: %s", jerr.text);
+    pk_result_release(&r);
+    return j;
+}
+
+/* Loads the run's results file and what every series' cells must be; returns the document. */
+static json_t *load_expect(const char *file, struct expect *e, size_t n, size_t base)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(file, 0, &jerr);
+    if (doc == NULL)
+        pk_test_fail(__FILE__, __LINE__, "%s: %s", file, jerr.text);
+    const json_t *series = json_object_get(doc, "series");
+    ASSERT_EQ(json_array_size(series), n);
+    for (size_t i = 0; i < n; i++)
+        expect_of(json_array_get(series, i), &e[i]);
+    ASSERT(e[base].baseline);
+    json_t *cmp = compare_json(file);
+    expect_cells(e, n, &e[base], cmp);
+    json_decref(cmp);
+    return doc;
+}
+
+/* Where the line of series `prefix` ("pkbench: [k/n] name ") starts in err (it must be there,
+ * once). */
+static const char *line_at(const char *err, const char *prefix)
+{
+    const char *at = strstr(err, prefix);
+    if (at == NULL)
+        pk_test_fail(__FILE__, __LINE__, "no line \"%s\" in:\n%s", prefix, err);
+    ASSERT(strstr(at + 1, prefix) == NULL);
+    return at;
+}
+
+/* Checks a run line (the text of `line` after its name): the file's numbers, then `verdict`
+ * (NULL: not checked beyond " vs posix_spawn: "; "": none), the marks, and "  ETA <d>" when
+ * `eta`, and nothing else. */
+static void check_run_line(const char *line, const struct expect *e, const char *verdict, bool eta)
+{
+    const char *p = strstr(line, e->line);
+    if (p == NULL)
+        pk_test_fail(__FILE__, __LINE__, "\"%s\" is not in: %s", e->line, line);
+    p += strlen(e->line);
+    if (verdict == NULL) { /* only that it has one, its marks and the time left when due */
+        if (strstr(p, " vs posix_spawn: ") == NULL || strstr(p, e->marks) == NULL ||
+            (strstr(p, "  ETA ") != NULL) != eta)
+            pk_test_fail(__FILE__, __LINE__, "expected a verdict, \"%s\"%s in: %s", e->marks,
+                         eta ? " and the time left" : "", line);
+        return;
+    } else {
+        if (strncmp(p, verdict, strlen(verdict)) != 0)
+            pk_test_fail(__FILE__, __LINE__, "expected \"%s\" after the numbers in: %s", verdict,
+                         line);
+        p += strlen(verdict);
+    }
+    if (e->marks[0] != '\0') {
+        if (strncmp(p, "  ", 2) != 0 || strncmp(p + 2, e->marks, strlen(e->marks)) != 0)
+            pk_test_fail(__FILE__, __LINE__, "expected the marks \"%s\" in: %s", e->marks, line);
+        p += 2 + strlen(e->marks);
+    }
+    if (eta) {
+        if (strncmp(p, "  ETA ", 6) != 0 || strchr("0123456789", p[6]) == NULL)
+            pk_test_fail(__FILE__, __LINE__, "expected the time left at the end of: %s", line);
+        p += 6 + strcspn(p + 6, "\n");
+    }
+    if (*p != '\n' && *p != '\0')
+        pk_test_fail(__FILE__, __LINE__, "unexpected \"%.*s\" at the end of: %s",
+                     (int)strcspn(p, "\n"), p, line);
+}
+
+/* The row of e in the final table: its cells, the Δ, CI and verdict, its marks. */
+static void check_row(const char *out, const struct expect *e)
+{
+    const char *want[10];
+    size_t n = 0;
+    want[n++] = e->contender;
+    want[n++] = e->median_cell;
+    want[n++] = e->mean_sd_cell;
+    want[n++] = e->rate_cell;
+    want[n++] = e->baseline ? "baseline" : e->delta;
+    if (!e->baseline) {
+        want[n++] = e->ci;
+        want[n++] = e->verdict;
+    }
+    if (e->marks[0] != '\0')
+        want[n++] = e->marks;
+    want[n] = NULL;
+    pk_test_expect_row(out, want, __FILE__, __LINE__);
+}
 
 #define TINY "^spawn_only/(processkit|posix_spawn|vfork_exec)$"
 
+/* --sequential: each series' line as it finishes (a series due to be measured again: after the
+ * re-measure), the delta once the baseline has run; then the table; then report --print. */
 TEST_IMPL(pkbench_terminal_output_matches_results_file)
 {
     need_pkbench();
@@ -212,81 +379,74 @@ TEST_IMPL(pkbench_terminal_output_matches_results_file)
     snprintf(file, sizeof file, "%s/tiny.json", pk_test_tmpdir());
     snprintf(dir, sizeof dir, "%s/reports", pk_test_tmpdir());
     pk_result r;
-    int code =
-        PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter", TINY, "--out", file);
+    int code = PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--sequential", "--filter",
+                       TINY, "--out", file);
     if (code != 0)
         pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code, text_of(&r.err));
     const char *out = text_of(&r.out), *err = text_of(&r.err);
     printf("# stderr:\n%s# stdout:\n%s", err, out);
 
-    json_error_t jerr;
-    json_t *doc = json_load_file(file, 0, &jerr);
-    if (doc == NULL)
-        pk_test_fail(__FILE__, __LINE__, "%s: %s", file, jerr.text);
-    const json_t *series = json_object_get(doc, "series");
-    ASSERT_EQ(json_array_size(series), 3);
     struct expect e[3];
-    for (size_t i = 0; i < 3; i++)
-        expect_of(json_array_get(series, i), &e[i]);
+    json_t *doc = load_expect(file, e, 3, 1);
     /* The registry's order: processkit first, then the baseline, then vfork_exec. */
     ASSERT_STR_EQ(e[0].contender, "processkit");
     ASSERT_STR_EQ(e[1].contender, "posix_spawn");
     ASSERT_STR_EQ(e[2].contender, "vfork_exec");
-    char delta0[32], delta2[32];
-    delta_text(delta0, sizeof delta0, (e[0].mean - e[1].mean) / e[1].mean);
-    delta_text(delta2, sizeof delta2, (e[2].mean - e[1].mean) / e[1].mean);
 
-    /* While running: one plain line per finished series, in order, with the file's numbers; the
-     * delta only once the baseline had run; the time left on all but the last. */
+    /* While running: one plain line per series, with the file's numbers; the delta only once the
+     * baseline had run; the time left on the lines printed while series were left to time. */
     ASSERT(strstr(err, "\033[") == NULL && strstr(out, "\033[") == NULL);
     EXPECT_IN(err, "pkbench: timing 3 series, quick profile: about ");
+    const char *again = strstr(err, "pkbench: measuring again: "), *prev = err;
+    bool any_again = e[0].attempts > 1 || e[1].attempts > 1 || e[2].attempts > 1;
+    ASSERT((again != NULL) == any_again);
     for (size_t i = 0; i < 3; i++) {
-        char prefix[128], line[1024], want[256];
+        char prefix[128], line[1024], verdict[256];
         snprintf(prefix, sizeof prefix, "pkbench: [%zu/3] %s ", i + 1, e[i].name);
-        line_starting(err, prefix, line, sizeof line);
-        snprintf(want, sizeof want, "  median %s  mean %s  %s", e[i].median_text, e[i].mean_sd_text,
-                 e[i].rate_text);
-        EXPECT_IN(line, want);
-        if (i == 0)
-            ASSERT(strstr(line, " vs ") == NULL && strstr(line, "baseline") == NULL);
-        if (i == 1)
-            EXPECT_IN(line, "  baseline");
-        if (i == 2) {
-            snprintf(want, sizeof want, "  %s vs posix_spawn (", delta2);
-            EXPECT_IN(line, want);
+        const char *at = line_at(err, prefix);
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\n"), at);
+        bool late = e[i].attempts > 1; /* measured again: its line once that was done */
+        if (late) {
+            ASSERT(at > again);
+        } else {
+            ASSERT(at > prev && (again == NULL || at < again));
+            prev = at;
         }
-        ASSERT((strstr(line, "  ETA ") != NULL) == (i < 2));
+        snprintf(verdict, sizeof verdict, "  %s %s vs posix_spawn: %s", e[i].delta, e[i].ci,
+                 e[i].verdict);
+        /* The verdict read then is the final one unless a series it depends on (the baseline,
+         * or a member of its Holm family) was measured again after the line. */
+        const char *want = i == 1               ? "  baseline"
+                           : i == 0 && !late    ? ""
+                           : late || !any_again ? verdict
+                                                : NULL;
+        check_run_line(line, &e[i], want, !late && i < 2);
     }
-    ASSERT(strstr(err, "[1/3]") < strstr(err, "[2/3]") &&
-           strstr(err, "[2/3]") < strstr(err, "[3/3]"));
 
     /* At the end: the table, each cell the file's, aligned; then the results file's path. */
     char head[512], row[3][512];
     line_starting(out, "  contender", head, sizeof head);
     for (size_t i = 0; i < 3; i++) {
+        check_row(out, &e[i]);
         char prefix[64];
         snprintf(prefix, sizeof prefix, "  %s ", e[i].contender);
         line_starting(out, prefix, row[i], sizeof row[i]);
-        EXPECT_IN(row[i], e[i].median_text);
-        EXPECT_IN(row[i], e[i].mean_sd_text);
-        EXPECT_IN(row[i], e[i].rate_text);
         /* Right-aligned numbers end under their header; the names start in one column. */
-        ASSERT_EQ(end_col(row[i], e[i].median_text, __LINE__), end_col(head, "median", __LINE__));
-        ASSERT_EQ(end_col(row[i], e[i].mean_sd_text, __LINE__),
-                  end_col(head, "mean ± sd", __LINE__));
-        ASSERT_EQ(end_col(row[i], e[i].rate_text, __LINE__), end_col(head, "throughput", __LINE__));
+        char h[64];
+        snprintf(h, sizeof h, "median (%s)", e[i].table_unit);
+        ASSERT_EQ(end_col(row[i], e[i].median_cell, __LINE__), end_col(head, h, __LINE__));
+        snprintf(h, sizeof h, "mean ± sd (%s)", e[i].table_unit);
+        ASSERT_EQ(end_col(row[i], e[i].mean_sd_cell, __LINE__), end_col(head, h, __LINE__));
+        snprintf(h, sizeof h, "throughput (%s)", e[i].unit);
+        ASSERT_EQ(end_col(row[i], e[i].rate_cell, __LINE__), end_col(head, h, __LINE__));
         ASSERT_EQ(start_col(row[i], e[i].contender, __LINE__), 2);
+        ASSERT(row[i][strlen(row[i]) - 1] != ' '); /* no line ends in padding */
     }
-    ASSERT_EQ(end_col(row[0], delta0, __LINE__), end_col(head, "vs posix_spawn", __LINE__));
+    ASSERT_EQ(end_col(row[0], e[0].delta, __LINE__), end_col(head, "vs posix_spawn", __LINE__));
     ASSERT_EQ(end_col(row[1], "baseline", __LINE__), end_col(head, "vs posix_spawn", __LINE__));
-    ASSERT_EQ(end_col(row[2], delta2, __LINE__), end_col(head, "vs posix_spawn", __LINE__));
-    for (size_t i = 0; i < 3; i += 2) {
-        double d = (e[i].mean - e[1].mean) / e[1].mean;
-        const char *verdict = fabs(d) <= 0.10 ? "negligible" : d > 0 ? "slower" : "faster";
-        ASSERT_EQ(start_col(row[i], verdict, __LINE__), start_col(head, "verdict", __LINE__));
-    }
-    for (size_t i = 0; i < 3; i++) /* no line ends in padding */
-        ASSERT(row[i][strlen(row[i]) - 1] != ' ');
+    ASSERT_EQ(end_col(row[2], e[2].delta, __LINE__), end_col(head, "vs posix_spawn", __LINE__));
+    for (size_t i = 0; i < 3; i += 2)
+        ASSERT_EQ(start_col(row[i], e[i].verdict, __LINE__), start_col(head, "verdict", __LINE__));
     char tail[600];
     snprintf(tail, sizeof tail, "\nresults  %s\n", file);
     ASSERT(strlen(out) > strlen(tail));
@@ -342,38 +502,79 @@ TEST_IMPL(pkbench_terminal_output_matches_results_file)
     json_decref(doc);
 }
 
-/* In rounds (--interleave) every series finishes with the last round: then one line each. */
+/* Seconds of a duration as pkb_fmt_duration writes it ("7s", "1m05s", "2h03m"); -1 if not one. */
+static double seconds_of(const char *d)
+{
+    unsigned a = 0, b = 0;
+    char u1 = 0, u2 = 0;
+    int n = sscanf(d, "%u%c%u%c", &a, &u1, &b, &u2);
+    if (n == 2 && u1 == 's')
+        return a;
+    if (n == 4 && u1 == 'm' && u2 == 's')
+        return a * 60.0 + b;
+    if (n == 4 && u1 == 'h' && u2 == 'm')
+        return a * 3600.0 + b * 60.0;
+    return -1;
+}
+
+/* The time left that the line starting with `prefix` gives ("... ETA 7s"). */
+static double eta_of(const char *err, const char *prefix)
+{
+    char line[512];
+    line_starting(err, prefix, line, sizeof line);
+    const char *eta = strstr(line, "  ETA ");
+    double s = eta != NULL ? seconds_of(eta + 6) : -1;
+    if (s < 0)
+        pk_test_fail(__FILE__, __LINE__, "no time left in: %s", line);
+    return s;
+}
+
+/* Interleaved rounds, the default: a line per round with the time left, then, once every series
+ * is final (after the last round, or after the re-measure of those measured again), one line per
+ * series with the file's numbers and the verdict the final table shows. */
 TEST_IMPL(pkbench_terminal_rounds_lines)
 {
     need_pkbench();
     char file[512];
     snprintf(file, sizeof file, "%s/rounds.json", pk_test_tmpdir());
     pk_result r;
-    int code = PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--interleave", "--filter",
+    int code = PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter",
                        "^spawn_only/(processkit|posix_spawn)$", "--out", file);
     if (code != 0)
         pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code, text_of(&r.err));
-    const char *err = text_of(&r.err);
+    const char *err = text_of(&r.err), *out = text_of(&r.out);
     printf("# stderr:\n%s", err);
-    json_t *doc = json_load_file(file, 0, NULL);
-    ASSERT(doc != NULL);
     struct expect e[2];
-    for (size_t i = 0; i < 2; i++)
-        expect_of(json_array_get(json_object_get(doc, "series"), i), &e[i]);
+    json_t *doc = load_expect(file, e, 2, 1);
     EXPECT_IN(err, "pkbench: timing 2 series, quick profile, interleaved rounds: about ");
-    char line[1024], want[512];
-    line_starting(err, "pkbench: round 10/10 (2 series)  ETA ", line, sizeof line);
-    /* After the last round, both, with the delta: the baseline ran in every round. */
-    line_starting(err, "pkbench: [1/2] spawn_only/processkit ", line, sizeof line);
-    char delta[32];
-    delta_text(delta, sizeof delta, (e[0].mean - e[1].mean) / e[1].mean);
-    snprintf(want, sizeof want, "  median %s  mean %s  %s  %s vs posix_spawn (", e[0].median_text,
-             e[0].mean_sd_text, e[0].rate_text, delta);
-    EXPECT_IN(line, want);
-    ASSERT(strstr(line, "ETA") == NULL);
-    ASSERT(strstr(err, "pkbench: round 10/10") < strstr(err, "[1/2]"));
-    line_starting(err, "pkbench: [2/2] spawn_only/posix_spawn ", line, sizeof line);
-    EXPECT_IN(line, "  baseline");
+    /* Every round says where the run is and the time left, which shrinks as rounds go by. */
+    double calibrating = eta_of(err, "pkbench: calibrating: warm-up and iteration counts");
+    const char *prev = err;
+    for (int k = 1; k <= 10; k++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "pkbench: round %d/10 (2 series)  ETA ", k);
+        const char *at = line_at(err, prefix);
+        ASSERT(at > prev);
+        prev = at;
+    }
+    ASSERT(eta_of(err, "pkbench: round 10/10 ") <= eta_of(err, "pkbench: round 1/10 "));
+    ASSERT(eta_of(err, "pkbench: round 10/10 ") <= calibrating);
+    /* The lines come once every series is final, in the suite's order, without a time left. */
+    const char *again = strstr(err, "pkbench: again round 10/10");
+    ASSERT((again != NULL) == (e[0].attempts > 1 || e[1].attempts > 1));
+    const char *l0 = line_at(err, "pkbench: [1/2] spawn_only/processkit ");
+    const char *l1 = line_at(err, "pkbench: [2/2] spawn_only/posix_spawn ");
+    ASSERT(l0 > prev && l1 > l0 && (again == NULL || l0 > again));
+    char line[1024], verdict[256];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(l0, "\n"), l0);
+    snprintf(verdict, sizeof verdict, "  %s %s vs posix_spawn: %s", e[0].delta, e[0].ci,
+             e[0].verdict);
+    check_run_line(line, &e[0], verdict, false);
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(l1, "\n"), l1);
+    check_run_line(line, &e[1], "  baseline", false);
+    /* ... and the table says the same. */
+    check_row(out, &e[0]);
+    check_row(out, &e[1]);
     pk_result_release(&r);
     json_decref(doc);
 }
@@ -568,9 +769,9 @@ static size_t md_cells(const char *row, size_t len, char cells[][128], size_t ma
 }
 
 /* The scenarios report both ways: every row of every table of the Markdown report of the fixture
- * is a row of the terminal view with the same numbers (median, mean ± sd, throughput, delta), its
- * verdict, and its noisy count; the refused and failed series are named with their reasons; the
- * targets are the Markdown's. */
+ * is a row of the terminal view with the same cells (median, mean ± sd, throughput, Δ, its CI,
+ * the verdict) and marks (disturbed repetitions, re-measured); the refused and failed series are
+ * named with their reasons; the targets and the rivals' ratios are the Markdown's. */
 TEST_IMPL(scenarios_terminal_matches_markdown)
 {
     char dir[512], md_path[600], err[512];
@@ -599,25 +800,36 @@ TEST_IMPL(scenarios_terminal_matches_markdown)
                 pk_test_fail(__FILE__, __LINE__, "no section %s in the terminal view", p);
         }
         char c[8][128];
-        if (scope != NULL && strncmp(p, "| `", 3) == 0 && md_cells(p, len, c, 8) == 5) {
-            char name[128], noisy[32] = "";
+        if (scope != NULL && strncmp(p, "| `", 3) == 0 && md_cells(p, len, c, 8) == 7) {
+            /* md: "`name` (marks[^note])", median, mean ± sd, throughput, Δ, CI, verdict (bold
+             * when slower or faster); terminal: name, the same cells, marks (no footnotes). */
+            char name[128], marks[128] = "", verdict[128];
             size_t k = strcspn(c[0] + 1, "`");
             snprintf(name, sizeof name, "%.*s", (int)k, c[0] + 1);
-            unsigned bad, of;
-            if (sscanf(c[0] + k + 2, " (%u of %u", &bad, &of) == 2)
-                snprintf(noisy, sizeof noisy, "%u/%u", bad, of);
-            const char *verdict = "";
-            if (strcmp(c[4], "baseline") != 0) {
-                double d = fabs(atof(c[4]));
-                verdict = d <= 10 ? "negligible" : c[4][0] == '+' ? "slower" : "faster";
+            const char *open = strstr(c[0] + k, " (");
+            for (size_t i = 0, w = 0; open != NULL && open[2 + i] != '\0' && w + 1 < sizeof marks;
+                 i++) {
+                if (open[2 + i] == '[') /* a footnote: "[^noisy]" */
+                    i += strcspn(open + 2 + i, "]");
+                else
+                    marks[w++] = open[2 + i];
+                marks[w] = '\0';
             }
-            /* md: name, mean ± sd, median, throughput, delta; terminal: median before the mean. */
-            if (verdict[0] == '\0' && noisy[0] == '\0')
-                EXPECT_ROW(scope, name, c[2], c[1], c[3], c[4]);
-            else if (noisy[0] == '\0')
-                EXPECT_ROW(scope, name, c[2], c[1], c[3], c[4], verdict);
-            else
-                EXPECT_ROW(scope, name, c[2], c[1], c[3], c[4], verdict, noisy);
+            if (marks[0] != '\0')
+                marks[strlen(marks) - 1] = '\0'; /* the closing parenthesis */
+            snprintf(verdict, sizeof verdict, "%s", c[6] + (c[6][0] == '*' ? 2 : 0));
+            if (c[6][0] == '*')
+                verdict[strlen(verdict) - 2] = '\0';
+            if (strcmp(c[4], "baseline") == 0) {
+                if (marks[0] == '\0')
+                    EXPECT_ROW(scope, name, c[1], c[2], c[3], c[4]);
+                else
+                    EXPECT_ROW(scope, name, c[1], c[2], c[3], c[4], marks);
+            } else if (marks[0] == '\0') {
+                EXPECT_ROW(scope, name, c[1], c[2], c[3], c[4], c[5], verdict);
+            } else {
+                EXPECT_ROW(scope, name, c[1], c[2], c[3], c[4], c[5], verdict, marks);
+            }
             rows++;
         }
         p += len + (p[len] == '\n');
@@ -626,15 +838,19 @@ TEST_IMPL(scenarios_terminal_matches_markdown)
     EXPECT_IN(term.data, "  not timed: glib — refused: glib: read 1032000 bytes in 7999 lines");
     EXPECT_IN(term.data, "  not timed: vfork_exec — failed: vfork_exec: the iteration failed: ");
     EXPECT_ROW(term.data, "processkit ≤ +5% vs posix_spawn in stream_large_stdout",
-               "1.082× (+8.2%)", "not met");
-    EXPECT_IN(md, "| `processkit` ≤ +5% vs `posix_spawn` in `stream_large_stdout` | 1.082× (+8.2%) "
-                  "| not met |");
+               "+7.3% [+4.1%, +11.8%]", "undecidable (the CI straddles +5%)");
+    EXPECT_IN(md, "| `processkit` ≤ +5% vs `posix_spawn` in `stream_large_stdout` | +7.3% [+4.1%, "
+                  "+11.8%] | undecidable (the CI straddles +5%) |");
     const char *rivals = strstr(term.data, "\nprocesskit against its rivals");
     ASSERT(rivals != NULL);
-    EXPECT_ROW(rivals, "glib", "0.923×", "–", "0.885×", "1.029×", "not met (behind in spawn_only)");
-    EXPECT_IN(md, "0.923× in `spawn_capture_small`, 0.885× in `concurrent_fan_out`, 1.029× in "
-                  "`spawn_only` | not met (behind in `spawn_only`) |");
-    EXPECT_IN(term.data, "noisy: 4 of 144 repetitions ended with more runnable tasks than the "
+    EXPECT_ROW(rivals, "spawn_only", "0.477× [0.463×, 0.489×]", "1.028× [0.991×, 1.056×]");
+    EXPECT_ROW(rivals, "stream_large_stdout", "0.880× [0.859×, 0.910×]", "–");
+    EXPECT_IN(md, "0.477× [0.463×, 0.489×] in `spawn_only` | met |");
+    EXPECT_IN(md, "1.028× [0.991×, 1.056×] in `spawn_only` | undecidable (not shown ahead in "
+                  "`spawn_only`) |");
+    EXPECT_ROW(term.data, "processkit ahead of glib in every scenario", "below",
+               "undecidable (not shown ahead in spawn_only)");
+    EXPECT_IN(term.data, "disturbed: 4 of 144 repetitions ended with more runnable tasks than the "
                          "machine's 2 logical CPUs");
     pkb_buf_free(&term);
 }

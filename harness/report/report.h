@@ -33,9 +33,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The negligible-overhead threshold of the seed document's conclusions: |delta| ≤ 10%. */
-#define PKB_REPORT_NEGLIGIBLE 0.10
-
 /* What a suite's report module provides (suites/suite.h puts it in the registry).
  *
  * markdown: the whole report into out. `plots`: link the figures `figures` makes. Returns 0, or
@@ -51,9 +48,9 @@ typedef struct pkb_report_kind {
      *              The same numbers as the Markdown, from the same code. NULL: the engine's
      *              generic table of every series (pkb_term_report). Errors as markdown.
      * series_line: one finished series in one line, without a newline, for `pkbench run` to
-     *              print as soon as the series is in the file: its median and spread, and its
-     *              delta against the scenario's baseline once that has run. NULL: the engine's
-     *              generic line. */
+     *              print once the file holds the series' final data: its median and spread, and
+     *              its delta and verdict against the scenario's baseline once that has run.
+     *              NULL: the engine's generic line. */
     int (*terminal)(const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len);
     void (*series_line)(const pkb_results *r, size_t index, pkb_buf *out);
 } pkb_report_kind;
@@ -83,8 +80,9 @@ int pkb_report_write(const pkb_results *r,
 
 /* `r` for a terminal: a title line (suite, profile, created; a warning when the run is
  * incomplete), then kind->terminal, or, when the suite has none, a table per scenario of every
- * series' median, mean ± sd and repetitions, then a note on noisy repetitions when there were
- * any. Returns 0 or the suite's error (-EBADMSG, -ENOMEM) with its message in err. */
+ * series' median, mean ± sd and repetitions, then a line on disturbed repetitions and one on
+ * re-measured series when there were any. Returns 0 or the suite's error (-EBADMSG, -ENOMEM) with
+ * its message in err. */
 int pkb_term_report(const pkb_results *r,
                     const pkb_report_kind *kind,
                     bool color,

@@ -3,7 +3,7 @@
  * prints at its end and `pkbench report --print` prints, and the line `pkbench run` prints for
  * every finished series.
  *
- * The engine owns the frame (a title line, the incomplete-run warning, the note on noisy
+ * The engine owns the frame (a title line, the incomplete-run warning, the notes on disturbed
  * repetitions); a suite's `terminal` supplies its key tables and its `series_line` the per-series
  * line, both from the same code as its Markdown. A suite without them (a new one, say) still gets
  * a useful view here: per scenario, every series' median, mean ± sd and repetition count, which
@@ -55,26 +55,55 @@ static void title(const pkb_results *r, bool color, pkb_buf *out)
     pkb_buf_puts(out, "\n");
 }
 
-static void noisy_note(const pkb_results *r, bool color, pkb_buf *out)
+/* One line of a warning colour (the text is the cell of t). */
+static void warn_line(pkb_buf *t, bool color, pkb_buf *out)
 {
-    size_t noisy = 0, reps = 0;
+    pkb_term_puts(out, color, PKB_TONE_WARN, t->failed ? "" : t->data);
+    pkb_buf_puts(out, "\n");
+    out->failed |= t->failed;
+    pkb_buf_free(t);
+}
+
+/* The Markdown's footnotes, a line each: disturbed repetitions (by the rule the file records or,
+ * in an older file, runnable tasks beyond the CPUs), re-measured series. */
+static void disturbed_note(const pkb_results *r, bool color, pkb_buf *out)
+{
+    size_t noisy = 0, reps = 0, remeasured = 0;
+    bool measured = false;
     for (size_t i = 0; i < r->nseries; i++) {
-        if (r->series[i].measured) {
-            noisy += r->series[i].noisy;
-            reps += r->series[i].n;
+        const pkb_results_series *s = &r->series[i];
+        if (s->measured) {
+            noisy += s->noisy;
+            reps += s->n;
+            remeasured += s->attempts > 1;
+            measured |= s->disturbance_measured;
         }
     }
-    if (noisy == 0)
-        return;
+    const json_t *rule = pkb_results_field(r, "settings", "disturbance");
     pkb_buf t = {0};
-    pkb_buf_printf(&t,
-                   "noisy: %zu of %zu repetitions ended with more runnable tasks than the "
-                   "machine's %lld logical CPUs (kept in every number)",
-                   noisy, reps, r->logical_cpus);
-    pkb_term_puts(out, color, PKB_TONE_WARN, t.failed ? "" : t.data);
-    out->failed |= t.failed;
-    pkb_buf_free(&t);
-    pkb_buf_puts(out, "\n");
+    if (noisy > 0 && measured) {
+        pkb_buf_printf(&t,
+                       "disturbed: %zu of %zu repetitions ran while other processes used more than "
+                       "%.0f%% of the CPUs or the hypervisor stole more than %.0f%% (kept in every "
+                       "number)",
+                       noisy, reps,
+                       100 * json_number_value(json_object_get(rule, "others_cpu_above")),
+                       100 * json_number_value(json_object_get(rule, "steal_above")));
+        warn_line(&t, color, out);
+    } else if (noisy > 0) {
+        pkb_buf_printf(&t,
+                       "disturbed: %zu of %zu repetitions ended with more runnable tasks than the "
+                       "machine's %lld logical CPUs (kept in every number)",
+                       noisy, reps, r->logical_cpus);
+        warn_line(&t, color, out);
+    }
+    if (remeasured > 0) {
+        pkb_buf_printf(&t,
+                       "re-measured: %zu series, too disturbed the first time (both attempts are "
+                       "in the file; the less disturbed one is shown)",
+                       remeasured);
+        warn_line(&t, color, out);
+    }
 }
 
 void pkb_term_not_timed(const pkb_results *r,
@@ -113,7 +142,7 @@ static int generic_tables(const pkb_results *r, bool color, pkb_buf *out)
             pkb_table_add(t, 0, "median");
             pkb_table_add(t, 0, "mean ± sd");
             pkb_table_add(t, 0, "n");
-            pkb_table_add(t, 0, "noisy");
+            pkb_table_add(t, 0, "disturbed");
         }
         for (size_t k = 0; k < sc->count; k++) {
             const pkb_results_series *s = &r->series[sc->members[k]];
@@ -157,7 +186,7 @@ int pkb_term_report(const pkb_results *r,
                                                     : generic_tables(r, color, out);
     if (rc != 0)
         return rc;
-    noisy_note(r, color, out);
+    disturbed_note(r, color, out);
     if (out->failed)
         return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file);
     return 0;

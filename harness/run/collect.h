@@ -1,6 +1,6 @@
 /*
- * What run.c and rounds.c share (collect.c): the collection of runs into the results document,
- * the progress line, and the benchmark function. Private to the run room.
+ * What run.c, rounds.c and remeasure.c share (collect.c): the collection of runs into the results
+ * document, the progress lines, and the benchmark function. Private to the run room.
  */
 #ifndef PKB_RUN_COLLECT_H
 #define PKB_RUN_COLLECT_H
@@ -28,13 +28,16 @@ struct pkb__collect {
     size_t n;
     json_t *doc;
     const pkb_suite_options *opts;
+    size_t timed; /* the series the runner times: the progress lines' total */
     int write_error;
 };
 
+/* Registers one series with Google Benchmark as a sequential run does (run.c): the profile's
+ * repetitions, warm-up and time per repetition, manual time. */
+int pkb__register(pkb_series *s, const pkb_profile *prof);
+
 /* The Google Benchmark function of every series (user data: the pkb_series). */
 void pkb__bench(pkb_state *st, void *user);
-/* A Google Benchmark-compatible record of one run (new reference). */
-json_t *pkb__gb_record(const pkb_run *run);
 /* Adds an iteration run's sample to the series; returns its index, or -1. */
 long pkb__append_sample(pkb_series *s, const pkb_run *run);
 void pkb__finish_series(struct pkb__collect *c, pkb_series *s);
@@ -42,14 +45,25 @@ void pkb__finish_series(struct pkb__collect *c, pkb_series *s);
 int pkb__write_doc(struct pkb__collect *c);
 int pkb__on_context(const pkb_context *ctx, void *user);
 int pkb__on_run(const pkb_run *run, void *user);
-/* Prints the line of a finished series (stderr): "[index/total] name  <the suite's summary>",
- * with the time left when `eta` (in a log; a terminal's live line shows it). Call after the file
- * holds the series. */
-void pkb__series_line(
-    struct pkb__collect *c, const pkb_series *s, size_t index, size_t total, bool eta);
+/* Prints on stderr the line of every finished timed series not shown yet, in file order: "[k/n]
+ * name  <the suite's summary, read back from the file>", with the time left when `eta` (in a log;
+ * a terminal's live line shows it). A series a re-measure may still replace waits, unless `final`
+ * (no re-measure is coming). Call after the file holds the finished series. */
+void pkb__show_finished(struct pkb__collect *c, bool final, bool eta);
 /* The estimated seconds left in the whole run. */
 double pkb__eta_s(void);
 /* CLOCK_MONOTONIC in seconds. */
 double pkb__now_s(void);
+
+/* remeasure.c: measures once more every timed series more than PKB_REMEASURE_SHARE of whose
+ * repetitions were disturbed, the same way it was measured (in rounds, or one after another),
+ * keeps both attempts and uses the less disturbed one. Returns 0 or a negative errno. */
+int pkb__remeasure(struct pkb__collect *c);
+/* The share of a series' repetitions marked disturbed. */
+double pkb__disturbed_share(const pkb_series *s);
+/* Whether pkb__remeasure would measure s again: a timed series more than PKB_REMEASURE_SHARE of
+ * whose repetitions were disturbed, measured once so far, in a run that is not --aa and was not
+ * interrupted. */
+bool pkb__remeasure_due(const struct pkb__collect *c, const pkb_series *s);
 
 #endif /* PKB_RUN_COLLECT_H */

@@ -1,19 +1,32 @@
 /*
- * The report's verdicts, worded from the numbers: the conclusions (for every contender but the
- * baseline, in which scenarios its delta is within the seed document's 10% negligible-overhead
- * threshold, processkit first) and the project's targets (ratios of means, processkit / other,
- * checked only where both series were measured). Part of report.c's Markdown; the targets are
- * also a table of the terminal view (pkb__term_targets), evaluated by the same functions.
+ * The report's verdicts, worded from results/verdict.h — the statistics `pkbench compare FILE
+ * --baseline-contender posix_spawn` decides with, so the report and compare cannot disagree:
+ *
+ *   - the conclusions: for every contender but the baseline, per scenario, the pair's verdict at
+ *     the seed's 10% negligible-overhead threshold (PKB_VERDICT_NEGLIGIBLE): negligible (no
+ *     difference beyond the bar: compare's "~" with |Δ| within it), not distinguishable (compare's
+ *     "~" with a larger |Δ| the samples do not support), slower ("regressed"), faster
+ *     ("improved"), undecidable (too few samples or too noisy, with the reason), processkit first;
+ *   - the project's targets, decided on the 95% bootstrap CI of the ratio of medians: met only
+ *     when the whole CI meets the target, not met when the whole CI misses it, undecidable when
+ *     it straddles the target or the samples fail the noise check.
+ *
+ * Part of report.c's Markdown; the targets are also tables of the terminal view
+ * (pkb__term_targets), decided and worded by the same functions.
  */
 #include "suites/scenarios/report.h"
 
 #include "common/md.h"
 #include "common/term.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- conclusions ---------------------------------------------------------------------------- */
+/* ---- helpers ----------------------------------------------------------------------------------
+ */
 
 static const pkb_results_series *
 find_series(const pkb_results *r, const char *scenario, const char *who)
@@ -40,11 +53,71 @@ static int rank(const char *contender)
     return strncmp(contender, "processkit_", 11) == 0 ? 1 : 2;
 }
 
-enum bucket { NEGLIGIBLE, SLOWER, FASTER, UNTIMED, NO_BASELINE, NBUCKETS };
+pkb__bucket pkb__bucket_of(const pkb_verdict *v)
+{
+    switch (v->d.verdict) {
+    case PKS_REGRESSED:
+        return PKB__SLOWER;
+    case PKS_IMPROVED:
+        return PKB__FASTER;
+    case PKS_UNDECIDABLE:
+        return PKB__UNDECIDABLE;
+    case PKS_NO_CHANGE:
+        break;
+    }
+    return fabs(v->s.delta) <= v->d.bar ? PKB__NEGLIGIBLE : PKB__NOT_DISTINGUISHABLE;
+}
+
+pkb__bucket pkb__series_bucket(const pkb_results_series *s, const pkb_verdict *v)
+{
+    return !s->measured ? PKB__UNTIMED : v == NULL ? PKB__NO_BASELINE : pkb__bucket_of(v);
+}
+
+const char *pkb__bucket_word(pkb__bucket k)
+{
+    static const char *const words[PKB__NBUCKETS] = {
+        [PKB__NEGLIGIBLE] = "negligible",   [PKB__NOT_DISTINGUISHABLE] = "not distinguishable",
+        [PKB__SLOWER] = "slower",           [PKB__FASTER] = "faster",
+        [PKB__UNDECIDABLE] = "undecidable", [PKB__UNTIMED] = "not timed",
+        [PKB__NO_BASELINE] = "no baseline",
+    };
+    return (unsigned)k < PKB__NBUCKETS ? words[k] : "?";
+}
+
+/* ---- conclusions ------------------------------------------------------------------------------
+ */
+
+/* The parenthesis after a scenario in a conclusion: the numbers behind the verdict. */
+static void md_why(const pkb_results_series *s, const pkb_verdict *v, pkb__bucket k, pkb_buf *b)
+{
+    if (k == PKB__UNTIMED) {
+        pkb_buf_printf(b, " (%s)", s->status);
+        return;
+    }
+    if (k == PKB__NO_BASELINE)
+        return;
+    pkb_buf_puts(b, " (");
+    pkb_fmt_delta(b, v->s.delta);
+    if (k == PKB__UNDECIDABLE) {
+        char why[200];
+        pkb_verdict_why(v, 0, "the baseline", "the contender", why, sizeof why);
+        pkb_buf_printf(b, "; %s", why);
+    } else if (k == PKB__NOT_DISTINGUISHABLE) {
+        pkb_buf_printf(b, ", p = %.3f after Holm", v->p_holm);
+    } else if (k != PKB__NEGLIGIBLE) {
+        pkb_buf_puts(b, ", 95% CI ");
+        pkb__fmt_ci(b, &v->s.ratio);
+    }
+    pkb_buf_puts(b, ")");
+}
 
 /* "`a` (+1.0%), `b` (+2.0%) and `c` (+3.0%)" for the scenarios of one bucket. */
-static void md_scenario_list(
-    const pkb_results *r, const char *who, enum bucket k, const enum bucket *of, pkb_buf *b)
+static void md_scenario_list(const pkb_results *r,
+                             const pkb_verdict_set *vs,
+                             const char *who,
+                             pkb__bucket k,
+                             const pkb__bucket *of,
+                             pkb_buf *b)
 {
     size_t total = 0, done = 0;
     for (size_t i = 0; i < r->nscenarios; i++)
@@ -56,64 +129,54 @@ static void md_scenario_list(
         pkb_buf_puts(b, done == 0 ? "" : done + 1 == total ? " and " : ", ");
         pkb_md_code(b, sc->name);
         const pkb_results_series *s = find_series(r, sc->name, who);
-        if (k == UNTIMED) {
-            pkb_buf_printf(b, " (%s)", s->status);
-        } else if (k != NO_BASELINE) {
-            pkb_buf_puts(b, " (");
-            pkb_fmt_delta(b, pkb__delta(s, &r->series[sc->baseline]));
-            pkb_buf_puts(b, ")");
-        }
+        md_why(s, pkb_verdict_set_find(vs, s), k, b);
         done++;
     }
 }
 
-/* One bullet: where `who`'s overhead against the baseline is negligible and where it is not. */
-static void md_contender_verdict(const pkb_results *r, const char *who, pkb_buf *b)
+/* Where `who`'s overhead against the baseline falls, per bucket. */
+static void
+md_contender_verdict(const pkb_results *r, const pkb_verdict_set *vs, const char *who, pkb_buf *b)
 {
-    enum bucket *of = calloc(r->nscenarios, sizeof *of);
+    pkb__bucket *of = calloc(r->nscenarios + 1, sizeof *of);
     if (of == NULL) {
         b->failed = true;
         return;
     }
-    size_t count[NBUCKETS] = {0}, rows = 0;
+    size_t count[PKB__NBUCKETS] = {0}, rows = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
         const pkb_results_scenario *sc = &r->scenarios[i];
         const pkb_results_series *s = find_series(r, sc->name, who);
-        of[i] = NBUCKETS;
+        of[i] = PKB__NBUCKETS;
         if (s == NULL || (sc->baseline >= 0 && s == &r->series[sc->baseline]))
             continue;
-        if (!s->measured) {
-            of[i] = UNTIMED;
-        } else if (sc->baseline < 0) {
-            of[i] = NO_BASELINE;
-        } else {
-            pkb__verdict v = pkb__delta_verdict(pkb__delta(s, &r->series[sc->baseline]));
-            of[i] = v == PKB__NEGLIGIBLE ? NEGLIGIBLE : v == PKB__SLOWER ? SLOWER : FASTER;
-        }
+        of[i] = pkb__series_bucket(s, pkb_verdict_set_find(vs, s));
         count[of[i]]++;
         rows++;
     }
+    static const char *const lead[PKB__NBUCKETS] = {
+        [PKB__NEGLIGIBLE] = "negligible in ",
+        [PKB__NOT_DISTINGUISHABLE] = "not distinguishable from the baseline in ",
+        [PKB__SLOWER] = "slower than the baseline in ",
+        [PKB__FASTER] = "faster than the baseline in ",
+        [PKB__UNDECIDABLE] = "undecidable in ",
+        [PKB__UNTIMED] = "not timed in ",
+        [PKB__NO_BASELINE] = "no baseline to compare with in ",
+    };
     if (rows > 0) {
-        static const char *const lead[NBUCKETS] = {
-            [NEGLIGIBLE] = "negligible in ",
-            [SLOWER] = "not negligible in ",
-            [FASTER] = "faster than the baseline by more than the threshold in ",
-            [UNTIMED] = "not timed in ",
-            [NO_BASELINE] = "no baseline to compare with in ",
-        };
         pkb_buf_puts(b, rank(who) == 0 ? "- **" : "- ");
         pkb_md_code(b, who);
         pkb_buf_puts(b, rank(who) == 0 ? "**: " : ": ");
         bool first = true;
-        for (int k = 0; k < NBUCKETS; k++) {
+        for (int k = 0; k < PKB__NBUCKETS; k++) {
             if (count[k] == 0)
                 continue;
             pkb_buf_puts(b, first ? "" : "; ");
-            if (k == NEGLIGIBLE && count[k] == rows && rows >= 2)
+            if (k == PKB__NEGLIGIBLE && count[k] == rows && rows >= 2)
                 pkb_buf_printf(b, "negligible in all %zu scenarios: ", rows);
             else
                 pkb_buf_puts(b, lead[k]);
-            md_scenario_list(r, who, (enum bucket)k, of, b);
+            md_scenario_list(r, vs, who, (pkb__bucket)k, of, b);
             first = false;
         }
         pkb_buf_puts(b, ".\n");
@@ -141,14 +204,9 @@ static const char **contenders_in_order(const pkb_results *r, size_t *n)
     return names;
 }
 
-void pkb__md_conclusions(const pkb_results *r, pkb_buf *b)
+/* The baselines named once: `posix_spawn`, or `a` / `b` when scenarios differ. */
+static void md_baselines(const pkb_results *r, pkb_buf *b)
 {
-    pkb_buf_puts(b, "## Conclusions\n\n");
-    /* The baselines named once: `posix_spawn`, or `a` / `b` when scenarios differ. */
-    pkb_buf_printf(b,
-                   "Using a %.0f%% delta as a practical negligible-overhead threshold (the "
-                   "delta of the mean against ",
-                   PKB_REPORT_NEGLIGIBLE * 100);
     size_t nbase = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
         long bi = r->scenarios[i].baseline;
@@ -159,14 +217,28 @@ void pkb__md_conclusions(const pkb_results *r, pkb_buf *b)
                 strcmp(r->series[r->scenarios[k].baseline].contender, r->series[bi].contender) == 0;
         if (bi < 0 || repeat)
             continue;
-        pkb_buf_puts(b, nbase == 0 ? "the scenario's baseline, " : " / ");
+        pkb_buf_puts(b, nbase == 0 ? "" : " / ");
         pkb_md_code(b, r->series[bi].contender);
         nbase++;
     }
     if (nbase == 0)
         pkb_buf_puts(b, "the scenario's baseline, of which this file has none");
-    pkb_buf_puts(b, ", in this run):\n\n");
+}
 
+void pkb__md_conclusions(const pkb_results *r, const pkb_verdict_set *vs, pkb_buf *b)
+{
+    pkb_buf_puts(b, "## Conclusions\n\n");
+    pkb_buf_printf(b, "Against each scenario's baseline (");
+    md_baselines(r, b);
+    pkb_buf_printf(b,
+                   ") in this run, with a %.0f%% delta of the medians as the practical "
+                   "negligible-overhead threshold. Each verdict is the one `pkbench compare "
+                   "FILE --baseline-contender NAME` gives on this file (medians, 95%% bootstrap "
+                   "CI, Mann-Whitney p after Holm's correction over the %zu comparisons, the noise "
+                   "check): *slower* or *faster* only when the difference is significant and "
+                   "beyond the threshold, *not distinguishable* when a larger delta is not "
+                   "significant, *undecidable* when the samples are too few or too noisy.\n\n",
+                   PKB_VERDICT_NEGLIGIBLE * 100, vs->n);
     size_t n = 0;
     const char **names = contenders_in_order(r, &n);
     if (names == NULL) {
@@ -174,22 +246,26 @@ void pkb__md_conclusions(const pkb_results *r, pkb_buf *b)
         return;
     }
     for (size_t i = 0; i < n; i++)
-        md_contender_verdict(r, names[i], b);
+        md_contender_verdict(r, vs, names[i], b);
     free(names);
 
-    size_t noisy = 0, reps = 0;
+    size_t noisy = 0, reps = 0, remeasured = 0;
     for (size_t i = 0; i < r->nseries; i++) {
         if (r->series[i].measured) {
             noisy += r->series[i].noisy;
             reps += r->series[i].n;
+            remeasured += r->series[i].attempts > 1;
         }
     }
     pkb_buf_puts(b, "\n");
     if (noisy > 0)
         pkb_buf_printf(b,
-                       "%zu of %zu measured repetitions were noisy[^noisy]; they are included "
+                       "%zu of %zu measured repetitions were disturbed[^noisy]; they are included "
                        "in every number above. ",
                        noisy, reps);
+    if (remeasured > 0)
+        pkb_buf_printf(b, "%zu series %s re-measured[^remeasured]. ", remeasured,
+                       remeasured == 1 ? "was" : "were");
     pkb_buf_puts(b, "These are single-machine measurements of one run: they describe this "
                     "workload and environment, not a universal ranking.\n\n");
 }
@@ -212,26 +288,24 @@ static const struct target {
 
 static const char *const rivals[] = {"libuv", "glib"};
 
-/* A target, evaluated: the ratio of means processkit / other, or the contender that has no
- * measured series (then it is not checked). */
-struct target_eval {
-    const char *missing;
-    double ratio;
-    bool met;
-};
+#define NRIVALS     (sizeof rivals / sizeof rivals[0])
+#define NOT_CHECKED (PKB_TARGET_UNDECIDABLE + 1) /* a pkb_target_result: no pair to decide */
 
-static void eval_target(const pkb_results *r, const struct target *t, struct target_eval *e)
+/* processkit against `other` in `scenario`: a family of one pair (its CI is what targets read). */
+static bool
+decide_pair(const pkb_results *r, const char *scenario, const char *other, pkb_verdict *v)
 {
-    const pkb_results_series *pk = find_measured(r, t->scenario, PROCESSKIT);
-    const pkb_results_series *other = find_measured(r, t->scenario, t->other);
-    *e = (struct target_eval){.missing = pk == NULL ? PROCESSKIT : other == NULL ? t->other : NULL};
-    if (e->missing != NULL)
-        return;
-    e->ratio = pk->sum.mean / other->sum.mean;
-    e->met = e->ratio <= t->max_ratio;
+    const pkb_results_series *pk = find_measured(r, scenario, PROCESSKIT);
+    const pkb_results_series *o = find_measured(r, scenario, other);
+    if (pk == NULL || o == NULL)
+        return false;
+    *v = (pkb_verdict){
+        .name = pk->name, .base = o->samples, .nbase = o->n, .cand = pk->samples, .ncand = pk->n};
+    return pkb_verdict_family(v, 1, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE}) ==
+           0;
 }
 
-/* "`processkit` ≤ +3% vs `posix_spawn` in `spawn_capture_small`" (names as code when `md`). */
+/* A name as code in Markdown, as it is for a terminal. */
 static void name(pkb_buf *b, const char *s, bool md)
 {
     if (md)
@@ -240,38 +314,85 @@ static void name(pkb_buf *b, const char *s, bool md)
         pkb_buf_puts(b, s);
 }
 
-static void target_label(pkb_buf *b, const struct target *t, bool md)
+/* "+7.3% [+4.1%, +11.8%]" or "1.073× [1.038×, 1.115×]". */
+static void ratio_text(pkb_buf *b, const pkb_verdict *v, bool as_percent)
+{
+    if (as_percent) {
+        pkb_fmt_delta(b, v->s.delta);
+        pkb_buf_puts(b, " ");
+        pkb__fmt_ci(b, &v->s.ratio);
+    } else {
+        pkb_buf_printf(b, "%.3f× [%.3f×, %.3f×]", v->s.ratio.estimate, v->s.ratio.lo,
+                       v->s.ratio.hi);
+    }
+}
+
+static pkb_tone result_tone(int result)
+{
+    return result == PKB_TARGET_MET       ? PKB_TONE_GOOD
+           : result == PKB_TARGET_NOT_MET ? PKB_TONE_BAD
+           : result == NOT_CHECKED        ? PKB_TONE_DIM
+                                          : PKB_TONE_WARN;
+}
+
+/* ---- a ratio target: processkit / other in one scenario, against a limit ----------------------
+ */
+
+struct target_eval {
+    bool decided; /* both series measured, the pair decided */
+    pkb_verdict v;
+    int result;     /* a pkb_target_result, or NOT_CHECKED */
+    char limit[32]; /* "+3%", "1.10×" */
+};
+
+static void eval_target(const pkb_results *r, const struct target *t, struct target_eval *e)
+{
+    if (t->as_percent)
+        snprintf(e->limit, sizeof e->limit, "+%.0f%%", (t->max_ratio - 1) * 100);
+    else
+        snprintf(e->limit, sizeof e->limit, "%.2f×", t->max_ratio);
+    e->decided = decide_pair(r, t->scenario, t->other, &e->v);
+    e->result = e->decided ? (int)pkb_target_check(&e->v, t->max_ratio, false) : NOT_CHECKED;
+}
+
+/* "`processkit` ≤ +3% vs `posix_spawn` in `spawn_capture_small`" */
+static void target_label(pkb_buf *b, const struct target *t, const struct target_eval *e, bool md)
 {
     name(b, PROCESSKIT, md);
-    if (t->as_percent)
-        pkb_buf_printf(b, " ≤ +%.0f%% vs ", (t->max_ratio - 1) * 100);
-    else
-        pkb_buf_printf(b, " within %.2f× of ", t->max_ratio);
+    pkb_buf_printf(b, t->as_percent ? " ≤ %s vs " : " within %s of ", e->limit);
     name(b, t->other, md);
     pkb_buf_puts(b, " in ");
     name(b, t->scenario, md);
 }
 
-static void
-target_measured(pkb_buf *b, const struct target *t, const struct target_eval *e, bool md)
+static void target_measured(
+    pkb_buf *b, const pkb_results *r, const struct target *t, const struct target_eval *e, bool md)
 {
-    if (e->missing != NULL) {
-        pkb_buf_puts(b, "no measured ");
-        name(b, e->missing, md);
-        pkb_buf_puts(b, " series");
+    if (e->decided) {
+        ratio_text(b, &e->v, t->as_percent);
         return;
     }
-    pkb_buf_printf(b, "%.3f×", e->ratio);
-    if (t->as_percent) {
-        pkb_buf_puts(b, " (");
-        pkb_fmt_delta(b, e->ratio - 1);
-        pkb_buf_puts(b, ")");
-    }
+    pkb_buf_puts(b, "no measured ");
+    name(b, find_measured(r, t->scenario, PROCESSKIT) != NULL ? t->other : PROCESSKIT, md);
+    pkb_buf_puts(b, " series");
 }
 
-static const char *target_result(const struct target_eval *e)
+/* met / not met / undecidable, with why when undecidable; not checked. */
+static void target_result(pkb_buf *b, const struct target *t, const struct target_eval *e)
 {
-    return e->missing != NULL ? "not checked" : e->met ? "met" : "not met";
+    if (e->result == NOT_CHECKED) {
+        pkb_buf_puts(b, "not checked");
+        return;
+    }
+    pkb_buf_puts(b, pkb_target_result_name((pkb_target_result)e->result));
+    if (e->result != PKB_TARGET_UNDECIDABLE)
+        return;
+    char why[200] = "";
+    pkb_verdict_why(&e->v, 0, t->other, "processkit", why, sizeof why);
+    if (why[0] != '\0')
+        pkb_buf_printf(b, " (%s)", why);
+    else
+        pkb_buf_printf(b, " (the CI straddles %s)", e->limit);
 }
 
 static void md_ratio_target(const pkb_results *r, const struct target *t, pkb_buf *b)
@@ -279,96 +400,145 @@ static void md_ratio_target(const pkb_results *r, const struct target *t, pkb_bu
     struct target_eval e;
     eval_target(r, t, &e);
     pkb_buf_puts(b, "| ");
-    target_label(b, t, true);
+    target_label(b, t, &e, true);
     pkb_buf_puts(b, " | ");
-    target_measured(b, t, &e, true);
-    pkb_buf_printf(b, " | %s |\n", target_result(&e));
+    target_measured(b, r, t, &e, true);
+    pkb_buf_puts(b, " | ");
+    target_result(b, t, &e);
+    pkb_buf_puts(b, " |\n");
 }
 
-/* processkit / rival in `scenario`, when both were measured there. */
-static bool
-rival_ratio(const pkb_results *r, const char *scenario, const char *rival, double *ratio)
+/* ---- a rival target: processkit ahead of a rival in every scenario -----------------------------
+ */
+
+struct rival_eval {
+    const char *rival;
+    size_t checked, count[NOT_CHECKED];
+    int *result;    /* per scenario of the file: a pkb_target_result, or NOT_CHECKED */
+    pkb_verdict *v; /* per scenario of the file, where checked */
+};
+
+static void rival_free(struct rival_eval *e)
 {
-    const pkb_results_series *pk = find_measured(r, scenario, PROCESSKIT);
-    const pkb_results_series *other = find_measured(r, scenario, rival);
-    if (pk == NULL || other == NULL)
-        return false;
-    *ratio = pk->sum.mean / other->sum.mean;
-    return true;
+    free(e->result);
+    free(e->v);
+    *e = (struct rival_eval){0};
 }
 
-/* The rival target's measured cell and its result ("met", "not met (behind in `a` and `b`)"). */
-static void
-rival_cells(const pkb_results *r, const char *rival, bool md, pkb_buf *measured, pkb_buf *result)
+/* Decides processkit / rival < 1 in every scenario of r. Returns 0 or -ENOMEM. */
+static int eval_rival(const pkb_results *r, const char *rival, struct rival_eval *e)
 {
-    size_t checked = 0, behind = 0;
-    double ratio;
+    *e = (struct rival_eval){.rival = rival,
+                             .result = calloc(r->nscenarios + 1, sizeof *e->result),
+                             .v = calloc(r->nscenarios + 1, sizeof *e->v)};
+    if (e->result == NULL || e->v == NULL) {
+        rival_free(e);
+        return -ENOMEM;
+    }
     for (size_t i = 0; i < r->nscenarios; i++) {
-        if (!rival_ratio(r, r->scenarios[i].name, rival, &ratio))
+        e->result[i] = NOT_CHECKED;
+        if (!decide_pair(r, r->scenarios[i].name, rival, &e->v[i]))
             continue;
-        pkb_buf_printf(measured, "%s%.3f× in ", checked > 0 ? ", " : "", ratio);
-        name(measured, r->scenarios[i].name, md);
-        checked++;
-        behind += !(ratio < 1);
+        e->result[i] = (int)pkb_target_check(&e->v[i], 1.0, true);
+        e->count[e->result[i]]++;
+        e->checked++;
     }
-    if (checked == 0) {
-        pkb_buf_puts(measured, "no scenario with both measured");
-        pkb_buf_puts(result, "not checked");
+    return 0;
+}
+
+/* "0.864× [0.831×, 0.889×] in `a`, ..." */
+static void rival_measured(pkb_buf *b, const pkb_results *r, const struct rival_eval *e, bool md)
+{
+    if (e->checked == 0) {
+        pkb_buf_puts(b, "no scenario with both measured");
         return;
     }
-    if (behind == 0) {
-        pkb_buf_puts(result, "met");
-        return;
-    }
-    pkb_buf_puts(result, "not met (behind in ");
     size_t done = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
-        if (!rival_ratio(r, r->scenarios[i].name, rival, &ratio) || ratio < 1)
+        if (e->result[i] == NOT_CHECKED)
             continue;
-        pkb_buf_puts(result, done == 0 ? "" : done + 1 == behind ? " and " : ", ");
-        name(result, r->scenarios[i].name, md);
+        pkb_buf_puts(b, done++ > 0 ? ", " : "");
+        ratio_text(b, &e->v[i], false);
+        pkb_buf_puts(b, " in ");
+        name(b, r->scenarios[i].name, md);
+    }
+}
+
+/* The whole target's result: not checked, met, or the worst of not met and undecidable. */
+static int rival_result_of(const struct rival_eval *e)
+{
+    return e->checked == 0                        ? NOT_CHECKED
+           : e->count[PKB_TARGET_NOT_MET] > 0     ? PKB_TARGET_NOT_MET
+           : e->count[PKB_TARGET_UNDECIDABLE] > 0 ? PKB_TARGET_UNDECIDABLE
+                                                  : PKB_TARGET_MET;
+}
+
+/* "met", "not met (behind in `a` and `b`)", "undecidable (not shown ahead in `a`: why)". */
+static void rival_result(pkb_buf *b, const pkb_results *r, const struct rival_eval *e, bool md)
+{
+    int worst = rival_result_of(e);
+    if (worst == NOT_CHECKED || worst == PKB_TARGET_MET) {
+        pkb_buf_puts(b, worst == NOT_CHECKED ? "not checked" : "met");
+        return;
+    }
+    pkb_buf_printf(b, "%s (%s in ", pkb_target_result_name((pkb_target_result)worst),
+                   worst == PKB_TARGET_NOT_MET ? "behind" : "not shown ahead");
+    size_t done = 0;
+    for (size_t i = 0; i < r->nscenarios; i++) {
+        if (e->result[i] != worst)
+            continue;
+        pkb_buf_puts(b, done == 0 ? "" : done + 1 == e->count[worst] ? " and " : ", ");
+        name(b, r->scenarios[i].name, md);
+        char why[200] = "";
+        if (worst == PKB_TARGET_UNDECIDABLE)
+            pkb_verdict_why(&e->v[i], 0, e->rival, "processkit", why, sizeof why);
+        if (why[0] != '\0')
+            pkb_buf_printf(b, ": %s", why);
         done++;
     }
-    pkb_buf_puts(result, ")");
+    pkb_buf_puts(b, ")");
 }
 
 static void md_rival_target(const pkb_results *r, const char *rival, pkb_buf *b)
 {
-    pkb_buf measured = {0}, result = {0};
-    rival_cells(r, rival, true, &measured, &result);
+    struct rival_eval e;
+    if (eval_rival(r, rival, &e) != 0) {
+        b->failed = true;
+        return;
+    }
     pkb_buf_puts(b, "| ");
     pkb_md_code(b, PROCESSKIT);
     pkb_buf_puts(b, " ahead of ");
     pkb_md_code(b, rival);
-    pkb_buf_printf(b, " in every scenario | %s | %s |\n", measured.failed ? "" : measured.data,
-                   result.failed ? "" : result.data);
-    b->failed |= measured.failed || result.failed;
-    pkb_buf_free(&measured);
-    pkb_buf_free(&result);
+    pkb_buf_puts(b, " in every scenario | ");
+    rival_measured(b, r, &e, true);
+    pkb_buf_puts(b, " | ");
+    rival_result(b, r, &e, true);
+    pkb_buf_puts(b, " |\n");
+    rival_free(&e);
 }
 
 void pkb__md_targets(const pkb_results *r, pkb_buf *b)
 {
     pkb_buf_puts(b, "### Targets\n\n"
-                    "The project's targets, as ratios of mean times (`processkit` / the other "
-                    "contender) in this run; a target is checked only where both series were "
-                    "measured.\n\n"
-                    "| target | measured | result |\n|---|---|---|\n");
+                    "The project's targets, as ratios of medians (`processkit` / the other "
+                    "contender) in this run, with their 95% bootstrap CI. A target is *met* only "
+                    "when the whole CI meets it and *not met* only when the whole CI misses it; "
+                    "otherwise, or when the samples are too few or too noisy, it is "
+                    "*undecidable*. A target is checked only where both series were measured.\n\n"
+                    "| target | measured [95% CI] | result |\n|---|---|---|\n");
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
         md_ratio_target(r, &targets[i], b);
-    for (size_t i = 0; i < sizeof rivals / sizeof rivals[0]; i++)
+    for (size_t i = 0; i < NRIVALS; i++)
         md_rival_target(r, rivals[i], b);
     pkb_buf_puts(b, "\n");
 }
 
-static pkb_tone result_tone(const char *result)
-{
-    return strcmp(result, "met") == 0           ? PKB_TONE_GOOD
-           : strncmp(result, "not met", 7) == 0 ? PKB_TONE_BAD
-                                                : PKB_TONE_DIM;
-}
+/* ---- the targets for a terminal ----------------------------------------------------------------
+ */
 
-/* Whether the file has a series of `scenario`, or of `contender` in any scenario. */
+/* Whether the file has a series of `scenario`, or of `contender` in any scenario: a run filtered
+ * to some scenarios is not told about the others (the Markdown lists them all, not checked). */
 static bool in_file(const pkb_results *r, const char *scenario, const char *contender)
 {
     for (size_t i = 0; i < r->nseries; i++)
@@ -378,81 +548,100 @@ static bool in_file(const pkb_results *r, const char *scenario, const char *cont
     return false;
 }
 
-/* The ratio targets of the scenarios this file has (a run filtered to one scenario is not told
- * about the others; the Markdown lists them all as not checked). */
-void pkb__term_targets(const pkb_results *r, bool color, pkb_buf *b)
+/* Adds c's text as the next cell of t and empties c. */
+static void take(pkb_table *t, pkb_tone tone, pkb_buf *c, pkb_buf *out)
+{
+    pkb_table_add(t, tone, "%s", c->failed || c->data == NULL ? "" : c->data);
+    out->failed |= c->failed;
+    pkb_buf_free(c);
+}
+
+/* The Markdown's targets table: the ratio targets, then each rival's result (its ratios are the
+ * next table). */
+static void
+term_target_table(const pkb_results *r, const struct rival_eval *ev, bool color, pkb_buf *b)
 {
     pkb_table *t = pkb_table_new("lll");
     pkb_table_add(t, 0, "target");
-    pkb_table_add(t, 0, "measured");
+    pkb_table_add(t, 0, "measured [95%% CI]");
     pkb_table_add(t, 0, "result");
+    pkb_buf c = {0};
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         if (!in_file(r, targets[i].scenario, NULL))
             continue;
         struct target_eval e;
         eval_target(r, &targets[i], &e);
-        pkb_buf label = {0}, measured = {0};
-        target_label(&label, &targets[i], false);
-        target_measured(&measured, &targets[i], &e, false);
-        pkb_table_add(t, 0, "%s", label.failed ? "" : label.data);
-        pkb_table_add(t, 0, "%s", measured.failed ? "" : measured.data);
-        pkb_table_add(t, result_tone(target_result(&e)), "%s", target_result(&e));
-        b->failed |= label.failed || measured.failed;
-        pkb_buf_free(&label);
-        pkb_buf_free(&measured);
+        target_label(&c, &targets[i], &e, false);
+        take(t, 0, &c, b);
+        target_measured(&c, r, &targets[i], &e, false);
+        take(t, 0, &c, b);
+        target_result(&c, &targets[i], &e);
+        take(t, result_tone(e.result), &c, b);
+    }
+    for (size_t k = 0; k < NRIVALS; k++) {
+        if (ev[k].rival == NULL)
+            continue;
+        pkb_table_add(t, 0, "%s ahead of %s in every scenario", PROCESSKIT, ev[k].rival);
+        pkb_table_add(t, 0, "%s", ev[k].checked == 0 ? "no scenario with both measured" : "below");
+        rival_result(&c, r, &ev[k], false);
+        take(t, result_tone(rival_result_of(&ev[k])), &c, b);
     }
     if (pkb_table_rows(t) > 1) {
         pkb_term_puts(b, color, PKB_TONE_BOLD, "targets");
-        pkb_buf_puts(b, " (ratios of mean times, processkit / the other contender)\n");
+        pkb_buf_puts(b, "  (ratios of medians, processkit / the other contender, with their 95% "
+                        "bootstrap CI: met or not met only when the whole CI says so)\n");
         pkb_table_render(t, "  ", color, b);
         pkb_buf_puts(b, "\n");
     }
     pkb_table_free(t);
 }
 
-/* The rival targets as one table: per rival, processkit / rival in every scenario, and the
- * result (what the Markdown's "ahead of ... in every scenario" rows say). Only the rivals the file
- * has a series of. */
-void pkb__term_rivals(const pkb_results *r, bool color, pkb_buf *b)
+/* processkit / rival per scenario (rows) and rival (columns), each coloured by its result. */
+static void
+term_rival_table(const pkb_results *r, const struct rival_eval *ev, bool color, pkb_buf *b)
 {
-    bool any = false;
-    for (size_t k = 0; k < sizeof rivals / sizeof rivals[0]; k++)
-        any |= in_file(r, NULL, rivals[k]);
-    if (!any)
+    char align[NRIVALS + 2] = "l";
+    size_t ncols = 0;
+    for (size_t k = 0; k < NRIVALS; k++)
+        if (ev[k].rival != NULL && ev[k].checked > 0)
+            align[++ncols] = 'r';
+    if (ncols == 0)
         return;
-    pkb_term_puts(b, color, PKB_TONE_BOLD, "processkit against its rivals");
-    pkb_buf_puts(b, " (processkit / rival, ratio of means; the target: below 1 in every "
-                    "scenario)\n");
-    char align[32] = "l";
-    size_t ncols = r->nscenarios < sizeof align - 3 ? r->nscenarios : sizeof align - 3;
-    for (size_t i = 0; i < ncols; i++)
-        align[i + 1] = 'r';
-    align[ncols + 1] = 'l';
     pkb_table *t = pkb_table_new(align);
-    pkb_table_add(t, 0, "rival");
-    for (size_t i = 0; i < ncols; i++)
+    pkb_table_add(t, 0, "scenario");
+    for (size_t k = 0; k < NRIVALS; k++)
+        if (ev[k].rival != NULL && ev[k].checked > 0)
+            pkb_table_add(t, 0, "%s", ev[k].rival);
+    pkb_buf c = {0};
+    for (size_t i = 0; i < r->nscenarios; i++) {
         pkb_table_add(t, 0, "%s", r->scenarios[i].name);
-    pkb_table_add(t, 0, "result");
-    for (size_t k = 0; k < sizeof rivals / sizeof rivals[0]; k++) {
-        if (!in_file(r, NULL, rivals[k]))
-            continue;
-        pkb_table_add(t, 0, "%s", rivals[k]);
-        double ratio;
-        for (size_t i = 0; i < ncols; i++) {
-            if (rival_ratio(r, r->scenarios[i].name, rivals[k], &ratio))
-                pkb_table_add(t, ratio < 1 ? PKB_TONE_PLAIN : PKB_TONE_BAD, "%.3f×", ratio);
-            else
+        for (size_t k = 0; k < NRIVALS; k++) {
+            if (ev[k].rival == NULL || ev[k].checked == 0)
+                continue;
+            if (ev[k].result[i] == NOT_CHECKED) {
                 pkb_table_add(t, PKB_TONE_DIM, "–");
+                continue;
+            }
+            ratio_text(&c, &ev[k].v[i], false);
+            take(t, result_tone(ev[k].result[i]), &c, b);
         }
-        pkb_buf measured = {0}, result = {0};
-        rival_cells(r, rivals[k], false, &measured, &result);
-        const char *text = result.failed ? "" : result.data;
-        pkb_table_add(t, result_tone(text), "%s", text);
-        b->failed |= measured.failed || result.failed;
-        pkb_buf_free(&measured);
-        pkb_buf_free(&result);
     }
+    pkb_term_puts(b, color, PKB_TONE_BOLD, "processkit against its rivals");
+    pkb_buf_puts(b, "  (processkit / rival, ratio of medians [95% CI]; the target: below 1 in "
+                    "every scenario)\n");
     pkb_table_render(t, "  ", color, b);
-    pkb_table_free(t);
     pkb_buf_puts(b, "\n");
+    pkb_table_free(t);
+}
+
+void pkb__term_targets(const pkb_results *r, bool color, pkb_buf *b)
+{
+    struct rival_eval ev[NRIVALS] = {{0}};
+    for (size_t k = 0; k < NRIVALS; k++)
+        if (in_file(r, NULL, rivals[k]) && eval_rival(r, rivals[k], &ev[k]) != 0)
+            b->failed = true;
+    term_target_table(r, ev, color, b);
+    term_rival_table(r, ev, color, b);
+    for (size_t k = 0; k < NRIVALS; k++)
+        rival_free(&ev[k]);
 }
