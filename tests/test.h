@@ -101,6 +101,9 @@ void pk_test_expect_row(const char *text, const char *const *want, const char *f
 #define EXPECT_ROW(text, ...)                                                                      \
     pk_test_expect_row((text), (const char *const[]){__VA_ARGS__, NULL}, __FILE__, __LINE__)
 
+/* Windows (runner.windows.c): the handles this process has open, counted by probing. */
+size_t pk_test_handles(void);
+
 /* Helper programs: `pk_tests --helper NAME ARGS...` runs one of these instead of a test. */
 int pk_test_run_helper(int argc, char **argv);
 
