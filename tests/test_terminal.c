@@ -530,7 +530,7 @@ static double eta_of(const char *err, const char *prefix)
 }
 
 /* Interleaved rounds, the default: a line per round with the time left, then, once every series
- * is final (after the last round, or after the re-measure of those measured again), one line per
+ * is final (after the last round, or after the re-measure when one was due), one line per
  * series with the file's numbers and the verdict the final table shows. */
 TEST_IMPL(pkbench_terminal_rounds_lines)
 {
@@ -564,7 +564,7 @@ TEST_IMPL(pkbench_terminal_rounds_lines)
     ASSERT((again != NULL) == (e[0].attempts > 1 || e[1].attempts > 1));
     const char *l0 = line_at(err, "pkbench: [1/2] spawn_only/processkit ");
     const char *l1 = line_at(err, "pkbench: [2/2] spawn_only/posix_spawn ");
-    ASSERT(l0 > prev && l1 > l0 && (again == NULL || l0 > again));
+    ASSERT(l0 > prev && l1 > l0 && (again == NULL || l0 > again)); /* all wait for a re-measure */
     char line[1024], verdict[256];
     snprintf(line, sizeof line, "%.*s", (int)strcspn(l0, "\n"), l0);
     snprintf(verdict, sizeof verdict, "  %s %s vs posix_spawn: %s", e[0].delta, e[0].ci,

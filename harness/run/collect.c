@@ -98,6 +98,11 @@ static void series_line(struct pkb__collect *c, const pkb_series *s, bool eta)
 
 void pkb__show_finished(struct pkb__collect *c, bool final, bool eta)
 {
+    /* In rounds every series finishes at once: a re-measure due for any of them (a baseline, a
+     * member of a Holm family) can change the others' verdicts, so all wait for it. */
+    for (size_t i = 0; !final && pkb__progress.rounds && i < c->n; i++)
+        if (pkb__remeasure_due(c, &c->series[i]))
+            return;
     for (size_t i = 0; i < c->n; i++) {
         pkb_series *s = &c->series[i];
         if (s->line_no == 0 || s->shown || !s->done || s->remeasuring ||
