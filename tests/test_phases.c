@@ -630,7 +630,7 @@ TEST_IMPL(pkbench_phases_quick_run_renders)
     EXPECT_IN(err, "  baseline");
     EXPECT_IN(err, " vs os_spawn_plain");
     EXPECT_IN(err, " per call (1 per iteration)");
-    EXPECT_IN(r.out.data, "reconciliation (os_spawn_plain + the primitives");
+    EXPECT_IN(r.out.data, "reconciliation (a composite's base, os_spawn_plain or the series");
     EXPECT_IN(r.out.data, "  1 of 1 composite reconciled; ");
     pk_result_release(&r);
     validate(file);
