@@ -116,15 +116,6 @@ void pk__engine_read(struct pk_process *p, int i)
         deliver(p, i);
 }
 
-void pk__engine_hangup(struct pk_process *p, int i)
-{
-    struct pk__stream *s = &p->streams[i];
-    s->eof = true;
-    close_fd(&s->fd);
-    if (s->lines)
-        deliver(p, i);
-}
-
 /* Reads whatever is buffered in every stream, until end-of-file or nothing more is there. */
 static void drain_buffered(struct pk_process *p)
 {
@@ -323,10 +314,10 @@ static int drive_once(struct pk_process *p)
             break;
         case W_OUT:
         case W_ERR:
-            if ((pfd[k].revents & (POLLIN | POLLHUP)) == POLLHUP)
-                pk__engine_hangup(p, what[k] == W_OUT ? 1 : 2);
-            else
-                pk__engine_read(p, what[k] == W_OUT ? 1 : 2);
+            /* POLLHUP alone is not end-of-file: the kernel's pipe_poll checks "empty" and "no
+             * writer" without a lock, so bytes written just before the last close can sit
+             * behind a POLLHUP without POLLIN. Only a read returning 0 ends the stream. */
+            pk__engine_read(p, what[k] == W_OUT ? 1 : 2);
             break;
         case W_PIDFD:
             exited = true;

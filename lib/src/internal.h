@@ -261,10 +261,6 @@ void pk__process_close(struct pk_process *proc);
 void pk__engine_stdin(struct pk_process *p);
 /* Reads one chunk of stream i and delivers its lines to the callback (unless pulling). */
 void pk__engine_read(struct pk_process *p, int i);
-/* The pipe of stream i reported a hang-up without data (POLLHUP alone): no writer is left and
- * nothing is buffered, which is what a read returning 0 would say, so the stream ends without
- * that read. */
-void pk__engine_hangup(struct pk_process *p, int i);
 /* The pidfd is readable: reap, tear down a private group, drain what is buffered. */
 void pk__engine_exited(struct pk_process *p);
 /* Acts on passed deadlines and on a triggered cancel handle. */

@@ -196,7 +196,7 @@ int pk_loop_start(
     return 0;
 }
 
-static void handle(pk_loop *loop, struct watch *w, uint32_t events)
+static void handle(pk_loop *loop, struct watch *w)
 {
     struct run *r = w->run;
     struct pk_process *p = &r->proc;
@@ -208,11 +208,8 @@ static void handle(pk_loop *loop, struct watch *w, uint32_t events)
         break;
     case W_OUT:
     case W_ERR:
-        /* A hang-up without data is end-of-file: no read to learn it. */
-        if ((events & (EPOLLIN | EPOLLHUP)) == EPOLLHUP)
-            pk__engine_hangup(p, w->what == W_OUT ? 1 : 2);
-        else
-            pk__engine_read(p, w->what == W_OUT ? 1 : 2);
+        /* Even EPOLLHUP alone: only a read returning 0 is end-of-file (engine.linux.c). */
+        pk__engine_read(p, w->what == W_OUT ? 1 : 2);
         break;
     case W_PIDFD:
         epoll_ctl(loop->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
@@ -250,7 +247,7 @@ int pk_loop_step(pk_loop *loop, int timeout_ms)
     if (n < 0)
         return errno == EINTR ? 0 : -errno;
     for (int i = 0; i < n; i++)
-        handle(loop, ev[i].data.ptr, ev[i].events);
+        handle(loop, ev[i].data.ptr);
     /* Report and free the runs that finished in this batch. */
     int finished = 0;
     struct run *r = loop->runs;
