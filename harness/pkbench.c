@@ -144,7 +144,11 @@ static int cmd_list(void)
     for (size_t k = 0; k < pkb_contender_count; k++) {
         const pkb_contender *c = pkb_contenders[k];
         char name[64];
-        snprintf(name, sizeof name, "%s%s", c->name, c->baseline ? " (baseline)" : "");
+        snprintf(name, sizeof name, "%s%s", c->name,
+                 c->baseline && c->control ? " (baseline, control)"
+                 : c->baseline             ? " (baseline)"
+                 : c->control              ? " (control)"
+                                           : "");
         printf("%-30s", name);
         for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
             printf(" %-20s", c->scenarios & PKB_SCENARIO_BIT(s) ? "yes" : "-");
@@ -153,6 +157,10 @@ static int cmd_list(void)
     printf("\n");
     for (size_t k = 0; k < pkb_contender_count; k++)
         printf("%-30s %s\n", pkb_contenders[k]->name, pkb_contenders[k]->description);
+    printf("\nAnd one series of the suite's own, %s/%s (control): %s.\n"
+           "Controls cannot change with the library: pkbench compare measures the machine's drift\n"
+           "between two runs from them and corrects the other series for it.\n",
+           PKB_CALIBRATION_SCENARIO, PKB_CALIBRATION_CONTENDER, PKB_CALIBRATION_DESCRIPTION);
     return 0;
 }
 
