@@ -105,6 +105,19 @@ int pk__signal(int pid, int pidfd, int signo);
 
 int64_t pk__now_ns(void);
 
+/* A slowdown injected on purpose, for the drift study only (tests/drift_study.sh builds a second
+ * pkbench with -DPK_INJECT_SLOWDOWN_PCT=N): after a child is reaped the parent spins N% of the
+ * run's lifetime so far — a real slowdown of processkit that no control series shares. In every
+ * other build it is an empty inline function and costs nothing. */
+#if defined(PK_INJECT_SLOWDOWN_PCT) && PK_INJECT_SLOWDOWN_PCT > 0
+void pk__inject_slowdown(int64_t start_ns);
+#else
+static inline void pk__inject_slowdown(int64_t start_ns)
+{
+    (void)start_ns;
+}
+#endif
+
 /* ---- the stream pump (pump.c) -------------------------------------------------------------- */
 
 struct pk__buffer {
