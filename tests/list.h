@@ -227,6 +227,7 @@
     X(drift_pairs_samples_by_round, 20)                                                            \
     X(drift_unavailable_falls_back_to_raw, 20)                                                     \
     X(drift_compare_command_line, 60)                                                              \
+    X(drift_real_run_marks_controls_and_rounds, 120)                                               \
     X(stats_bootstrap_direct_matches_resampling, 20)                                               \
     X(cpu_hog_leaves_conclusions_unchanged, 150)                                                   \
     X(report_tables_and_figures_show_every_repetition, 60)
