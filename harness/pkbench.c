@@ -137,7 +137,7 @@ static int cmd_list(void)
     printf("%-12s %s\n", "suite", "what it measures");
     for (size_t i = 0; i < pkb_suite_count; i++)
         printf("%-12s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
-    printf("\nThe scenarios suite's contenders:\n\n%-30s", "contender");
+    printf("\nThe scenarios suite's contenders:\n\n%-32s", "contender");
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
         printf(" %-20s", pkb_scenario_name((pkb_scenario)s));
     printf("\n");
@@ -149,7 +149,7 @@ static int cmd_list(void)
                  : c->baseline             ? " (baseline)"
                  : c->control              ? " (control)"
                                            : "");
-        printf("%-30s", name);
+        printf("%-32s", name);
         for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
             printf(" %-20s", c->scenarios & PKB_SCENARIO_BIT(s) ? "yes" : "-");
         printf("\n");

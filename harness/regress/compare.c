@@ -362,7 +362,8 @@ static int decide_corrected(struct ctx *x)
             pkb_drift_correct(&c->drift, r->group, b, s, yb[n], yn[n], &by_round[n]) != 0) {
             /* Its controls cannot vouch for the machine: no verdict either way. */
             r->machine_changed = true;
-            r->d = (pks_decision){.verdict = PKS_UNDECIDABLE, .reason = PKS_DECIDABLE};
+            r->d = (pks_decision){
+                .verdict = PKS_UNDECIDABLE, .reason = PKS_DECIDABLE, .bar = r->raw.d.bar};
             free(yb[n]);
             free(yn[n]);
             continue;

@@ -16,7 +16,9 @@
 #
 # base always runs first; same, slow and hog follow in an order rotated every pair, so none of
 # them always runs right after base. Then every pair is compared (the base build's pkbench),
-# with the correction and with --no-drift-correction, as JSON in compare/, and
+# with the correction and with --no-drift-correction, each with the default cv limit and with
+# --cv-limit none (on a loaded machine the limit leaves most series undecidable, and the
+# statistics alone are then what a user without it would get), as JSON in compare/, and
 # tests/drift/summarize.py writes summary.json and summary.md from those files alone.
 #
 # Nothing is lost: a run whose file is complete is never repeated, so an interrupted study
@@ -207,9 +209,10 @@ for base in "$out"/pair-*-base.json; do
     for kind in same slow hog; do
         new=$stem-$kind.json
         complete "$base" && complete "$new" || continue
-        for mode in corrected raw; do
+        for mode in corrected raw corrected-nocv raw-nocv; do
             extra=()
-            [ "$mode" = raw ] && extra=(--no-drift-correction)
+            [[ $mode == raw* ]] && extra+=(--no-drift-correction)
+            [[ $mode == *-nocv ]] && extra+=(--cv-limit none)
             dest=$out/compare/pair-$p-$kind-$mode.json
             rc=0
             "$base_bin" compare "$base" "$new" --format json --out "$dest" "${extra[@]}" \
