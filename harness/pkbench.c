@@ -45,6 +45,7 @@ static const char usage_text[] =
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
     "                       [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
     "                       [--env-keys LIST] [--strict-env]\n"
+    "                       [--no-drift-correction] [--drift-limit PCT]\n"
     "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
     "       pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
     "                     [--no-prime] [--sequential] [--out FILE] [compare's options]\n"
@@ -82,6 +83,10 @@ static void help(void)
           "compare  medians, bootstrap CI of their ratio, Mann-Whitney p with Holm's correction\n"
           "         and a verdict per series (regressed / improved / ~ / undecidable), then a\n"
           "         geomean; --threshold (5%) and the base file's noise floor set the bar.\n"
+          "         Between two files the control series (list marks them) measure the\n"
+          "         machine's drift and the other series are judged drift-corrected, the raw\n"
+          "         verdicts beside them; --no-drift-correction gates on the raw ones; a drift\n"
+          "         above --drift-limit (25%) or controls that disagree: machine changed (3).\n"
           "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
           "         series that regressed once and reports only regressions that repeat.\n"
           "\n"
@@ -89,8 +94,8 @@ static void help(void)
           "also takes --help.\n"
           "\n"
           "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
-          "compare and check: 2 a regression, 3 none but a series too noisy or with too few\n"
-          "samples to decide (named).\n",
+          "compare and check: 2 a regression, 3 none but a series too noisy, with too few\n"
+          "samples to decide, or whose controls cannot correct the drift (named).\n",
           stdout);
 }
 
