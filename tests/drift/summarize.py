@@ -67,6 +67,11 @@ def tally(cmp):
         t[f"{side}_decided"] += decided
         t[f"{side}_regressed"] += key == "regressed"
     t["decided"] = t["regressed"] + t["improved"] + t["unchanged"]
+    # every delta the gate saw (corrected or raw), for the medians over the study
+    t["pk_deltas"] = [r["delta"] for r in cmp["series"]
+                      if not r.get("control") and is_processkit(r["name"]) and r["delta"] is not None]
+    t["other_deltas"] = [r["delta"] for r in cmp["series"]
+                         if not r.get("control") and not is_processkit(r["name"]) and r["delta"] is not None]
     return t
 
 
@@ -138,7 +143,11 @@ def main():
             continue
         t = {"pairs": len(rows)}
         for mode in MODES:
-            s = {k: sum(r[mode][k] for r in rows) for k in rows[0][mode] if k != "status"}
+            s = {k: sum(r[mode][k] for r in rows) for k in rows[0][mode]
+                 if k not in ("status", "pk_deltas", "other_deltas")}
+            for k in ("pk_deltas", "other_deltas"):
+                v = sorted(x for r in rows for x in r[mode][k])
+                s[k.replace("deltas", "delta_median")] = v[len(v) // 2] if v else None
             s["exit"] = {str(c): sum(r[mode]["status"] == c for r in rows) for c in (0, 2, 3)}
             s["false_regressed_rate"] = rate(s["regressed"], s["decided"])
             s["pairs_caught"] = sum(r[mode]["pk_regressed"] > 0 and r[mode]["status"] == 2 for r in rows)
@@ -195,6 +204,8 @@ def main():
         md += table(t, [("pairs caught (a processkit series regressed, exit 2)", lambda m: f"{m['pairs_caught']}/{t['pairs']}"),
                         ("processkit series regressed / decided", lambda m: fmt_rate(m["pk_regressed"], m["pk_decided"])),
                         ("other series regressed / decided (false)", lambda m: fmt_rate(m["other_regressed"], m["other_decided"])),
+                        ("median delta of the processkit series", lambda m: pct(m["pk_delta_median"])),
+                        ("median delta of the other series", lambda m: pct(m["other_delta_median"])),
                         undec, exits])
         md.append(drift_sentence(t))
     if "hog" in totals:
