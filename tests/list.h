@@ -224,6 +224,7 @@
     X(drift_and_regression_separated, 20)                                                          \
     X(drift_inconsistent_controls_are_undecidable, 20)                                             \
     X(drift_too_large_is_undecidable, 20)                                                          \
+    X(drift_controls_spread_raises_the_bar, 20)                                                    \
     X(drift_pairs_samples_by_round, 20)                                                            \
     X(drift_unavailable_falls_back_to_raw, 20)                                                     \
     X(drift_compare_command_line, 60)                                                              \

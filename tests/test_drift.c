@@ -45,24 +45,31 @@ typedef struct syn_run {
     double factor[NSER]; /* ... and each × its own (0 = 1): a regression, a control's own shift */
     double machine_sd;   /* per-round shared noise (log sd) */
     double series_sd;    /* per-sample own noise (log sd) */
-    bool no_rounds;      /* write no `round` arrays (an older file) */
-    bool no_controls;    /* mark no series `control` */
+    double opposed_sd;   /* a per-round factor exp(opposed[k] · z), z ~ N(0, opposed_sd): controls
+                            each noisy whose geometric mean is exact (0: none) */
+    int opposed[NSER];
+    bool no_rounds;   /* write no `round` arrays (an older file) */
+    bool no_controls; /* mark no series `control` */
 } syn_run;
 
 static void write_run(const char *path, const syn_run *run, uint64_t seed)
 {
     pks_rng rng;
     pks_rng_seed(&rng, seed);
-    double machine[ROUNDS];
+    double machine[ROUNDS], opposed[ROUNDS] = {0};
     for (int r = 0; r < ROUNDS; r++)
         machine[r] = exp(run->machine_sd * pks_rng_normal(&rng));
+    pks_rng same; /* the same z in base and new: each control's ratio is then exactly its factor */
+    pks_rng_seed(&same, 4242);
+    for (int r = 0; r < ROUNDS && run->opposed_sd > 0; r++)
+        opposed[r] = run->opposed_sd * pks_rng_normal(&same);
     json_t *arr = json_array();
     for (int k = 0; k < NSER; k++) {
         json_t *samples = json_array(), *rounds = json_array();
         double f = run->drift * (run->factor[k] > 0 ? run->factor[k] : 1);
         for (int r = 0; r < ROUNDS; r++) {
-            double x =
-                ser[k].median_ns * f * machine[r] * exp(run->series_sd * pks_rng_normal(&rng));
+            double x = ser[k].median_ns * f * machine[r] * exp(run->opposed[k] * opposed[r]) *
+                       exp(run->series_sd * pks_rng_normal(&rng));
             json_array_append_new(samples, json_real(x));
             json_array_append_new(rounds, json_integer(r + 1));
         }
@@ -305,6 +312,42 @@ TEST_IMPL(drift_too_large_is_undecidable)
     ASSERT_EQ(c.drift.groups[0].state, PKB_DRIFT_OK);
     ASSERT_EQ(c.status, 0);
     ASSERT_EQ(raw.status, 2);
+    pkb_compare_free(&c);
+    pkb_compare_free(&raw);
+}
+
+/* Controls that moved apart by ~7% while their CIs overlap (each one noisy, their geometric mean
+ * exact, so the correction itself is exact): the group is consistent, but none of them changed,
+ * so a series must move by more than they disagree — a 6% slowdown of processkit, exact, is
+ * called regressed at the 5% threshold without that rule and `~` with it; 12% is still caught. */
+TEST_IMPL(drift_controls_spread_raises_the_bar)
+{
+    syn_run b = {.drift = 1, .opposed_sd = 0.3, .opposed = {1, -1, 0}};
+    syn_run n = b;
+    n.factor[0] = 0.93; /* s/posix_spawn */
+    n.factor[2] = 1.07; /* s/fork_exec */
+    n.factor[3] = 1.06; /* s/processkit */
+    n.factor[4] = 1.12; /* s/libuv */
+    pkb_compare c, raw;
+    compare_pair("spread", &b, &n, 19, 0, &c, &raw);
+    print_line("controls 7% apart", &c);
+    const pkb_drift_group *g = pkb_drift_group_for(&c.drift, "s");
+    char why[200];
+    pkb_drift_why(&c.drift, g, why, sizeof why);
+    if (g->state != PKB_DRIFT_OK)
+        pk_test_fail(__FILE__, __LINE__, "group s: %s", why);
+    double most = 0;
+    for (size_t i = 0; i < g->n; i++)
+        most = fmax(most,
+                    fabs(c.drift.controls[g->members[i]].ratio.estimate / g->ratio.estimate - 1));
+    ASSERT(fabs(g->spread - most) < 1e-12);
+    ASSERT(g->spread > 0.065 && g->spread < 0.08);
+    const pkb_compare_row *pk = row(&c, "s/processkit");
+    ASSERT(pk->corrected);
+    ASSERT(fabs(pk->s.delta - 0.06) < 0.01);
+    ASSERT(fabs(pk->d.bar - g->spread) < 1e-12);
+    ASSERT_EQ(pk->d.verdict, PKS_NO_CHANGE);
+    ASSERT_EQ(row(&c, "s/libuv")->d.verdict, PKS_REGRESSED);
     pkb_compare_free(&c);
     pkb_compare_free(&raw);
 }

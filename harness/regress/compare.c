@@ -254,12 +254,14 @@ static int match_contenders(struct ctx *x, const char *path, char *err, size_t e
 /* ==== Statistics and verdicts ================================================================ */
 
 /* The rows idx[0..n) as one family of results/verdict.h (the report's statistics, here), on the
- * files' samples or, when yb is not NULL, on yb[i] / yn[i]; the statistics into out[i]. */
+ * files' samples or, when yb is not NULL, on yb[i] / yn[i]; the noise floor at least floor[i]
+ * when floor is not NULL; the statistics into out[i]. */
 static int decide_family(struct ctx *x,
                          const size_t *idx,
                          size_t n,
                          double *const *yb,
                          double *const *yn,
+                         const double *floor,
                          pkb_compare_stats *out)
 {
     pkb_compare *c = x->c;
@@ -285,7 +287,7 @@ static int decide_family(struct ctx *x,
                              .nbase = b->n,
                              .cand = yn != NULL ? yn[i] : s->samples,
                              .ncand = s->n,
-                             .noise_floor = fmax(fb, fc)};
+                             .noise_floor = fmax(fmax(fb, fc), floor != NULL ? floor[i] : 0)};
     }
     if (rc == 0 && n > 0)
         rc = pkb_verdict_family(v, n, &vo);
@@ -323,7 +325,7 @@ static int decide_raw(struct ctx *x)
         for (size_t i = 0; i < c->nrows; i++)
             if (c->rows[i].control == (controls == 1))
                 idx[n++] = i;
-        rc = decide_family(x, idx, n, NULL, NULL, st);
+        rc = decide_family(x, idx, n, NULL, NULL, NULL, st);
         for (size_t i = 0; rc == 0 && i < n; i++) {
             c->rows[idx[i]].raw = st[i];
             set_stats(&c->rows[idx[i]], &st[i]);
@@ -342,8 +344,9 @@ static int decide_corrected(struct ctx *x)
     size_t *idx = malloc((c->nrows + 1) * sizeof *idx), n = 0;
     double **yb = calloc(c->nrows + 1, sizeof *yb), **yn = calloc(c->nrows + 1, sizeof *yn);
     bool *by_round = calloc(c->nrows + 1, sizeof *by_round);
+    double *spread = calloc(c->nrows + 1, sizeof *spread);
     pkb_compare_stats *st = calloc(c->nrows + 1, sizeof *st);
-    int rc = idx && yb && yn && by_round && st ? 0 : -ENOMEM;
+    int rc = idx && yb && yn && by_round && spread && st ? 0 : -ENOMEM;
     for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
         pkb_compare_row *r = &c->rows[i];
         const pkb_results_series *b = x->row_base[i], *s = x->row_cand[i];
@@ -368,15 +371,17 @@ static int decide_corrected(struct ctx *x)
             free(yn[n]);
             continue;
         }
+        spread[n] = r->group->spread; /* its controls' disagreement: part of its bar */
         idx[n++] = i;
     }
     if (rc == 0)
-        rc = decide_family(x, idx, n, yb, yn, st);
+        rc = decide_family(x, idx, n, yb, yn, spread, st);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         pkb_compare_row *r = &c->rows[idx[i]];
         set_stats(r, &st[i]);
         r->corrected = true;
         r->by_round = by_round[i];
+        r->control_spread = spread[i];
     }
     for (size_t i = 0; yb != NULL && yn != NULL && i < n; i++) {
         free(yb[i]);
@@ -386,6 +391,7 @@ static int decide_corrected(struct ctx *x)
     free(yb);
     free(yn);
     free(by_round);
+    free(spread);
     free(st);
     return rc;
 }

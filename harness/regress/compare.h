@@ -37,7 +37,9 @@
  * (code that cannot change with the library) measure how much the machine itself changed between
  * the runs. Every other series is then judged on its drift-corrected samples — each divided by
  * its round's control index — so "the machine got slower" is not reported as "the code got
- * slower". A control is shown with its ratio and never gets a verdict of its own. When the
+ * slower"; the bar of a corrected series also covers how far its controls moved apart (the
+ * group's spread: none of them changed, so a series must move more than they disagree to be
+ * called changed). A control is shown with its ratio and never gets a verdict of its own. When the
  * drift of a series' control group is too large or its controls disagree, the series is
  * undecidable, "machine changed" (exit 3). The raw verdicts are kept beside the corrected ones
  * (pkb_compare_row.raw, the `raw` counts) and are the gate's with no_drift_correction, or when
@@ -116,12 +118,13 @@ typedef struct pkb_compare_row {
     double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
     pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
     /* The fields above are the gate's: drift-corrected when `corrected`. */
-    bool control;         /* a drift control in both files: shown, never a verdict (d is its raw
-                             one, not counted) */
-    bool corrected;       /* judged on drift-corrected samples (medians then in base-machine ns) */
-    bool by_round;        /* ... each sample paired with its own round's controls (else with the
-                             run's index) */
-    bool machine_changed; /* its control group could not be corrected: undecidable */
+    bool control;          /* a drift control in both files: shown, never a verdict (d is its raw
+                              one, not counted) */
+    bool corrected;        /* judged on drift-corrected samples (medians then in base-machine ns) */
+    bool by_round;         /* ... each sample paired with its own round's controls (else with the
+                              run's index) */
+    bool machine_changed;  /* its control group could not be corrected: undecidable */
+    double control_spread; /* corrected: its group's spread (drift.h), part of the bar */
     const pkb_drift_group *group; /* the controls that corrected it (or could not); NULL: none */
     pkb_compare_stats raw;        /* on the raw samples, Holm over the non-control rows */
 } pkb_compare_row;

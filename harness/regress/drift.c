@@ -243,6 +243,10 @@ static int group_ratio(pkb_drift *d, pkb_drift_group *g, const struct sides *s)
         nn = s->n[k]->n > nn ? s->n[k]->n : nn;
     }
     g->ratio.estimate = exp(lsum / (double)g->n);
+    g->spread = 0;
+    for (size_t i = 0; i < g->n; i++)
+        g->spread = fmax(g->spread,
+                         fabs(d->controls[g->members[i]].ratio.estimate / g->ratio.estimate - 1));
     size_t iters = d->opts.iterations, most = nb > nn ? nb : nn;
     double *logs = malloc(iters * sizeof *logs), *scratch = malloc(3 * most * sizeof *scratch);
     size_t *pb = malloc(nb * sizeof *pb), *pn = malloc(nn * sizeof *pn);

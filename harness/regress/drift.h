@@ -32,8 +32,10 @@
  *
  * The drift itself, per group: the geometric mean over its controls of median(new) / median(base),
  * with a percentile-bootstrap CI that resamples rounds (the same positions for every control, so
- * their shared state stays together). A group cannot be corrected — its series are undecidable,
- * "machine changed" — when
+ * their shared state stays together), and its spread: how far the group's controls moved apart
+ * — the between-run noise floor of a corrected series (none of them changed, yet they disagree by
+ * that much), which compare adds to a corrected verdict's bar. A group cannot be corrected — its
+ * series are undecidable, "machine changed" — when
  *   - its drift is too large: |drift − 1| above opts.limit (the model's assumptions are the
  *     weaker the larger the change), or
  *   - its controls disagree: two of them whose ratios' 95% CIs do not overlap and differ by more
@@ -83,6 +85,10 @@ typedef struct pkb_drift_group {
     size_t *members;       /* indexes into pkb_drift.controls (owned) */
     size_t n;              /* ≥ 1 */
     pks_interval ratio;    /* the group's drift: geomean of the members' ratios, with its CI */
+    double spread;         /* how far its controls moved apart: the largest |ratio_k / ratio − 1|
+                              over its members (0 with one). Controls cannot have changed, so a
+                              series corrected by this group must move more than this to be
+                              called changed (compare adds it to the bar) */
     pkb_drift_state state; /* OK, or why its series cannot be corrected */
     size_t disagree[2];    /* INCONSISTENT: the two controls (indexes into controls) */
 } pkb_drift_group;

@@ -7,7 +7,8 @@
  *
  * base and new are medians in the unit the base reads best in; delta = median(new) /
  * median(base) − 1 with the bootstrap CI of the same ratio; p is Mann-Whitney's after Holm's
- * correction; bar = max(threshold, noise floor), what |delta| had to exceed. A geomean row
+ * correction; bar = max(threshold, noise floor, and for a drift-corrected series its controls'
+ * spread), what |delta| had to exceed. A geomean row
  * follows (decided series only), then the notes: why a series was undecidable, series in only one
  * file, series not measured in both, and (Markdown, JSON) differing environment keys.
  *
@@ -87,7 +88,9 @@ static void fill_row(const pkb_compare *c, const pkb_compare_row *r, cell *row)
         snprintf(row[C_P], sizeof(cell), "%.3f", r->p_holm);
     snprintf(row[C_N], sizeof(cell), "%zu/%zu", r->s.base.n, r->s.cand.n);
     snprintf(row[C_BAR], sizeof(cell), "%.1f%%%s", 100 * r->d.bar,
-             r->noise_floor > c->opts.threshold ? " (floor)" : "");
+             r->noise_floor <= c->opts.threshold                   ? ""
+             : r->corrected && r->control_spread >= r->noise_floor ? " (controls)"
+                                                                   : " (floor)");
     if (r->control)
         snprintf(row[C_VERDICT], sizeof(cell), "control");
     else if (r->machine_changed)
@@ -417,6 +420,7 @@ static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
     json_object_set_new(o, "drift_group",
                         r->group != NULL ? json_string(r->group->name) : json_null());
     json_object_set_new(o, "machine_changed", json_boolean(r->machine_changed));
+    json_object_set_new(o, "control_spread", r->corrected ? num(r->control_spread) : json_null());
     if (r->control)
         json_object_set_new(o, "verdict", json_string("control"));
     /* The uncorrected statistics, always: what --no-drift-correction would gate on. */
@@ -472,6 +476,7 @@ static json_t *drift_json(const pkb_compare *c)
             json_array_append_new(members, json_string(d->controls[g->members[m]].name));
         json_object_set_new(k, "name", json_string(g->name));
         json_object_set_new(k, "controls", members);
+        json_object_set_new(k, "spread", num(g->spread));
         json_object_set_new(k, "state", json_string(pkb_drift_state_name(g->state)));
         json_object_set_new(k, "why", why[0] ? json_string(why) : json_null());
         json_array_append_new(groups, k);
