@@ -2,7 +2,7 @@
  * The drift study's injected slowdown (internal.h, pk__inject_slowdown): compiled only into a
  * build configured with -DPK_INJECT_SLOWDOWN_PCT=N, never into the library anyone installs.
  *
- * tests/drift_study.sh needs a processkit that is really slower — every run, in its own code
+ * tests/drift/study.sh needs a processkit that is really slower — every run, in its own code
  * path, by a known share — to check that `pkbench compare` still catches a regression after it
  * has corrected for the machine's drift. Spinning (rather than sleeping) keeps the delay on the
  * CPU the run already holds, as slower code would.
