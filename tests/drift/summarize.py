@@ -108,6 +108,10 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--slowdown", type=float, default=10)
     ap.add_argument("--hogs", type=int, default=1)
+    ap.add_argument("--into", metavar="FILE",
+                    help="also put the tables into FILE (METHODOLOGY.md) between the lines "
+                         "<!-- drift-study-results --> and <!-- /drift-study-results -->, "
+                         "headings demoted to ####")
     a = ap.parse_args()
     if not os.path.isdir(a.dir):
         die(f"{a.dir}: not a directory")
@@ -233,6 +237,31 @@ def main():
     with open(tmp, "w") as f:
         f.write("\n".join(md) + "\n")
     os.replace(tmp, os.path.join(a.dir, "summary.md"))
+    if a.into:
+        into(a.into, md)
+
+
+def into(path, md):
+    """The tables between the markers of `path`, written atomically; the rest untouched."""
+    start, end = "<!-- drift-study-results -->", "<!-- /drift-study-results -->"
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        die(f"{path}: {e}")
+    if start not in text:
+        die(f"{path}: no line {start}")
+    head, rest = text.split(start, 1)
+    tail = rest.split(end, 1)[1] if end in rest else rest
+    body = []
+    for line in md:
+        if line.startswith("#"):
+            line = "#### " + line.lstrip("# ")
+        body.append(line)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(head + start + "\n" + "\n".join(body) + "\n" + end + tail)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":
