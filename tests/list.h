@@ -226,6 +226,7 @@
     X(drift_too_large_is_undecidable, 20)                                                          \
     X(drift_controls_spread_raises_the_bar, 20)                                                    \
     X(drift_pairs_samples_by_round, 20)                                                            \
+    X(drift_noisy_controls_do_not_hide_a_regression, 20)                                           \
     X(drift_unavailable_falls_back_to_raw, 20)                                                     \
     X(drift_compare_command_line, 60)                                                              \
     X(drift_real_run_marks_controls_and_rounds, 120)                                               \

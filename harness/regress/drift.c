@@ -452,6 +452,15 @@ static bool by_rounds(
     return true;
 }
 
+/* The robust spread of x[0..n): MAD / median; +inf when it cannot be computed. */
+static double spread_of(const double *x, size_t n)
+{
+    double med, mad;
+    if (n < 2 || pks_median(x, n, NULL, &med) != 0 || pks_mad(x, n, NULL, &mad) != 0 || !(med > 0))
+        return INFINITY;
+    return mad / med;
+}
+
 int pkb_drift_correct(const pkb_drift *d,
                       const pkb_drift_group *g,
                       const pkb_results_series *b,
@@ -461,10 +470,16 @@ int pkb_drift_correct(const pkb_drift *d,
                       bool *by_round)
 {
     *by_round = by_rounds(d, g, 0, b, yb) && by_rounds(d, g, 1, n, yn);
-    if (*by_round)
+    /* Pairing by round divides by the round's controls, their own noise included: worth it only
+     * when the series moves with them. When it leaves the samples more spread than they were
+     * (noisy controls, a series that does not share their rounds' state), the run's index
+     * corrects the drift without adding that noise. */
+    if (*by_round && spread_of(yb, b->n) + spread_of(yn, n->n) <=
+                         spread_of(b->samples, b->n) + spread_of(n->samples, n->n))
         return 0;
-    /* Not every sample met its round's controls: both sides take the run's index instead, so the
-     * two are corrected alike. */
+    *by_round = false;
+    /* Both sides take the run's index (also when not every sample met its round's controls), so
+     * the two are corrected alike. */
     double ib = run_index(d, g, 0), in = run_index(d, g, 1);
     if (isnan(ib) || isnan(in))
         return -EDOM;

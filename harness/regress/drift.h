@@ -24,11 +24,14 @@
  *     y(s, f, r) = x(s, f, r) / g(f, r),
  *
  * in which m cancels and δ remains: the verdict on y (results/verdict.h's, unchanged) is the
- * drift-corrected verdict. A round is paired by its number in the file (`round`), which counts a
- * re-measure's rounds after the first ones, so a re-measured series meets the controls measured
- * with it (every attempt of a control is used), never the first rounds' controls. When a sample's
- * round has no control of the group (a series re-measured alone, a file without `round`), the
- * whole series falls back to the run's index: y = x / median over rounds of g(f, r).
+ * drift-corrected verdict. Dividing by g(f, r) also adds the controls' own noise; it is kept only
+ * when it leaves the series' samples (both files together) no more spread than they were (robust
+ * spread, MAD / median) — the series moves with its round's controls. Otherwise, as below, the
+ * run's index corrects the drift alone. A round is paired by its number in the file (`round`),
+ * which counts a re-measure's rounds after the first ones, so a re-measured series meets the
+ * controls measured with it (every attempt of a control is used), never the first rounds' controls.
+ * When a sample's round has no control of the group (a series re-measured alone, a file without
+ * `round`), the whole series falls back to the run's index: y = x / median over rounds of g(f, r).
  *
  * The drift itself, per group: the geometric mean over its controls of median(new) / median(base),
  * with a percentile-bootstrap CI that resamples rounds (the same positions for every control, so
@@ -120,7 +123,8 @@ const pkb_drift_group *pkb_drift_group_for(const pkb_drift *d, const char *scena
 
 /* The samples of a series, `b` in base and `n` in new, as ratios to group g's index (see the top
  * of this file): yb[0..b->n) and yn[0..n->n), caller-allocated. *by_round says whether every
- * sample was paired with its own round (else both sides used the run's index). Returns 0, or
+ * sample was paired with its own round (else both sides used the run's index: a sample without
+ * its round's controls, or pairing that would have spread the samples more). Returns 0, or
  * -EDOM when the group has no sample in a file at all. */
 int pkb_drift_correct(const pkb_drift *d,
                       const pkb_drift_group *g,
