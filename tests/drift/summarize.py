@@ -109,9 +109,9 @@ def main():
     ap.add_argument("--slowdown", type=float, default=10)
     ap.add_argument("--hogs", type=int, default=1)
     ap.add_argument("--into", metavar="FILE",
-                    help="also put the tables into FILE (METHODOLOGY.md) between the lines "
-                         "<!-- drift-study-results --> and <!-- /drift-study-results -->, "
-                         "headings demoted to ####")
+                    help="also put the totals' tables (not the per-pair one) into FILE "
+                         "(METHODOLOGY.md) between the lines <!-- drift-study-results --> and "
+                         "<!-- /drift-study-results -->, headings demoted to ####")
     a = ap.parse_args()
     if not os.path.isdir(a.dir):
         die(f"{a.dir}: not a directory")
@@ -254,6 +254,8 @@ def into(path, md):
     head, rest = text.split(start, 1)
     tail = rest.split(end, 1)[1] if end in rest else rest
     body = []
+    cut = next((i for i, line in enumerate(md) if line.startswith("## Per pair")), len(md))
+    md = md[:cut]  # the per-pair table stays in summary.md
     for line in md:
         if line.startswith("#"):
             line = "#### " + line.lstrip("# ")
