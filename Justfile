@@ -150,6 +150,12 @@ bench-forward *args: (build "release")
 bench-floor-pinned *args: (build "release")
     build/release/phases/pk_floor --pin {{args}}
 
+# The drift study (METHODOLOGY.md, "Comparing two separate runs: machine drift"): pairs of
+# separate quick runs of one build, of a build with an injected slowdown, and under a CPU hog,
+# compared with and without the drift correction. Continue an interrupted one with --out DIR.
+drift-study *ARGS:
+    tests/drift/study.sh {{ARGS}}
+
 # Reformat every C source in place.
 fmt:
     {{sources}} | xargs clang-format -i

@@ -47,5 +47,6 @@ const pkb_contender pkb_contender_fork_exec = {
     .scenarios = PKB_SCENARIO_BIT(PKB_SPAWN_CAPTURE_SMALL) |
                  PKB_SCENARIO_BIT(PKB_STREAM_LARGE_STDOUT) |
                  PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY),
+    .control = true, /* no processkit code: it moves only with the machine */
     .run = run,
 };

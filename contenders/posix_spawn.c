@@ -57,5 +57,6 @@ const pkb_contender pkb_contender_posix_spawn = {
                  PKB_SCENARIO_BIT(PKB_STREAM_LARGE_STDOUT) |
                  PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY),
     .baseline = true,
+    .control = true, /* no processkit code: it moves only with the machine */
     .run = run,
 };

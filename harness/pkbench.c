@@ -46,6 +46,7 @@ static const char usage_text[] =
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
     "                       [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
     "                       [--env-keys LIST] [--strict-env]\n"
+    "                       [--no-drift-correction] [--drift-limit PCT]\n"
     "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
     "       pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
     "                     [--no-prime] [--sequential] [--out FILE] [compare's options]\n"
@@ -89,6 +90,10 @@ static void help(void)
           "compare  medians, bootstrap CI of their ratio, Mann-Whitney p with Holm's correction\n"
           "         and a verdict per series (regressed / improved / ~ / undecidable), then a\n"
           "         geomean; --threshold (5%) and the base file's noise floor set the bar.\n"
+          "         Between two files the control series (list marks them) measure the\n"
+          "         machine's drift and the other series are judged drift-corrected, the raw\n"
+          "         verdicts beside them; --no-drift-correction gates on the raw ones; a drift\n"
+          "         above --drift-limit (25%) or controls that disagree: machine changed (3).\n"
           "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
           "         series that regressed once and reports only regressions that repeat.\n"
           "\n"
@@ -97,8 +102,8 @@ static void help(void)
           "is set or TERM is dumb.\n"
           "\n"
           "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
-          "compare and check: 2 a regression, 3 none but a series too noisy or with too few\n"
-          "samples to decide (named).\n",
+          "compare and check: 2 a regression, 3 none but a series too noisy, with too few\n"
+          "samples to decide, or whose controls cannot correct the drift (named).\n",
           stdout);
 }
 
@@ -145,15 +150,19 @@ static int cmd_list(void)
     printf("%-12s %s\n", "suite", "what it measures");
     for (size_t i = 0; i < pkb_suite_count; i++)
         printf("%-12s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
-    printf("\nThe scenarios suite's contenders:\n\n%-30s", "contender");
+    printf("\nThe scenarios suite's contenders:\n\n%-32s", "contender");
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
         printf(" %-20s", pkb_scenario_name((pkb_scenario)s));
     printf("\n");
     for (size_t k = 0; k < pkb_contender_count; k++) {
         const pkb_contender *c = pkb_contenders[k];
         char name[64];
-        snprintf(name, sizeof name, "%s%s", c->name, c->baseline ? " (baseline)" : "");
-        printf("%-30s", name);
+        snprintf(name, sizeof name, "%s%s", c->name,
+                 c->baseline && c->control ? " (baseline, control)"
+                 : c->baseline             ? " (baseline)"
+                 : c->control              ? " (control)"
+                                           : "");
+        printf("%-32s", name);
         for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
             printf(" %-20s", c->scenarios & PKB_SCENARIO_BIT(s) ? "yes" : "-");
         printf("\n");
@@ -161,6 +170,10 @@ static int cmd_list(void)
     printf("\n");
     for (size_t k = 0; k < pkb_contender_count; k++)
         printf("%-30s %s\n", pkb_contenders[k]->name, pkb_contenders[k]->description);
+    printf("\nAnd one series of the suite's own, %s/%s (control): %s.\n"
+           "Controls cannot change with the library: pkbench compare measures the machine's drift\n"
+           "between two runs from them and corrects the other series for it.\n",
+           PKB_CALIBRATION_SCENARIO, PKB_CALIBRATION_CONTENDER, PKB_CALIBRATION_DESCRIPTION);
     return 0;
 }
 

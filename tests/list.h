@@ -236,6 +236,17 @@
     X(compare_names_settings_and_a_missing_noise_floor, 20)                                        \
     X(results_size_and_values_bounded, 20)                                                         \
     X(compare_large_samples, 30)                                                                   \
+    X(drift_pure_drift_is_not_a_regression, 20)                                                    \
+    X(drift_pure_regression_is_caught, 20)                                                         \
+    X(drift_and_regression_separated, 20)                                                          \
+    X(drift_inconsistent_controls_are_undecidable, 20)                                             \
+    X(drift_too_large_is_undecidable, 20)                                                          \
+    X(drift_controls_spread_raises_the_bar, 20)                                                    \
+    X(drift_pairs_samples_by_round, 20)                                                            \
+    X(drift_noisy_controls_do_not_hide_a_regression, 20)                                           \
+    X(drift_unavailable_falls_back_to_raw, 20)                                                     \
+    X(drift_compare_command_line, 60)                                                              \
+    X(drift_real_run_marks_controls_and_rounds, 120)                                               \
     X(stats_bootstrap_direct_matches_resampling, 20)                                               \
     X(cpu_hog_leaves_conclusions_unchanged, 150)                                                   \
     X(report_tables_and_figures_show_every_repetition, 60)

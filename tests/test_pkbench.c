@@ -179,6 +179,8 @@ TEST_IMPL(pkbench_bad_inputs)
     ASSERT(strstr(r.out.data, "Exit status") != NULL);
     pk_result_release(&r);
     ASSERT_EQ(PKBENCH(&r, "list"), 0);
-    ASSERT(strstr(r.out.data, "posix_spawn (baseline)") != NULL);
+    ASSERT(strstr(r.out.data, "posix_spawn (baseline, control)") != NULL);
+    ASSERT(strstr(r.out.data, "vfork_exec (control)") != NULL);
+    ASSERT(strstr(r.out.data, "calibration/cpu_loop (control)") != NULL);
     pk_result_release(&r);
 }

@@ -10,7 +10,8 @@
  * independent runs must both show it, so noise has to strike twice (≈ p² instead of p). The
  * re-run's comparison corrects for the re-run series only. Both new results files are kept and
  * named on stderr. A series the baseline measured that the run lacks or failed is not re-run: it
- * fails the check (exit 2) as it is.
+ * fails the check (exit 2) as it is. When the first comparison was drift-corrected, the re-run
+ * also measures the control series, so its comparison is corrected for its own drift.
  *
  * Exit status (both commands): 0 no regression; 2 a (confirmed) regression, or a series missing
  * or failed in the new run; 3 none of those, but a series was undecidable (too few samples, too
@@ -41,13 +42,21 @@ static const char compare_usage[] =
     "usage: pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE]\n"
     "                       [--alpha A] [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
     "                       [--env-keys K1,K2,...] [--strict-env]\n"
-    "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n";
+    "                       [--no-drift-correction] [--drift-limit PCT]\n"
+    "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
+    "\n"
+    "Between two files the control series (marked `control`: code that cannot change with the\n"
+    "library) measure the machine's drift; every other series is judged drift-corrected, and a\n"
+    "drift above --drift-limit (default 25%) or controls that disagree make it undecidable\n"
+    "(\"machine changed\", exit 3). --no-drift-correction judges the raw samples.\n"
+    "Exit status: 0 no regression; 2 a regression or a series missing in NEW; 3 undecidable;\n"
+    "1 a usage or input error.\n";
 
 static const char check_usage[] =
     "usage: pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
     "                     [--no-prime] [--sequential] [--out FILE] [--format text|md|json]\n"
     "                     [--alpha A] [--threshold PCT] [--cv-limit PCT] [--env-keys LIST]\n"
-    "                     [--strict-env]\n";
+    "                     [--strict-env] [--no-drift-correction] [--drift-limit PCT]\n";
 
 static int usage_error(const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -80,6 +89,8 @@ enum {
     OPT_PROFILE,
     OPT_NO_PRIME,
     OPT_SEQUENTIAL,
+    OPT_NO_DRIFT,
+    OPT_DRIFT_LIMIT,
     OPT_HELP = 'h',
 };
 
@@ -92,6 +103,8 @@ enum {
         {"format", required_argument, NULL, OPT_FORMAT},                                           \
         {"strict-env", no_argument, NULL, OPT_STRICT_ENV},                                         \
         {"out", required_argument, NULL, OPT_OUT},                                                 \
+        {"no-drift-correction", no_argument, NULL, OPT_NO_DRIFT},                                  \
+        {"drift-limit", required_argument, NULL, OPT_DRIFT_LIMIT},                                 \
     {                                                                                              \
         "help", no_argument, NULL, OPT_HELP                                                        \
     }
@@ -154,6 +167,16 @@ static int compare_option(int opt,
     switch (opt) {
     case OPT_STRICT_ENV:
         o->strict_env = true;
+        return 1;
+    case OPT_NO_DRIFT:
+        o->no_drift_correction = true;
+        return 1;
+    case OPT_DRIFT_LIMIT:
+        if (!parse_percent(v, &o->drift_limit) || o->drift_limit <= 0)
+            return -usage_error(usage,
+                                "--drift-limit needs a percentage above 0 (25 or 25%%), "
+                                "got '%s'",
+                                v);
         return 1;
     case OPT_ALPHA:
         if (!pkb_parse_number(v, false, &o->alpha) || !(o->alpha > 0 && o->alpha < 1))
@@ -224,8 +247,8 @@ static void warn_settings(const pkb_compare *c)
  * machine being slower in one run; an A/A noise floor, or a confirming re-run, can. */
 static void warn_no_floor(const pkb_compare *c, const char *how)
 {
-    if (c->cand_path == NULL || c->noise_floor_known)
-        return;
+    if (c->cand_path == NULL || c->noise_floor_known || c->drift_applied)
+        return; /* the drift correction separates the machine's shift from the code's */
     fprintf(
         stderr,
         "pkbench: warning: %s has no noise floor: between two runs a shift of the whole machine "
@@ -395,7 +418,8 @@ static char *names_filter(const pkb_compare *c)
     p += sprintf(p, "^(");
     bool first = true;
     for (size_t i = 0; i < c->nrows; i++) {
-        if (c->rows[i].d.verdict != PKS_REGRESSED)
+        /* the controls too: the re-run's comparison is drift-corrected like the first */
+        if (c->rows[i].d.verdict != PKS_REGRESSED && !(c->rows[i].control && c->drift_applied))
             continue;
         if (!first)
             *p++ = '|';

@@ -83,6 +83,11 @@ resolve_options(const pkb_compare_options *in, pkb_compare_options *o, char *err
         o->seed = PKB_COMPARE_DEFAULT_SEED;
     if (o->env_keys == NULL)
         o->env_keys = PKB_COMPARE_ENV_KEYS;
+    if (o->drift_limit == 0)
+        o->drift_limit = PKB_DRIFT_DEFAULT_LIMIT;
+    if (!(o->drift_limit > 0 && o->drift_limit < 10))
+        return pkb_fail(err, err_len, -EINVAL,
+                        "--drift-limit must be a percentage above 0 and below 1000%%");
     return 0;
 }
 
@@ -248,12 +253,20 @@ static int match_contenders(struct ctx *x, const char *path, char *err, size_t e
 
 /* ==== Statistics and verdicts ================================================================ */
 
-/* Every row as one family of results/verdict.h: the report's statistics, here. */
-static int decide_rows(struct ctx *x)
+/* The rows idx[0..n) as one family of results/verdict.h (the report's statistics, here), on the
+ * files' samples or, when yb is not NULL, on yb[i] / yn[i]; the noise floor at least floor[i]
+ * when floor is not NULL; the statistics into out[i]. */
+static int decide_family(struct ctx *x,
+                         const size_t *idx,
+                         size_t n,
+                         double *const *yb,
+                         double *const *yn,
+                         const double *floor,
+                         pkb_compare_stats *out)
 {
     pkb_compare *c = x->c;
     const pkb_compare_options *o = &c->opts;
-    pkb_verdict *v = calloc(c->nrows > 0 ? c->nrows : 1, sizeof *v);
+    pkb_verdict *v = calloc(n > 0 ? n : 1, sizeof *v);
     if (v == NULL)
         return -ENOMEM;
     pkb_verdict_options vo = {.alpha = o->alpha,
@@ -262,39 +275,173 @@ static int decide_rows(struct ctx *x)
                               .iterations = o->iterations,
                               .seed = o->seed};
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
-        const pkb_results_series *b = x->row_base[i], *n = x->row_cand[i];
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const pkb_compare_row *r = &c->rows[idx[i]];
+        const pkb_results_series *b = x->row_base[idx[i]], *s = x->row_cand[idx[i]];
         double fb = 0, fc = 0;
-        rc = pkb_noise_floor_of(&x->floor, x->base, c->rows[i].base_name, &vo, &fb);
+        rc = pkb_noise_floor_of(&x->floor, x->base, r->base_name, &vo, &fb);
         if (rc == 0 && o->baseline_contender != NULL)
-            rc = pkb_noise_floor_of(&x->floor, x->base, c->rows[i].name, &vo, &fc);
-        v[i] = (pkb_verdict){.name = c->rows[i].name,
-                             .base = b->samples,
+            rc = pkb_noise_floor_of(&x->floor, x->base, r->name, &vo, &fc);
+        v[i] = (pkb_verdict){.name = r->name,
+                             .base = yb != NULL ? yb[i] : b->samples,
                              .nbase = b->n,
-                             .cand = n->samples,
-                             .ncand = n->n,
-                             .noise_floor = fmax(fb, fc)};
+                             .cand = yn != NULL ? yn[i] : s->samples,
+                             .ncand = s->n,
+                             .noise_floor = fmax(fmax(fb, fc), floor != NULL ? floor[i] : 0)};
     }
-    if (rc == 0)
-        rc = pkb_verdict_family(v, c->nrows, &vo);
-    for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
-        pkb_compare_row *r = &c->rows[i];
-        r->s = v[i].s;
-        r->cv_base = v[i].cv_base;
-        r->cv_cand = v[i].cv_cand;
-        r->p_holm = v[i].p_holm;
-        r->noise_floor = v[i].noise_floor;
-        r->d = v[i].d;
-    }
+    if (rc == 0 && n > 0)
+        rc = pkb_verdict_family(v, n, &vo);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        out[i] = (pkb_compare_stats){.s = v[i].s,
+                                     .cv_base = v[i].cv_base,
+                                     .cv_cand = v[i].cv_cand,
+                                     .p_holm = v[i].p_holm,
+                                     .noise_floor = v[i].noise_floor,
+                                     .d = v[i].d};
     free(v);
     return rc;
+}
+
+static void set_stats(pkb_compare_row *r, const pkb_compare_stats *st)
+{
+    r->s = st->s;
+    r->cv_base = st->cv_base;
+    r->cv_cand = st->cv_cand;
+    r->p_holm = st->p_holm;
+    r->noise_floor = st->noise_floor;
+    r->d = st->d;
+}
+
+/* The raw verdicts: the non-control rows as one family, the controls as another (their ratios
+ * are shown; they are never counted). Every row's gate fields start as its raw ones. */
+static int decide_raw(struct ctx *x)
+{
+    pkb_compare *c = x->c;
+    size_t *idx = malloc((c->nrows + 1) * sizeof *idx);
+    pkb_compare_stats *st = calloc(c->nrows + 1, sizeof *st);
+    int rc = idx != NULL && st != NULL ? 0 : -ENOMEM;
+    for (int controls = 0; rc == 0 && controls < 2; controls++) {
+        size_t n = 0;
+        for (size_t i = 0; i < c->nrows; i++)
+            if (c->rows[i].control == (controls == 1))
+                idx[n++] = i;
+        rc = decide_family(x, idx, n, NULL, NULL, NULL, st);
+        for (size_t i = 0; rc == 0 && i < n; i++) {
+            c->rows[idx[i]].raw = st[i];
+            set_stats(&c->rows[idx[i]], &st[i]);
+        }
+    }
+    free(idx);
+    free(st);
+    return rc;
+}
+
+/* The gate's verdicts on drift-corrected samples: every non-control row whose control group
+ * could correct it, as one family; the others undecidable, "machine changed". */
+static int decide_corrected(struct ctx *x)
+{
+    pkb_compare *c = x->c;
+    size_t *idx = malloc((c->nrows + 1) * sizeof *idx), n = 0;
+    double **yb = calloc(c->nrows + 1, sizeof *yb), **yn = calloc(c->nrows + 1, sizeof *yn);
+    bool *by_round = calloc(c->nrows + 1, sizeof *by_round);
+    double *spread = calloc(c->nrows + 1, sizeof *spread);
+    pkb_compare_stats *st = calloc(c->nrows + 1, sizeof *st);
+    int rc = idx && yb && yn && by_round && spread && st ? 0 : -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
+        pkb_compare_row *r = &c->rows[i];
+        const pkb_results_series *b = x->row_base[i], *s = x->row_cand[i];
+        r->group = pkb_drift_group_for(&c->drift, b->scenario);
+        if (r->control)
+            continue;
+        yb[n] = malloc(b->n * sizeof **yb);
+        yn[n] = malloc(s->n * sizeof **yn);
+        if (yb[n] == NULL || yn[n] == NULL) {
+            free(yb[n]);
+            free(yn[n]);
+            rc = -ENOMEM;
+            break;
+        }
+        if (r->group->state != PKB_DRIFT_OK ||
+            pkb_drift_correct(&c->drift, r->group, b, s, yb[n], yn[n], &by_round[n]) != 0) {
+            /* Its controls cannot vouch for the machine: no verdict either way. */
+            r->machine_changed = true;
+            r->d = (pks_decision){
+                .verdict = PKS_UNDECIDABLE, .reason = PKS_DECIDABLE, .bar = r->raw.d.bar};
+            free(yb[n]);
+            free(yn[n]);
+            continue;
+        }
+        spread[n] = r->group->spread; /* its controls' disagreement: part of its bar */
+        idx[n++] = i;
+    }
+    if (rc == 0)
+        rc = decide_family(x, idx, n, yb, yn, spread, st);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        pkb_compare_row *r = &c->rows[idx[i]];
+        set_stats(r, &st[i]);
+        r->corrected = true;
+        r->by_round = by_round[i];
+        r->control_spread = spread[i];
+    }
+    for (size_t i = 0; yb != NULL && yn != NULL && i < n; i++) {
+        free(yb[i]);
+        free(yn[i]);
+    }
+    free(idx);
+    free(yb);
+    free(yn);
+    free(by_round);
+    free(spread);
+    free(st);
+    return rc;
+}
+
+/* The drift between the two files, from the rows' controls; the rows judged on it when it can
+ * be applied. A pair of files without controls taken in rounds is judged raw, and says why. */
+static int decide_rows(struct ctx *x, char *err, size_t err_len)
+{
+    pkb_compare *c = x->c;
+    bool files = c->opts.baseline_contender == NULL;
+    for (size_t i = 0; files && i < c->nrows; i++)
+        c->rows[i].control = x->row_base[i]->control && x->row_cand[i]->control;
+    int rc = decide_raw(x);
+    if (rc != 0 || !files)
+        return rc;
+    pkb_drift_options dopts = {.limit = c->opts.drift_limit,
+                               .threshold = c->opts.threshold,
+                               .iterations = c->opts.iterations,
+                               .seed = c->opts.seed};
+    rc = pkb_drift_estimate(x->base, x->cand, &dopts, &c->drift, err, err_len);
+    if (rc != 0 || !c->drift.available || c->opts.no_drift_correction)
+        return rc;
+    c->drift_applied = true;
+    return decide_corrected(x);
+}
+
+static void tally_raw(pkb_compare *c)
+{
+    for (size_t i = 0; i < c->nrows; i++) {
+        const pkb_compare_row *r = &c->rows[i];
+        if (r->control)
+            continue;
+        c->raw_regressed += r->raw.d.verdict == PKS_REGRESSED;
+        c->raw_improved += r->raw.d.verdict == PKS_IMPROVED;
+        c->raw_unchanged += r->raw.d.verdict == PKS_NO_CHANGE;
+        c->raw_undecidable += r->raw.d.verdict == PKS_UNDECIDABLE;
+    }
 }
 
 static void tally(pkb_compare *c)
 {
     double lb = 0, lc = 0, lr = 0;
+    tally_raw(c);
     for (size_t i = 0; i < c->nrows; i++) {
         const pkb_compare_row *r = &c->rows[i];
+        if (r->control) { /* the machine, not the code: never a verdict */
+            c->controls++;
+            continue;
+        }
+        c->machine_changed += r->machine_changed;
         switch (r->d.verdict) {
         case PKS_REGRESSED:
             c->regressed++;
@@ -478,6 +625,7 @@ void pkb_compare_free(pkb_compare *c)
     free(c->env);
     free(c->base_path);
     free(c->cand_path);
+    pkb_drift_free(&c->drift);
     memset(c, 0, sizeof *c);
 }
 
@@ -539,7 +687,7 @@ int pkb_compare_files(const char *base_path,
                  : pkb_fail(err, err_len, -ENODATA, "no series can be compared: %s",
                             contenders ? "the file has no other contender" : "none in common");
     if (rc == 0)
-        rc = decide_rows(&x);
+        rc = decide_rows(&x, err, err_len);
     if (rc == -ENOMEM)
         pkb_fail(err, err_len, rc, "out of memory");
     else if (rc == -EINVAL && err != NULL && err[0] == '\0')
@@ -583,64 +731,4 @@ int pkb_compare_check_buffer(
     pkb_results r;
     int rc = pkb_results_load_buffer(path, data, len, &r, err, err_len);
     return rc != 0 ? rc : check_loaded(&r, path, err, err_len);
-}
-
-void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len)
-{
-    pkb_verdict v = {.s = r->s, .cv_base = r->cv_base, .cv_cand = r->cv_cand, .d = r->d};
-    pkb_verdict_why(&v, c->opts.cv_limit, "base", "new", buf, len);
-}
-
-/* "name (why)" for every note of `kind`, after `lead` (once). */
-static void notes_of(const pkb_compare *c, pkb_compare_note_kind kind, const char *lead, pkb_buf *b)
-{
-    size_t k = 0;
-    if (kind == PKB_NOTE_MISSING)
-        for (size_t i = 0; i < c->nabsent; i++)
-            pkb_buf_printf(b, "%s%s (absent from the new file)", k++ ? ", " : lead, c->absent[i]);
-    for (size_t i = 0; i < c->nskipped; i++)
-        if (c->skipped[i].kind == kind)
-            pkb_buf_printf(b, "%s%s (%s)", k++ ? ", " : lead, c->skipped[i].name,
-                           c->skipped[i].why);
-}
-
-void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len)
-{
-    if (len == 0)
-        return;
-    pkb_buf b = {0};
-    bool regress = c->status == 2;
-    size_t k = 0;
-    for (size_t i = 0; c->status != 0 && i < c->nrows; i++) {
-        const pkb_compare_row *r = &c->rows[i];
-        if (r->d.verdict != (regress ? PKS_REGRESSED : PKS_UNDECIDABLE))
-            continue;
-        char why[160];
-        if (regress)
-            snprintf(why, sizeof why, "%+.1f%%", 100 * r->s.delta);
-        else
-            pkb_compare_why(c, r, why, sizeof why);
-        pkb_buf_printf(&b, "%s%s (%s)",
-                       k++       ? ", "
-                       : regress ? "regressed: "
-                                 : "cannot decide: ",
-                       r->name, why);
-    }
-    if (c->status != 0)
-        notes_of(c, regress ? PKB_NOTE_MISSING : PKB_NOTE_ENVIRONMENT,
-                 k > 0     ? regress ? "; missing in new: " : "; could not run in new: "
-                 : regress ? "missing in new: "
-                           : "could not run in new: ",
-                 &b);
-    const char *s = b.failed || b.data == NULL ? "" : b.data;
-    size_t n = strlen(s);
-    if (n < len) {
-        memcpy(buf, s, n + 1);
-    } else {
-        memcpy(buf, s, len - 1);
-        buf[len - 1] = '\0';
-        if (len > 4)
-            memcpy(buf + len - 4, "...", 4);
-    }
-    pkb_buf_free(&b);
 }

@@ -33,14 +33,28 @@
  * the host (the series says `environmental`: no cgroup delegated, not a session leader, ...)
  * counts as undecidable, with the reason.
  *
+ * Machine drift (two files; drift.h has the model): the series marked `control` in both files
+ * (code that cannot change with the library) measure how much the machine itself changed between
+ * the runs. Every other series is then judged on its drift-corrected samples — each divided by
+ * its round's control index — so "the machine got slower" is not reported as "the code got
+ * slower"; the bar of a corrected series also covers how far its controls moved apart (the
+ * group's spread: none of them changed, so a series must move more than they disagree to be
+ * called changed). A control is shown with its ratio and never gets a verdict of its own. When the
+ * drift of a series' control group is too large or its controls disagree, the series is
+ * undecidable, "machine changed" (exit 3). The raw verdicts are kept beside the corrected ones
+ * (pkb_compare_row.raw, the `raw` counts) and are the gate's with no_drift_correction, or when
+ * the files have no controls taken in rounds (the reason is given).
+ *
  * Exit status of a comparison (pkb_compare.status): 2 when a series regressed or is missing from
- * the new file; else 3 when a series was undecidable or could not run there for an environmental
- * reason; else 0. Errors (1 for the command line) are the negative returns of pkb_compare_files.
+ * the new file; else 3 when a series was undecidable (machine changed included) or could not run
+ * there for an environmental reason; else 0. Errors (1 for the command line) are the negative
+ * returns of pkb_compare_files.
  */
 #ifndef PKB_COMPARE_H
 #define PKB_COMPARE_H
 
 #include "common/stats.h"
+#include "regress/drift.h"
 #include "results/verdict.h"
 
 #include <jansson.h>
@@ -81,8 +95,19 @@ typedef struct pkb_compare_options {
                                        compare; NULL: PKB_COMPARE_ENV_KEYS; "": none */
     bool strict_env;                /* a differing key is an error (-EPROTO) instead of a warning */
     size_t iterations;              /* bootstrap resamples; 0: 10000 */
-    uint64_t seed; /* bootstrap seed (mixed with each series' name); 0: the default */
+    uint64_t seed;            /* bootstrap seed (mixed with each series' name); 0: the default */
+    bool no_drift_correction; /* judge the raw samples; the drift is still measured and shown */
+    double drift_limit;       /* largest |drift| corrected, a fraction; 0: 25% */
 } pkb_compare_options;
+
+/* The statistics of one row on one set of samples (raw, or drift-corrected). */
+typedef struct pkb_compare_stats {
+    pks_series s;            /* medians, CI of the ratio, Mann-Whitney (raw p) */
+    double cv_base, cv_cand; /* the robust coefficients of variation the noise check used */
+    double p_holm;           /* p after Holm's correction over the row's family */
+    double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
+    pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
+} pkb_compare_stats;
 
 typedef struct pkb_compare_row {
     char *name;              /* the row: the series (two files), or <scenario>/<contender> */
@@ -92,6 +117,16 @@ typedef struct pkb_compare_row {
     double p_holm;           /* p after Holm's correction over every row */
     double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
     pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
+    /* The fields above are the gate's: drift-corrected when `corrected`. */
+    bool control;          /* a drift control in both files: shown, never a verdict (d is its raw
+                              one, not counted) */
+    bool corrected;        /* judged on drift-corrected samples (medians then in base-machine ns) */
+    bool by_round;         /* ... each sample paired with its own round's controls (else with the
+                              run's index) */
+    bool machine_changed;  /* its control group could not be corrected: undecidable */
+    double control_spread; /* corrected: its group's spread (drift.h), part of the bar */
+    const pkb_drift_group *group; /* the controls that corrected it (or could not); NULL: none */
+    pkb_compare_stats raw;        /* on the raw samples, Holm over the non-control rows */
 } pkb_compare_row;
 
 /* What a note about a series not compared does to the exit status. */
@@ -138,6 +173,14 @@ typedef struct pkb_compare {
     size_t regressed, improved, unchanged, undecidable;
     int status; /* 0, 2 (a regression or a missing series) or 3 (none, but something undecidable
                    or not run for an environmental reason) */
+
+    /* Machine drift (two files): always estimated when both files have controls; `applied` when
+     * the verdicts above are the corrected ones. */
+    pkb_drift drift;
+    bool drift_applied;
+    size_t controls;        /* control rows (not in the counts above) */
+    size_t machine_changed; /* of undecidable: because their control group could not correct */
+    size_t raw_regressed, raw_improved, raw_unchanged, raw_undecidable; /* non-control rows, raw */
 } pkb_compare;
 
 /* Compares `base_path` with `cand_path` (two files), or the contenders of `base_path` with
@@ -184,8 +227,16 @@ json_t *pkb_compare_json(const pkb_compare *c);
  * "..."). */
 void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len);
 
-/* Why a row is undecidable, in words ("too few samples: 4 in base, need 6"). */
+/* Why a row is undecidable, in words ("too few samples: 4 in base, need 6", "machine changed:
+ * drift +31.2% beyond the 25.0% a correction is trusted for"). */
 void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len);
+
+/* The same for a row's raw verdict. */
+void pkb_compare_why_raw(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len);
+
+/* The drift in one line, without a newline: "machine 7.9% slower [5.1%, 10.2%] (13 controls in
+ * both files); corrected", or why it was not measured or not applied. */
+void pkb_compare_drift_line(const pkb_compare *c, char *buf, size_t len);
 
 /* Parses a format name ("text", "md", "json"); returns 0 or -EINVAL. */
 int pkb_compare_parse_format(const char *name, pkb_compare_format *out);

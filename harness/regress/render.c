@@ -7,9 +7,15 @@
  *
  * base and new are medians in the unit the base reads best in; delta = median(new) /
  * median(base) − 1 with the bootstrap CI of the same ratio; p is Mann-Whitney's after Holm's
- * correction; bar = max(threshold, noise floor), what |delta| had to exceed. A geomean row
+ * correction; bar = max(threshold, noise floor, and for a drift-corrected series its controls'
+ * spread), what |delta| had to exceed. A geomean row
  * follows (decided series only), then the notes: why a series was undecidable, series in only one
  * file, series not measured in both, and (Markdown, JSON) differing environment keys.
+ *
+ * Between two files a line says the machine's drift (compare.h). When the verdicts are
+ * drift-corrected, base/new/delta/CI/p are the corrected ones (medians in ns of the base run's
+ * machine) and a last column, "raw", keeps the uncorrected delta and verdict beside them; a
+ * control's verdict reads "control": its delta is the machine's, not the code's.
  */
 #define _GNU_SOURCE
 #include "regress/compare.h"
@@ -38,10 +44,21 @@ int pkb_compare_parse_format(const char *name, pkb_compare_format *out)
 
 /* ==== Cells ================================================================================== */
 
-enum { C_NAME, C_BASE, C_NEW, C_DELTA, C_CI, C_P, C_N, C_BAR, C_VERDICT, NCOL };
+enum { C_NAME, C_BASE, C_NEW, C_DELTA, C_CI, C_P, C_N, C_BAR, C_VERDICT, C_RAW, NCOL };
 
-static const char *const headers[NCOL] = {"series",   "base", "new", "delta",  "95% CI",
-                                          "p (Holm)", "n",    "bar", "verdict"};
+static const char *const headers[NCOL] = {"series",   "base", "new", "delta",   "95% CI",
+                                          "p (Holm)", "n",    "bar", "verdict", "raw"};
+
+/* The columns shown: "raw" only when the verdicts are drift-corrected. */
+static int ncols(const pkb_compare *c)
+{
+    return c->drift_applied ? NCOL : C_RAW;
+}
+
+static bool left_aligned(int k)
+{
+    return k == C_NAME || k == C_VERDICT || k == C_RAW;
+}
 
 typedef char cell[200];
 
@@ -71,12 +88,27 @@ static void fill_row(const pkb_compare *c, const pkb_compare_row *r, cell *row)
         snprintf(row[C_P], sizeof(cell), "%.3f", r->p_holm);
     snprintf(row[C_N], sizeof(cell), "%zu/%zu", r->s.base.n, r->s.cand.n);
     snprintf(row[C_BAR], sizeof(cell), "%.1f%%%s", 100 * r->d.bar,
-             r->noise_floor > c->opts.threshold ? " (floor)" : "");
-    if (r->d.verdict == PKS_UNDECIDABLE)
+             r->noise_floor <= c->opts.threshold                   ? ""
+             : r->corrected && r->control_spread >= r->noise_floor ? " (controls)"
+                                                                   : " (floor)");
+    if (r->control)
+        snprintf(row[C_VERDICT], sizeof(cell), "control");
+    else if (r->machine_changed)
+        snprintf(row[C_VERDICT], sizeof(cell), "undecidable (machine changed)");
+    else if (r->d.verdict == PKS_UNDECIDABLE)
         snprintf(row[C_VERDICT], sizeof(cell), "undecidable (%s)",
                  pks_undecidable_name(r->d.reason));
     else
         snprintf(row[C_VERDICT], sizeof(cell), "%s", pks_verdict_name(r->d.verdict));
+    char raw[32];
+    pct(raw, sizeof raw, r->raw.s.delta);
+    if (r->control)
+        snprintf(row[C_RAW], sizeof(cell), "%s", raw);
+    else if (r->raw.d.verdict == PKS_UNDECIDABLE)
+        snprintf(row[C_RAW], sizeof(cell), "%s undecidable (%s)", raw,
+                 pks_undecidable_name(r->raw.d.reason));
+    else
+        snprintf(row[C_RAW], sizeof(cell), "%s %s", raw, pks_verdict_name(r->raw.d.verdict));
 }
 
 static void fill_geomean(const pkb_compare *c, cell *row)
@@ -131,6 +163,15 @@ static void counts_line(const pkb_compare *c, pkb_buf *b)
 {
     pkb_buf_printf(b, "%zu regressed, %zu improved, %zu unchanged, %zu undecidable", c->regressed,
                    c->improved, c->unchanged, c->undecidable);
+    if (c->machine_changed > 0)
+        pkb_buf_printf(b, " (%zu: machine changed)", c->machine_changed);
+    if (c->controls > 0)
+        pkb_buf_printf(b, "; %zu control%s (no verdict)", c->controls, c->controls == 1 ? "" : "s");
+    if (c->drift_applied)
+        pkb_buf_printf(b,
+                       "; raw, without the drift correction: %zu regressed, %zu improved, "
+                       "%zu unchanged, %zu undecidable",
+                       c->raw_regressed, c->raw_improved, c->raw_unchanged, c->raw_undecidable);
     if (c->missing > 0)
         pkb_buf_printf(b, "; %zu missing or failed in new", c->missing);
     if (c->environmental > 0)
@@ -145,7 +186,7 @@ static void notes(const pkb_compare *c, pkb_buf *b, bool md)
     bool any = false;
     for (size_t i = 0; i < c->nrows; i++) {
         const pkb_compare_row *r = &c->rows[i];
-        if (r->d.verdict != PKS_UNDECIDABLE)
+        if (r->d.verdict != PKS_UNDECIDABLE || r->control)
             continue;
         char why[200];
         pkb_compare_why(c, r, why, sizeof why);
@@ -196,6 +237,30 @@ static void notes(const pkb_compare *c, pkb_buf *b, bool md)
     }
 }
 
+/* The drift line (two files), then per control group that could not correct, why. */
+static void drift_line(const pkb_compare *c, pkb_buf *b, bool md)
+{
+    if (c->cand_path == NULL)
+        return;
+    char line[512];
+    pkb_compare_drift_line(c, line, sizeof line);
+    pkb_buf_printf(b, "%s%s.\n", md ? "\n" : "", line);
+    bool first = true;
+    for (size_t i = 0; i < c->drift.ngroups; i++) {
+        const pkb_drift_group *g = &c->drift.groups[i];
+        if (g->state == PKB_DRIFT_OK)
+            continue;
+        char why[200];
+        pkb_drift_why(&c->drift, g, why, sizeof why);
+        pkb_buf_printf(b, "%scontrols of %s: %s.\n",
+                       !md     ? "  "
+                       : first ? "\n- "
+                               : "- ",
+                       g->name, why);
+        first = false;
+    }
+}
+
 /* ==== Text =================================================================================== */
 
 static void render_text(const pkb_compare *c, pkb_buf *b)
@@ -212,8 +277,9 @@ static void render_text(const pkb_compare *c, pkb_buf *b)
         fill_row(c, &c->rows[i], t[i + 1]);
     fill_geomean(c, t[nrows - 1]);
     size_t w[NCOL] = {0};
+    int nc = ncols(c);
     for (size_t i = 0; i < nrows; i++)
-        for (int k = 0; k < NCOL; k++)
+        for (int k = 0; k < nc; k++)
             if (width(t[i][k]) > w[k])
                 w[k] = width(t[i][k]);
 
@@ -223,19 +289,20 @@ static void render_text(const pkb_compare *c, pkb_buf *b)
         pkb_buf_printf(b, "file: %s (every contender against %s, per scenario)\n", c->base_path,
                        c->opts.baseline_contender);
     settings_line(c, b, false);
+    drift_line(c, b, false);
     pkb_buf_puts(b, "\n");
     for (size_t i = 0; i < nrows; i++) {
-        for (int k = 0; k < NCOL; k++) {
+        for (int k = 0; k < nc; k++) {
             size_t pad = w[k] - width(t[i][k]);
-            bool left = k == C_NAME || k == C_VERDICT;
-            if (k == NCOL - 1 && left) /* no trailing blanks */
+            bool left = left_aligned(k);
+            if (k == nc - 1 && left) /* no trailing blanks */
                 pad = 0;
             if (!left)
                 pkb_buf_printf(b, "%*s", (int)pad, "");
             pkb_buf_puts(b, t[i][k]);
             if (left)
                 pkb_buf_printf(b, "%*s", (int)pad, "");
-            if (k < NCOL - 1)
+            if (k < nc - 1)
                 pkb_buf_puts(b, "  ");
         }
         /* the geomean row leaves the last columns empty: trim */
@@ -268,12 +335,14 @@ static void render_md(const pkb_compare *c, pkb_buf *b)
     }
     pkb_buf_puts(b, ". ");
     settings_line(c, b, true);
+    drift_line(c, b, true);
+    int nc = ncols(c);
     pkb_buf_puts(b, "\n|");
-    for (int k = 0; k < NCOL; k++)
+    for (int k = 0; k < nc; k++)
         pkb_buf_printf(b, " %s |", headers[k]);
     pkb_buf_puts(b, "\n|");
-    for (int k = 0; k < NCOL; k++)
-        pkb_buf_puts(b, k == C_NAME || k == C_VERDICT ? "---|" : "---:|");
+    for (int k = 0; k < nc; k++)
+        pkb_buf_puts(b, left_aligned(k) ? "---|" : "---:|");
     pkb_buf_puts(b, "\n");
     cell row[NCOL];
     for (size_t i = 0; i <= c->nrows; i++) {
@@ -283,10 +352,10 @@ static void render_md(const pkb_compare *c, pkb_buf *b)
         else
             fill_geomean(c, row);
         pkb_buf_puts(b, "|");
-        for (int k = 0; k < NCOL; k++) {
+        for (int k = 0; k < nc; k++) {
             pkb_buf_puts(b, " ");
             bool strong =
-                k == C_VERDICT && i < c->nrows &&
+                k == C_VERDICT && i < c->nrows && !c->rows[i].control &&
                 (c->rows[i].d.verdict == PKS_REGRESSED || c->rows[i].d.verdict == PKS_IMPROVED);
             if (k == C_NAME && i < c->nrows)
                 pkb_md_code(b, row[k]);
@@ -344,6 +413,78 @@ static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
     json_object_set_new(o, "mwu_method", json_string(pks_mwu_method_name(r->s.mwu.method)));
     json_object_set_new(o, "noise_floor", r->noise_floor > 0 ? num(r->noise_floor) : json_null());
     json_object_set_new(o, "bar", num(r->d.bar));
+    json_object_set_new(o, "control", json_boolean(r->control));
+    json_object_set_new(o, "drift_corrected", json_boolean(r->corrected));
+    json_object_set_new(o, "paired_by_round",
+                        r->corrected ? json_boolean(r->by_round) : json_null());
+    json_object_set_new(o, "drift_group",
+                        r->group != NULL ? json_string(r->group->name) : json_null());
+    json_object_set_new(o, "machine_changed", json_boolean(r->machine_changed));
+    json_object_set_new(o, "control_spread", r->corrected ? num(r->control_spread) : json_null());
+    if (r->control)
+        json_object_set_new(o, "verdict", json_string("control"));
+    /* The uncorrected statistics, always: what --no-drift-correction would gate on. */
+    char raw_why[200] = "";
+    pkb_compare_why_raw(c, r, raw_why, sizeof raw_why);
+    json_t *raw = json_object();
+    json_object_set_new(raw, "verdict", json_string(pks_verdict_name(r->raw.d.verdict)));
+    json_object_set_new(raw, "reason", raw_why[0] ? json_string(raw_why) : json_null());
+    json_object_set_new(raw, "base_median_ns", num(r->raw.s.base.median));
+    json_object_set_new(raw, "new_median_ns", num(r->raw.s.cand.median));
+    json_object_set_new(raw, "ratio", num(r->raw.s.ratio.estimate));
+    json_object_set_new(raw, "ratio_ci",
+                        json_pack("[o, o]", num(r->raw.s.ratio.lo), num(r->raw.s.ratio.hi)));
+    json_object_set_new(raw, "delta", num(r->raw.s.delta));
+    json_object_set_new(raw, "p_holm", num(r->raw.p_holm));
+    json_object_set_new(o, "raw", raw);
+    return o;
+}
+
+static json_t *interval_json(const pks_interval *i)
+{
+    return json_pack("{s:o, s:o, s:[o, o]}", "ratio", num(i->estimate), "delta",
+                     num(i->estimate - 1), "ratio_ci", num(i->lo), num(i->hi));
+}
+
+/* The drift object: what was measured, from which controls, and whether it was applied. */
+static json_t *drift_json(const pkb_compare *c)
+{
+    const pkb_drift *d = &c->drift;
+    char line[512];
+    pkb_compare_drift_line(c, line, sizeof line);
+    json_t *o = json_object();
+    json_object_set_new(o, "available", json_boolean(d->available));
+    json_object_set_new(o, "why_not", d->available ? json_null() : json_string(d->why_not));
+    json_object_set_new(o, "applied", json_boolean(c->drift_applied));
+    json_object_set_new(o, "line", json_string(line));
+    json_object_set_new(o, "limit", num(d->opts.limit));
+    json_object_set_new(o, "disagreement_threshold", num(d->opts.threshold));
+    json_t *controls = json_array(), *groups = json_array();
+    for (size_t i = 0; i < d->ncontrols; i++) {
+        json_t *k = interval_json(&d->controls[i].ratio);
+        json_object_set_new(k, "name", json_string(d->controls[i].name));
+        json_object_set_new(k, "scenario", json_string(d->controls[i].scenario));
+        json_array_append_new(controls, k);
+    }
+    for (size_t i = 0; i < d->ngroups; i++) {
+        const pkb_drift_group *g = &d->groups[i];
+        char why[200];
+        pkb_drift_why(d, g, why, sizeof why);
+        json_t *k = interval_json(&g->ratio);
+        json_t *members = json_array();
+        for (size_t m = 0; m < g->n; m++)
+            json_array_append_new(members, json_string(d->controls[g->members[m]].name));
+        json_object_set_new(k, "name", json_string(g->name));
+        json_object_set_new(k, "controls", members);
+        json_object_set_new(k, "spread", num(g->spread));
+        json_object_set_new(k, "state", json_string(pkb_drift_state_name(g->state)));
+        json_object_set_new(k, "why", why[0] ? json_string(why) : json_null());
+        json_array_append_new(groups, k);
+    }
+    json_object_set_new(o, "estimate",
+                        d->available ? interval_json(&d->groups[0].ratio) : json_null());
+    json_object_set_new(o, "groups", groups);
+    json_object_set_new(o, "controls", controls);
     return o;
 }
 
@@ -375,11 +516,15 @@ json_t *pkb_compare_json(const pkb_compare *c)
     json_object_set_new(options, "seed", json_integer((json_int_t)(o->seed & INT64_MAX)));
     json_object_set_new(options, "env_keys", keys);
     json_object_set_new(options, "strict_env", json_boolean(o->strict_env));
+    json_object_set_new(options, "drift_correction", json_boolean(!o->no_drift_correction));
+    json_object_set_new(options, "drift_limit", num(o->drift_limit));
 
     json_t *series = json_array(), *env = json_array(), *skipped = json_array();
     json_t *regressed = json_array(), *undecidable = json_array();
     for (size_t i = 0; i < c->nrows; i++) {
         json_array_append_new(series, row_json(c, &c->rows[i]));
+        if (c->rows[i].control)
+            continue;
         if (c->rows[i].d.verdict == PKS_REGRESSED)
             json_array_append_new(regressed, json_string(c->rows[i].name));
         if (c->rows[i].d.verdict == PKS_UNDECIDABLE)
@@ -426,6 +571,8 @@ json_t *pkb_compare_json(const pkb_compare *c)
     json_object_set_new(doc, "noise_floor",
                         json_pack("{s:b, s:o}", "known", c->noise_floor_known, "alpha",
                                   c->noise_floor_known ? num(c->noise_floor_alpha) : json_null()));
+    if (c->cand_path != NULL)
+        json_object_set_new(doc, "drift", drift_json(c));
     json_object_set_new(doc, "environment_differs", env);
     json_object_set_new(doc, "settings_differ", settings);
     json_object_set_new(doc, "series", series);
@@ -441,6 +588,13 @@ json_t *pkb_compare_json(const pkb_compare *c)
                                   "unchanged", (json_int_t)c->unchanged, "undecidable",
                                   (json_int_t)c->undecidable, "missing", (json_int_t)c->missing,
                                   "not_run", (json_int_t)c->environmental));
+    json_object_set_new(doc, "raw_counts",
+                        json_pack("{s:I, s:I, s:I, s:I}", "regressed", (json_int_t)c->raw_regressed,
+                                  "improved", (json_int_t)c->raw_improved, "unchanged",
+                                  (json_int_t)c->raw_unchanged, "undecidable",
+                                  (json_int_t)c->raw_undecidable));
+    json_object_set_new(doc, "controls", json_integer((json_int_t)c->controls));
+    json_object_set_new(doc, "machine_changed", json_integer((json_int_t)c->machine_changed));
     json_object_set_new(doc, "regressed", regressed);
     json_object_set_new(doc, "undecidable", undecidable);
     json_object_set_new(doc, "status", json_integer(c->status));

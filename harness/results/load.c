@@ -246,6 +246,8 @@ static const struct field series_fields[] = {
     {"attempts", T_ARR, false},
     {"attempt_used", T_INT, false},
     {"environmental", T_BOOL, false},
+    {"control", T_BOOL, false},
+    {"round", T_ARR, false},
 };
 
 /* The checks that make a file a version-1 results file at all. */
@@ -381,6 +383,50 @@ static int load_samples(const char *file,
     return 0;
 }
 
+/* A `round` array (at path `where`, next to `n` samples): one round number per sample, each an
+ * integer from 1 to PKB_RESULTS_MAX_ROUND. NULL is no array, which is fine. */
+static int check_rounds(
+    const char *file, const json_t *a, size_t n, const char *where, char *err, size_t err_len)
+{
+    if (a == NULL)
+        return 0;
+    if (json_array_size(a) != n)
+        return pkb_fail(err, err_len, -EBADMSG, "%s: %s has %zu entries for %zu samples", file,
+                        where, json_array_size(a), n);
+    size_t i;
+    const json_t *v;
+    json_array_foreach(a, i, v)
+    {
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > PKB_RESULTS_MAX_ROUND)
+            return pkb_fail(err, err_len, -EBADMSG,
+                            "%s: %s[%zu] is not a round number from 1 to %d", file, where, i,
+                            PKB_RESULTS_MAX_ROUND);
+    }
+    return 0;
+}
+
+static int load_rounds(const char *file,
+                       const json_t *j,
+                       size_t index,
+                       pkb_results_series *s,
+                       char *err,
+                       size_t err_len)
+{
+    char where[64];
+    snprintf(where, sizeof where, "series[%zu].round", index);
+    const json_t *round = json_object_get(j, "round");
+    int rc = check_rounds(file, round, s->n, where, err, err_len);
+    if (rc != 0 || round == NULL)
+        return rc;
+    s->round = calloc(s->n > 0 ? s->n : 1, sizeof *s->round);
+    if (s->round == NULL)
+        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+    for (size_t i = 0; i < s->n; i++)
+        s->round[i] = (int)json_integer_value(json_array_get(round, i));
+    return 0;
+}
+
 /* A re-measured series keeps every attempt (run.h): each an object with its own samples_ns;
  * attempt_used says which one samples_ns holds. */
 static int load_attempts(const char *file,
@@ -408,6 +454,10 @@ static int load_attempts(const char *file,
         if (!json_is_object(a) || !json_is_array(samples))
             return pkb_fail(err, err_len, -EBADMSG, "%s: %s is not an array", file, where);
         int rc = check_samples(file, samples, where, err, err_len);
+        snprintf(where, sizeof where, "series[%zu].attempts[%zu].round", index, i);
+        if (rc == 0)
+            rc = check_rounds(file, json_object_get(a, "round"), json_array_size(samples), where,
+                              err, err_len);
         if (rc != 0)
             return rc;
     }
@@ -483,7 +533,10 @@ static int load_series(const char *file,
                         "%s: series[%zu].work_per_iteration is not a number from 0 to %g", file,
                         index, PKB_RESULTS_MAX_WORK);
     s->environmental = json_is_true(json_object_get(j, "environmental"));
+    s->control = json_is_true(json_object_get(j, "control"));
     rc = load_samples(file, j, index, s, err, err_len);
+    if (rc == 0)
+        rc = load_rounds(file, j, index, s, err, err_len);
     if (rc == 0)
         rc = load_attempts(file, j, index, s, err, err_len);
     if (rc == 0)
@@ -537,8 +590,10 @@ static int group_scenarios(const char *file, pkb_results *r, char *err, size_t e
 
 void pkb_results_free(pkb_results *r)
 {
-    for (size_t i = 0; i < r->nseries; i++)
+    for (size_t i = 0; i < r->nseries; i++) {
         free(r->series[i].samples);
+        free(r->series[i].round);
+    }
     for (size_t i = 0; i < r->nscenarios; i++)
         free(r->scenarios[i].members);
     free(r->series);

@@ -28,6 +28,8 @@
 #define PKB_RESULTS_MAX_WORK 1e12
 /* A noise floor (minimum detectable effect, a fraction): at most 10, i.e. 1000%. */
 #define PKB_RESULTS_MAX_MDE 10.0
+/* A round number (`round`): at most this; no run has a million rounds. */
+#define PKB_RESULTS_MAX_ROUND 1000000
 /* A results file is read whole, but never more than this: a larger file (or a device that never
  * ends, like /dev/zero) is refused after reading at most this much. */
 #define PKB_RESULTS_MAX_FILE_BYTES (64L * 1024 * 1024)
@@ -87,6 +89,8 @@ typedef struct pkb_series_record {
     const char *reason;      /* why it was refused or failed; NULL or "": none */
     bool environmental;      /* refused or failed for a reason of the host (no cgroup, ...) */
     bool baseline;
+    bool control; /* its code cannot change with the library under test: compare measures the
+                     machine's drift from such series (regress/drift.h) */
     pkb_series_status status;
     double work_per_iteration;
     size_t n;                       /* repetitions */
@@ -95,7 +99,9 @@ typedef struct pkb_series_record {
     const double *parent_cpu_ns;    /* n values (all of pkbench's threads), or NULL */
     const long long *iterations;    /* n values, or NULL */
     const pkb_disturbance *disturb; /* n values, or NULL (procs_running and noise unknown) */
-    int logical_cpus;               /* for the `noisy` flags: procs_running > logical_cpus */
+    const int *round; /* n values: the round each repetition was taken in, counted from 1 over
+                         the whole run; NULL or zeros: not taken in rounds */
+    int logical_cpus; /* for the `noisy` flags: procs_running > logical_cpus */
     /* A re-measured series: every attempt in the order measured (their own attempts NULL), and
      * which one the fields above hold. NULL / 0: measured once. */
     const struct pkb_series_record *attempts;
@@ -103,11 +109,11 @@ typedef struct pkb_series_record {
     const json_t *extra; /* suite fields merged into the object, or NULL */
 } pkb_series_record;
 
-/* The series object of the file: the record's fields, the per-repetition arrays (samples_ns,
- * iterations, child and parent CPU, procs_running, `noisy` and `disturbed` flags, the measured
- * `disturbance`), `attempts` and `attempt_used` when it was re-measured, a `summary` (n, mean, sd,
- * median, min, max, cv) when it has samples, then `extra`'s fields. New reference, NULL when out
- * of memory. */
+/* The series object of the file: the record's fields (`control` only when true), the
+ * per-repetition arrays (samples_ns, iterations, child and parent CPU, procs_running, `noisy` and
+ * `disturbed` flags, the measured `disturbance`, `round` when taken in rounds), `attempts` and
+ * `attempt_used` when it was re-measured, a `summary` (n, mean, sd, median, min, max, cv) when it
+ * has samples, then `extra`'s fields. New reference, NULL when out of memory. */
 json_t *pkb_results_series_json(const pkb_series_record *rec);
 
 /* Appends the Google Benchmark-compatible records of one series to `benchmarks`: one
@@ -136,10 +142,13 @@ typedef struct pkb_results_series {
     const char *description; /* the contender's one line; NULL when the file gives none */
     const json_t *json;      /* the series object itself, for suite-specific fields */
     bool baseline;
-    double work; /* work_per_iteration, in the unit's numerator */
+    bool control; /* a drift control (`control` true in the file) */
+    double work;  /* work_per_iteration, in the unit's numerator */
     /* samples_ns (owned); measured = status "measured" with at least one sample */
     double *samples;
     size_t n;
+    int *round; /* n values (owned): the round each sample was taken in; NULL when the file has
+                   no `round` (a sequential run, or a file written before rounds were recorded) */
     bool measured;
     pks_summary sum; /* of samples (valid when measured); sd and cv NaN when n < 2 */
     /* Repetitions marked disturbed: the `disturbed` array (measured disturbance, see run.h), else

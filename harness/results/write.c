@@ -72,6 +72,12 @@ static void add_arrays(json_t *o, const pkb_series_record *r)
     json_object_set_new(o, "parent_cpu_ns", parent);
     json_object_set_new(o, "procs_running", procs);
     json_object_set_new(o, "noisy", noisy);
+    if (r->round != NULL && r->n > 0 && r->round[0] > 0) {
+        json_t *round = json_array();
+        for (size_t i = 0; i < r->n; i++)
+            json_array_append_new(round, json_integer(r->round[i]));
+        json_object_set_new(o, "round", round);
+    }
     if (r->disturb == NULL)
         return;
     /* The measured disturbance (run/disturb.h) and the flags its rule gives. */
@@ -125,6 +131,8 @@ json_t *pkb_results_series_json(const pkb_series_record *r)
         json_object_set_new(o, "reason", json_string(r->reason));
     if (r->environmental)
         json_object_set_new(o, "environmental", json_true());
+    if (r->control)
+        json_object_set_new(o, "control", json_true());
     add_arrays(o, r);
     add_attempts(o, r);
     pks_summary sum;

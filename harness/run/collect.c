@@ -232,6 +232,7 @@ static int grow_samples(pkb_series *s, size_t need)
     PKB__GROW(parent_cpu_ns);
     PKB__GROW(iterations);
     PKB__GROW(disturb);
+    PKB__GROW(round);
 #undef PKB__GROW
     return 0;
 }
@@ -245,6 +246,7 @@ static pkb_series_record attempt_record(const pkb_attempt *a)
                                .parent_cpu_ns = a->parent_cpu_ns,
                                .iterations = a->iterations,
                                .disturb = a->disturb,
+                               .round = a->round,
                                .logical_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN)};
 }
 
@@ -255,7 +257,8 @@ static pkb_series_record series_record(const pkb_series *s)
                                                           .child_cpu_ns = s->child_cpu_ns,
                                                           .parent_cpu_ns = s->parent_cpu_ns,
                                                           .iterations = s->iterations,
-                                                          .disturb = s->disturb});
+                                                          .disturb = s->disturb,
+                                                          .round = s->round});
     rec.name = s->name;
     rec.scenario = s->scenario;
     rec.contender = s->contender;
@@ -264,6 +267,7 @@ static pkb_series_record series_record(const pkb_series *s)
     rec.reason = s->reason;
     rec.environmental = s->environmental;
     rec.baseline = s->baseline;
+    rec.control = s->control;
     rec.status = s->status;
     rec.work_per_iteration = s->work_per_iteration;
     rec.extra = s->extra;
@@ -318,6 +322,7 @@ long pkb__append_sample(pkb_series *s, const pkb_run *run)
     s->child_cpu_ns[k] = counter(run, "child_cpu_ns");
     s->parent_cpu_ns[k] = counter(run, "parent_cpu_ns");
     s->iterations[k] = run->iterations;
+    s->round[k] = 0; /* rounds mode sets it (rounds.c) */
     return (long)k;
 }
 

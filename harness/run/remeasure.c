@@ -39,6 +39,7 @@ static void free_attempt(pkb_attempt *a)
     free(a->parent_cpu_ns);
     free(a->iterations);
     free(a->disturb);
+    free(a->round);
     memset(a, 0, sizeof *a);
 }
 
@@ -50,11 +51,13 @@ static pkb_attempt take_attempt(pkb_series *s)
                      .child_cpu_ns = s->child_cpu_ns,
                      .parent_cpu_ns = s->parent_cpu_ns,
                      .iterations = s->iterations,
-                     .disturb = s->disturb};
+                     .disturb = s->disturb,
+                     .round = s->round};
     s->nreps = 0;
     s->samples_ns = s->child_cpu_ns = s->parent_cpu_ns = NULL;
     s->iterations = NULL;
     s->disturb = NULL;
+    s->round = NULL;
     return a;
 }
 
@@ -66,6 +69,7 @@ static void put_attempt(pkb_series *s, pkb_attempt a)
     s->parent_cpu_ns = a.parent_cpu_ns;
     s->iterations = a.iterations;
     s->disturb = a.disturb;
+    s->round = a.round;
 }
 
 bool pkb__remeasure_due(const struct pkb__collect *c, const pkb_series *s)

@@ -37,6 +37,9 @@ struct rounds {
     pkb_series *b; /* --aa: the B copy of every series (NULL otherwise) */
     int round;     /* 0: calibration (again: a discarded warm round); 1..R: measured */
     bool again;    /* re-measuring the series marked `remeasuring` */
+    int offset;    /* added to `round` in the file: R when re-measuring, so every round of the
+                      run has its own number and pkbench compare pairs only samples taken
+                      together (regress/drift.h) */
 };
 
 static bool in_play(const struct rounds *x, const pkb_series *s)
@@ -85,6 +88,7 @@ static int on_round_run(const pkb_run *run, void *user)
     long k = pkb__append_sample(s, run);
     if (k < 0)
         return -ENOMEM;
+    s->round[k] = x->offset + x->round;
     /* One call of the benchmark function was this repetition: its disturbance is the call's. */
     s->disturb[k] =
         s->ncalls > 0 ? s->calls[s->ncalls - 1]
@@ -298,6 +302,6 @@ int pkb__run_rounds(struct pkb__collect *c)
 
 int pkb__run_rounds_again(struct pkb__collect *c)
 {
-    struct rounds x = {.c = c, .again = true};
+    struct rounds x = {.c = c, .again = true, .offset = c->opts->profile->repetitions};
     return run_all_rounds(&x);
 }

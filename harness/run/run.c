@@ -357,12 +357,14 @@ void pkb_series_free(pkb_series *s)
     free(s->parent_cpu_ns);
     free(s->iterations);
     free(s->disturb);
+    free(s->round);
     free(s->calls);
     free(s->other.samples_ns);
     free(s->other.child_cpu_ns);
     free(s->other.parent_cpu_ns);
     free(s->other.iterations);
     free(s->other.disturb);
+    free(s->other.round);
     json_decref(s->extra);
     memset(s, 0, sizeof *s);
 }

@@ -21,6 +21,7 @@ typedef struct pkb_attempt {
     double *samples_ns, *child_cpu_ns, *parent_cpu_ns;
     long long *iterations;
     pkb_disturbance *disturb;
+    int *round; /* the round each repetition was taken in (rounds mode; 0 otherwise) */
 } pkb_attempt;
 
 typedef struct pkb_series {
@@ -32,6 +33,7 @@ typedef struct pkb_series {
     const char *unit;          /* throughput unit */
     double work_per_iteration; /* in the unit's numerator: runs, MiB, children */
     bool baseline;
+    bool control; /* code that cannot change with the library: a drift control (results.h) */
     pkb_iterate_fn iterate;
     void *ctx;
     /* When set, every timed iteration must reproduce these exactly (else the series fails). */
@@ -48,7 +50,9 @@ typedef struct pkb_series {
     double *samples_ns, *child_cpu_ns, *parent_cpu_ns; /* parent: every thread of pkbench */
     long long *iterations;
     pkb_disturbance *disturb; /* what disturbed each repetition (run/disturb.h) */
-    pkb_disturbance *calls;   /* ... each call of the benchmark function */
+    int *round; /* rounds mode: the round of each repetition, counted over the whole run (a
+                   re-measure's rounds continue the count); 0 in a sequential run */
+    pkb_disturbance *calls; /* ... each call of the benchmark function */
     size_t ncalls, capcalls;
     long long rounds_iterations; /* rounds mode: the iteration count round 0 sized */
     /* Re-measured ("Re-measuring" in run.c): `other` is the attempt the fields above do not

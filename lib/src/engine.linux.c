@@ -147,6 +147,7 @@ void pk__engine_exited(struct pk_process *p)
     if (pgroup)
         pk__pgroup_signal(&p->own, SIGKILL);
     int rc = pk__reap(p->pid, p->pidfd, &p->outcome);
+    pk__inject_slowdown(p->start_ns); /* nothing, except in the drift study's slowed build */
     note_error(p, rc);
     p->reaped = true;
     p->exited = true;

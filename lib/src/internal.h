@@ -129,6 +129,19 @@ void pk__null_unlock(void);
 /* Closes both (pk_cleanup). */
 void pk__null_close(void);
 
+/* A slowdown injected on purpose, for the drift study only (tests/drift/study.sh builds a second
+ * pkbench with -DPK_INJECT_SLOWDOWN_PCT=N): after a child is reaped the parent spins N% of the
+ * run's lifetime so far — a real slowdown of processkit that no control series shares. In every
+ * other build it is an empty inline function and costs nothing. */
+#if defined(PK_INJECT_SLOWDOWN_PCT) && PK_INJECT_SLOWDOWN_PCT > 0
+void pk__inject_slowdown(int64_t start_ns);
+#else
+static inline void pk__inject_slowdown(int64_t start_ns)
+{
+    (void)start_ns;
+}
+#endif
+
 /* ---- the stream pump: pump.h (shared with the Windows build) ----------------------------- */
 
 /* ---- groups (group.c, cgroup.linux.c, pgroup.posix.c) -------------------------------------- */

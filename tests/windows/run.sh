@@ -36,7 +36,7 @@ if [ $# -eq 0 ] && [ -f "$pkbench" ]; then
     rm -rf "$out" && mkdir -p "$out"
     # `pkbench.exe list`: the Windows suites and contenders, and nothing that needs fork.
     if "$wine" "$pkbench" list >"$out/list.txt" 2>&1 && grep -q '^phases ' "$out/list.txt" &&
-        grep -q '^createprocess (baseline)' "$out/list.txt" &&
+        grep -q '^createprocess (baseline, control)' "$out/list.txt" &&
         ! grep -q -e '^forkathon' -e '^posix_spawn' "$out/list.txt"; then
         echo "ok - pkbench.exe list: the Windows suites and contenders"
     else

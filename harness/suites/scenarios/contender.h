@@ -74,6 +74,12 @@ typedef struct pkb_contender {
     const char *description; /* one line, for `pkbench list` and the report */
     unsigned scenarios;      /* PKB_SCENARIO_BIT(...) | ... */
     bool baseline;           /* the contender deltas are computed against (exactly one) */
+    /* A control: its code cannot change with the library under test (it calls no processkit
+     * function), so between two runs of one machine its times move only with the machine.
+     * `pkbench compare` measures the machine's drift from the controls and corrects the other
+     * series for it (harness/regress/drift.h); a control itself is never reported as a
+     * regression. Written into the results file as the series' `control`. */
+    bool control;
     /* The child's stdout goes where the contender cannot read it (/dev/null), so `run` reports
      * 0 bytes and 0 lines and the check expects exactly that (never the workload's counts, which
      * such a contender could only claim, not observe); every child must still be reaped with
@@ -88,6 +94,14 @@ typedef struct pkb_contender {
     int (*run)(void *state, const pkb_workload *w, pkb_sample *out);
     void (*teardown)(void *state);
 } pkb_contender;
+
+/* Besides the contenders the suite times one series of its own, a control that is no contender:
+ * a fixed pure-CPU loop (calibration.c), `calibration/cpu_loop` in the file. */
+#define PKB_CALIBRATION_SCENARIO  "calibration"
+#define PKB_CALIBRATION_CONTENDER "cpu_loop"
+#define PKB_CALIBRATION_DESCRIPTION                                                                \
+    "a fixed pure-CPU loop (65,536 dependent xorshift steps in registers: no memory traffic, no "  \
+    "system call, no child); a drift control for pkbench compare, not a contender"
 
 /* The registry: every contender listed in contenders/registry.h, in report order. */
 extern const pkb_contender *const pkb_contenders[];

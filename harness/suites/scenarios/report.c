@@ -191,7 +191,14 @@ static void md_scenario(const pkb_results *r,
             md_row(&t, vs, &r->series[sc->members[k]], b);
     if (sc->measured > 0)
         pkb_buf_puts(b, "\n");
-    if (sc->measured > 0 && t.base == NULL)
+    bool controls_only = sc->count > 0;
+    for (size_t k = 0; k < sc->count; k++)
+        controls_only &= r->series[sc->members[k]].control && !r->series[sc->members[k]].baseline;
+    if (sc->measured > 0 && t.base == NULL && controls_only)
+        pkb_buf_puts(b, "Control series only: nothing to compare them with in one run. "
+                        "`pkbench compare` measures the machine's drift between two runs from "
+                        "them.\n\n");
+    else if (sc->measured > 0 && t.base == NULL)
         pkb_buf_puts(b, "No measured baseline in this scenario: no deltas.\n\n");
     md_not_timed(r, sc, b);
     if (plots && sc->measured > 0)

@@ -14,4 +14,8 @@ int pkb_workload_build(pkb_scenario s,
                        pkb_workload *w);
 void pkb_workload_free(pkb_workload *w);
 
+/* calibration.c: one iteration of the control series PKB_CALIBRATION_SCENARIO/
+ * PKB_CALIBRATION_CONTENDER (contender.h), a fixed pure-CPU loop; always returns 0. */
+int pkb__calibration_iterate(void *ctx, pkb_sample *out);
+
 #endif /* PKB_SCENARIO_H */

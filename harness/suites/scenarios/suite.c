@@ -4,6 +4,11 @@
  * comparison. Workloads are built once, before anything is timed; each
  * series is set up and must pass the correctness check (its output must match the payload
  * exactly) or it is refused — recorded with the reason, never timed.
+ *
+ * Plus one series that is no contender: `calibration/cpu_loop` (calibration.c), a fixed pure-CPU
+ * loop. It and the contenders that declare themselves controls (contender.h) are marked
+ * `control` in the file: `pkbench compare` measures the machine's drift between two runs from
+ * them (regress/drift.h).
  */
 #define _GNU_SOURCE
 #include "suites/suite.h"
@@ -29,6 +34,25 @@ static int iterate(void *ctx, pkb_sample *out)
 {
     struct compare_ctx *x = ctx;
     return x->contender->run(x->state, x->workload, out);
+}
+
+/* The calibration series, when the filter selects it: set up here, it needs no check. */
+static bool add_calibration(const pkb_cli *cli, const regex_t *re, pkb_series *ser)
+{
+    snprintf(ser->name, sizeof ser->name, "%s/%s", PKB_CALIBRATION_SCENARIO,
+             PKB_CALIBRATION_CONTENDER);
+    if (cli->filter != NULL && regexec(re, ser->name, 0, NULL, 0) != 0) {
+        memset(ser, 0, sizeof *ser);
+        return false;
+    }
+    snprintf(ser->scenario, sizeof ser->scenario, "%s", PKB_CALIBRATION_SCENARIO);
+    snprintf(ser->contender, sizeof ser->contender, "%s", PKB_CALIBRATION_CONTENDER);
+    ser->description = PKB_CALIBRATION_DESCRIPTION;
+    ser->unit = "runs/s";
+    ser->work_per_iteration = 1.0;
+    ser->control = true;
+    ser->iterate = pkb__calibration_iterate;
+    return true;
 }
 
 static double work_per_iteration(const pkb_workload *w)
@@ -62,7 +86,7 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
         pkb_workload_build((pkb_scenario)s, cat, cli->tiny_path, &workloads[s]);
 
-    size_t cap = pkb_contender_count * PKB_SCENARIO_COUNT, n = 0;
+    size_t cap = pkb_contender_count * PKB_SCENARIO_COUNT + 1, n = 0;
     pkb_series *series = calloc(cap, sizeof *series);
     struct compare_ctx *ctx = calloc(cap, sizeof *ctx);
     for (int s = 0; s < PKB_SCENARIO_COUNT && series != NULL && ctx != NULL; s++) {
@@ -81,12 +105,16 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
             ser->unit = pkb_scenario_unit((pkb_scenario)s);
             ser->work_per_iteration = work_per_iteration(&workloads[s]);
             ser->baseline = c->baseline;
+            ser->control = c->control;
             ser->iterate = iterate;
             ser->ctx = &ctx[n];
             ctx[n] = (struct compare_ctx){c, NULL, &workloads[s], false};
             n++;
         }
     }
+    size_t contended = n; /* the contenders' series; the calibration (no contender) follows */
+    if (series != NULL && ctx != NULL && add_calibration(cli, &re, &series[n]))
+        n++;
     if (cli->filter != NULL)
         regfree(&re);
     if (n == 0) {
@@ -97,7 +125,7 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     }
 
     /* Set-up and the correctness check, before priming and before anything is timed. */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < contended; i++) {
         struct compare_ctx *x = &ctx[i];
         char why[256] = "";
         int r = x->contender->setup != NULL ? x->contender->setup(&x->state, x->workload) : 0;
@@ -119,7 +147,7 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
 
 out:
     for (size_t i = 0; i < n; i++) {
-        if (ctx[i].set_up && ctx[i].contender->teardown != NULL)
+        if (ctx[i].set_up && ctx[i].contender != NULL && ctx[i].contender->teardown != NULL)
             ctx[i].contender->teardown(ctx[i].state);
         pkb_series_free(&series[i]);
     }

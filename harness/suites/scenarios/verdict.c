@@ -150,6 +150,8 @@ md_contender_verdict(const pkb_results *r, const pkb_verdict_set *vs, const char
         of[i] = PKB__NBUCKETS;
         if (s == NULL || (sc->baseline >= 0 && s == &r->series[sc->baseline]))
             continue;
+        if (s->control && sc->baseline < 0 && !s->baseline)
+            continue; /* the calibration: a control with nothing to compare it with here */
         of[i] = pkb__series_bucket(s, pkb_verdict_set_find(vs, s));
         count[of[i]]++;
         rows++;
