@@ -76,6 +76,9 @@ typedef struct pkb_suite_options {
      * NULL: now. `environment` is borrowed (the end fields are added to it). */
     const char *created;
     json_t *environment;
+    /* A suite that hands its settled series over more than once (observe: after every
+     * repetition) sets this on every write but the last: the file then says complete: false. */
+    bool partial;
 } pkb_suite_options;
 
 /* Set by pkbench's SIGINT/SIGTERM handler; the runner stops at the next iteration and writes

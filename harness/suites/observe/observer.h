@@ -36,8 +36,14 @@ typedef struct pkb_obs_options {
 #define PKB_OBS_RING_BYTES ((size_t)1 << 20)
 #define PKB_OBS_BTF_PATH   "/sys/kernel/btf/vmlinux"
 
+/* Which counters of a view an observer keeps (pkb_obs_view.has). */
+#define PKB_OBS_HAS_POLLS 1u /* polls, rows, rows_max, timewait_max */
+#define PKB_OBS_HAS_RING  2u /* events, submitted, drops, wakeups */
+#define PKB_OBS_HAS_BPF   4u /* bpf_run_ns, bpf_run_cnt, progs */
+
 /* What an observer saw, filled by run, final and report. */
 typedef struct pkb_obs_view {
+    unsigned has;    /* PKB_OBS_HAS_*: set by report */
     pkb_obsmap seen;   /* every socket it saw during the run: inode -> owner (0: unknown) */
     pkb_obsmap open;   /* at the last look, the sockets it believes ESTABLISHED: inode -> owner */
     uint64_t polls;    /* pollers: looks taken (final's included) */

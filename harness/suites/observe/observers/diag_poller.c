@@ -66,6 +66,7 @@ static int final(void *state, pkb_obs_view *v, char *why, size_t cap)
 static void report(void *state, pkb_obs_view *v)
 {
     (void)state;
+    v->has = PKB_OBS_HAS_POLLS;
     snprintf(v->hooks, sizeof v->hooks,
              "NETLINK_SOCK_DIAG inet_diag dump, /proc/*/fd readlink walk");
 }

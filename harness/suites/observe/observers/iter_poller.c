@@ -71,6 +71,7 @@ static int final(void *state, pkb_obs_view *v, char *why, size_t cap)
 static void report(void *state, pkb_obs_view *v)
 {
     struct iter *it = state;
+    v->has = PKB_OBS_HAS_POLLS | PKB_OBS_HAS_BPF;
     pkb__bpf_stats(it->bpf, v);
     snprintf(v->hooks, sizeof v->hooks, "NETLINK_SOCK_DIAG inet_diag dump, %s",
              pkb__bpf_hooks(it->bpf));

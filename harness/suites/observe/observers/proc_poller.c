@@ -61,6 +61,7 @@ static int final(void *state, pkb_obs_view *v, char *why, size_t cap)
 static void report(void *state, pkb_obs_view *v)
 {
     (void)state;
+    v->has = PKB_OBS_HAS_POLLS;
     snprintf(v->hooks, sizeof v->hooks, "/proc/net/tcp{,6} text, /proc/*/fd readlink walk");
 }
 

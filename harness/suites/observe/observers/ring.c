@@ -109,6 +109,7 @@ int pkb__ring_final(void *state, pkb_obs_view *v, char *why, size_t cap)
 void pkb__ring_report(void *state, pkb_obs_view *v)
 {
     struct ring_obs *r = state;
+    v->has = PKB_OBS_HAS_RING | PKB_OBS_HAS_BPF;
     v->events = r->events;
     pkb__bpf_counters(r->bpf, &v->submitted, &v->drops);
     pkb__bpf_stats(r->bpf, v);
