@@ -43,7 +43,7 @@ typedef struct pkb_obs_options {
 
 /* What an observer saw, filled by run, final and report. */
 typedef struct pkb_obs_view {
-    unsigned has;    /* PKB_OBS_HAS_*: set by report */
+    unsigned has;      /* PKB_OBS_HAS_*: set by report */
     pkb_obsmap seen;   /* every socket it saw during the run: inode -> owner (0: unknown) */
     pkb_obsmap open;   /* at the last look, the sockets it believes ESTABLISHED: inode -> owner */
     uint64_t polls;    /* pollers: looks taken (final's included) */

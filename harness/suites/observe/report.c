@@ -159,7 +159,8 @@ static void md_gates(const pkb_results *r, pkb_buf *b)
     {
         pkb_buf_puts(b, "| ");
         pkb_md_code(b, name);
-        pkb_buf_printf(b, " | %s | ", json_is_true(json_object_get(g, "runs")) ? "yes" : "**SKIP**");
+        pkb_buf_printf(b, " | %s | ",
+                       json_is_true(json_object_get(g, "runs")) ? "yes" : "**SKIP**");
         const char *text = json_string_value(json_object_get(g, "reason"));
         /* The hooks come from the last measured series of this observer. */
         size_t i;
@@ -189,7 +190,7 @@ static void md_gates(const pkb_results *r, pkb_buf *b)
     pkb_md_json_value(b, json_object_get(host, "lockdown"));
     pkb_buf_printf(b, ", tracefs %s.\n\n",
                    json_is_true(json_object_get(host, "tracefs_mounted")) ? "mounted"
-                                                                           : "not mounted");
+                                                                          : "not mounted");
     const json_t *bpf = json_object_get(gates, "bpf");
     if (!json_is_true(json_object_get(bpf, "built"))) {
         pkb_buf_puts(b, "The eBPF programs were not built: ");
@@ -352,8 +353,8 @@ static void md_extra_table(const json_t *sum, double hold, pkb_buf *b)
 
 /* The median of key across measured cells at `hold` with rate > 0, for one observer: min and
  * max over those cells. Returns how many cells. */
-static int span(const json_t *sum, double hold, const char *observer, const char *key,
-                double *lo, double *hi)
+static int
+span(const json_t *sum, double hold, const char *observer, const char *key, double *lo, double *hi)
 {
     int n = 0;
     size_t r;
@@ -372,8 +373,8 @@ static int span(const json_t *sum, double hold, const char *observer, const char
 }
 
 /* The range over rates of cpu(a) / cpu(b) at `hold`. Returns how many rates had both. */
-static int ratio_span(const json_t *sum, double hold, const char *a, const char *b_name,
-                      double *lo, double *hi)
+static int ratio_span(
+    const json_t *sum, double hold, const char *a, const char *b_name, double *lo, double *hi)
 {
     int n = 0;
     size_t r;
@@ -410,8 +411,9 @@ static void concl_cost(const json_t *sum, double hold, double dur, pkb_buf *b)
     }
     if (best == NULL || best == worst)
         return;
-    pkb_buf_printf(b, "- **Cost, %g connections/s, hold %g ms.** The cheapest observer was `%s` "
-                      "(",
+    pkb_buf_printf(b,
+                   "- **Cost, %g connections/s, hold %g ms.** The cheapest observer was `%s` "
+                   "(",
                    rate, hold, json_string_value(json_object_get(best, "observer")));
     fmt_s(b, med(best, "cpu_s"));
     pkb_buf_printf(b, " CPU-s in a %g s cell), the dearest `%s` (", dur,
@@ -426,20 +428,22 @@ static void concl_pollers(const json_t *sum, double hold, pkb_buf *b)
 {
     double lo, hi;
     if (ratio_span(sum, hold, "proc_poller", "diag_poller", &lo, &hi) > 0) {
-        pkb_buf_printf(b, "- **The socket table, hold %g ms.** `proc_poller` (the /proc/net/tcp "
-                          "text) cost ",
+        pkb_buf_printf(b,
+                       "- **The socket table, hold %g ms.** `proc_poller` (the /proc/net/tcp "
+                       "text) cost ",
                        hold);
         fmt_times_span(b, lo, hi);
-        pkb_buf_printf(b, " what `diag_poller` (sock_diag) cost at the same rates, with the same "
-                          "owner walk: %s.\n",
-                       hi < 1 ? "the text table is the cheaper one here"
-                       : lo > 1
-                           ? "sock_diag is the cheaper table at every rate"
-                           : "neither is cheaper at every rate");
+        pkb_buf_printf(b,
+                       " what `diag_poller` (sock_diag) cost at the same rates, with the same "
+                       "owner walk: %s.\n",
+                       hi < 1   ? "the text table is the cheaper one here"
+                       : lo > 1 ? "sock_diag is the cheaper table at every rate"
+                                : "neither is cheaper at every rate");
     }
     if (ratio_span(sum, hold, "diag_poller", "iter_poller", &lo, &hi) > 0) {
-        pkb_buf_printf(b, "- **The owner walk, hold %g ms.** Reading every process's "
-                          "descriptors through /proc (`diag_poller`) cost ",
+        pkb_buf_printf(b,
+                       "- **The owner walk, hold %g ms.** Reading every process's "
+                       "descriptors through /proc (`diag_poller`) cost ",
                        hold);
         fmt_times_span(b, lo, hi);
         pkb_buf_puts(b, " what one bpf_iter task_file walk (`iter_poller`) cost.\n");
@@ -504,8 +508,9 @@ static void concl_drops(const json_t *sum, pkb_buf *b)
             pkb_buf_printf(b, "None in any of its %d cells.\n", cells);
         } else {
             fmt_count(b, total);
-            pkb_buf_printf(b, " records dropped, in %d of its %d cells: the ring was too small for "
-                              "what it was handed between two reads.\n",
+            pkb_buf_printf(b,
+                           " records dropped, in %d of its %d cells: the ring was too small for "
+                           "what it was handed between two reads.\n",
                            lossy, cells);
         }
     }
@@ -569,7 +574,8 @@ static void concl_open(const json_t *sum, pkb_buf *b)
     pkb_buf misses = {0};
     json_array_foreach(json_object_get(sum, "cells"), i, c)
     {
-        if (!is_measured(c) || strcmp(json_string_value(json_object_get(c, "observer")), "none") == 0)
+        if (!is_measured(c) ||
+            strcmp(json_string_value(json_object_get(c, "observer")), "none") == 0)
             continue;
         cells++;
         if (numv(c, "open_equal") == numv(c, "n")) {
@@ -581,8 +587,9 @@ static void concl_open(const json_t *sum, pkb_buf *b)
                        numv(c, "hold_ms"));
     }
     if (cells > 0) {
-        pkb_buf_printf(b, "- **Open at the end.** In %d of %d cells every repetition's observer "
-                          "counted exactly the connections the client held open at the freeze",
+        pkb_buf_printf(b,
+                       "- **Open at the end.** In %d of %d cells every repetition's observer "
+                       "counted exactly the connections the client held open at the freeze",
                        equal, cells);
         if (misses.len > 0)
             pkb_buf_printf(b, "; not in: %s", misses.data);
@@ -602,8 +609,9 @@ static void concl_noise(const pkb_results *r, const json_t *sum, pkb_buf *b)
         reps += is_measured(c) ? numv(c, "n") : 0;
     }
     const json_t *env = json_object_get(r->root, "environment");
-    pkb_buf_printf(b, "- **Noise.** %.0f of %.0f cells ended with more runnable tasks than CPUs "
-                      "(%lld); load average ",
+    pkb_buf_printf(b,
+                   "- **Noise.** %.0f of %.0f cells ended with more runnable tasks than CPUs "
+                   "(%lld); load average ",
                    noisy, reps, (long long)r->logical_cpus);
     pkb_md_json_value(b, json_array_get(json_object_get(env, "loadavg_start"), 0));
     pkb_buf_puts(b, " at the start, ");
@@ -659,8 +667,9 @@ static void seed_ordering(const json_t *p, const json_t *e, size_t i, pkb_buf *b
 {
     double ours_p = med(p, "cpu_s"), ours_e = med(e, "cpu_s");
     const char *ours = dearer(ours_p, ours_e);
-    pkb_buf_printf(b, "- **%g/s: who costs more.** The seed's prototype found %s the dearer "
-                      "(%.2f against %.2f CPU-s",
+    pkb_buf_printf(b,
+                   "- **%g/s: who costs more.** The seed's prototype found %s the dearer "
+                   "(%.2f against %.2f CPU-s",
                    seed[i].rate, dearer(seed[i].proto_poller, seed[i].proto_ebpf),
                    fmax(seed[i].proto_poller, seed[i].proto_ebpf),
                    fmin(seed[i].proto_poller, seed[i].proto_ebpf));
@@ -699,19 +708,20 @@ static void md_seed(const pkb_results *r, const json_t *sum, pkb_buf *b)
     double hold = json_number_value(json_array_get(holds, 0)), dur = duration_s(r);
     if (json_array_size(holds) == 0 || !(dur > 0))
         return;
-    pkb_buf_printf(b, "## Against the seed's prototype\n\nThe seed (procinfo's PERFORMANCE.md) "
-                      "measured a once-a-second /proc poller and an eBPF backend under "
-                      "uniform connect/close churn to a loopback listener — hold %g ms here — "
-                      "on a Docker Desktop VM (aarch64): an earlier prototype with 20 s per rate, "
-                      "then the shipped benchmark with 5 s per rate. Its numbers are quoted as it "
-                      "gives them, and all are set per second of watching (CPU-s ÷ the cell's "
-                      "length; this run's cells were %g s), because only that carries across "
-                      "cell lengths. Its eBPF hooks were fentry/fexit; its events per connection "
-                      "(9.57) belong to that hook set, ours to the hooks listed above.\n\n"
-                      "| rate/s | seed prototype: poller / eBPF, CPU-s per s | seed shipped: "
-                      "poller / eBPF | this run: `proc_poller` / `ebpf_ringbuf` | this run: "
-                      "`ebpf_ringbuf`'s extra workload CPU per s | poller attributed: seed / "
-                      "this run |\n|---:|---:|---:|---:|---:|---:|\n",
+    pkb_buf_printf(b,
+                   "## Against the seed's prototype\n\nThe seed (procinfo's PERFORMANCE.md) "
+                   "measured a once-a-second /proc poller and an eBPF backend under "
+                   "uniform connect/close churn to a loopback listener — hold %g ms here — "
+                   "on a Docker Desktop VM (aarch64): an earlier prototype with 20 s per rate, "
+                   "then the shipped benchmark with 5 s per rate. Its numbers are quoted as it "
+                   "gives them, and all are set per second of watching (CPU-s ÷ the cell's "
+                   "length; this run's cells were %g s), because only that carries across "
+                   "cell lengths. Its eBPF hooks were fentry/fexit; its events per connection "
+                   "(9.57) belong to that hook set, ours to the hooks listed above.\n\n"
+                   "| rate/s | seed prototype: poller / eBPF, CPU-s per s | seed shipped: "
+                   "poller / eBPF | this run: `proc_poller` / `ebpf_ringbuf` | this run: "
+                   "`ebpf_ringbuf`'s extra workload CPU per s | poller attributed: seed / "
+                   "this run |\n|---:|---:|---:|---:|---:|---:|\n",
                    hold, dur);
     for (size_t i = 0; i < sizeof seed / sizeof seed[0]; i++) {
         const json_t *p = cell(sum, hold, seed[i].rate, "proc_poller");
@@ -754,9 +764,10 @@ static void md_seed(const pkb_results *r, const json_t *sum, pkb_buf *b)
         pkb_buf_puts(b, "- **What the poller saw.** The seed's poller saw 1 churned connection "
                         "at every rate (its listener); here `proc_poller` attributed ");
         fmt_pct(b, a);
-        pkb_buf_printf(b, " at %g/s (hold %g ms): %s. With hold 0 a churned client socket lives "
-                          "microseconds, then sits in TIME_WAIT with inode 0, where no owner "
-                          "walk can find it.\n",
+        pkb_buf_printf(b,
+                       " at %g/s (hold %g ms): %s. With hold 0 a churned client socket lives "
+                       "microseconds, then sits in TIME_WAIT with inode 0, where no owner "
+                       "walk can find it.\n",
                        top_rate(sum), hold, a < 0.01 ? "**reproduced**" : "**not reproduced**");
     }
     if (is_measured(e) && top_rate(sum) > 0) {
@@ -792,11 +803,12 @@ static void md_bpf_programs(const json_t *sum, pkb_buf *b)
         if (!is_measured(c) || numv(c, "rate") != rate || json_array_size(progs) == 0)
             continue;
         if (!head)
-            pkb_buf_printf(b, "## Time inside the BPF programs, %g/s\n\nOne repetition (the "
-                              "last) per cell; every run of the programs on the machine is "
-                              "counted, other traffic included (the programs filter on the "
-                              "cell's network namespace first).\n\n| hold | observer | program "
-                              "| runs | ms | ns per run |\n|---:|---|---|---:|---:|---:|\n",
+            pkb_buf_printf(b,
+                           "## Time inside the BPF programs, %g/s\n\nOne repetition (the "
+                           "last) per cell; every run of the programs on the machine is "
+                           "counted, other traffic included (the programs filter on the "
+                           "cell's network namespace first).\n\n| hold | observer | program "
+                           "| runs | ms | ns per run |\n|---:|---|---|---:|---:|---:|\n",
                            rate);
         head = true;
         size_t k;
@@ -820,29 +832,32 @@ static void md_bpf_programs(const json_t *sum, pkb_buf *b)
 static void md_intro(const pkb_results *r, const json_t *sum, pkb_buf *b)
 {
     const json_t *cfg = pkb_results_field(r, "observe", "config");
-    pkb_buf_printf(b, "## What was measured\n\nWhat it costs to watch processes' TCP connections, "
-                      "and how much of the churn each way of watching attributes to the right "
-                      "process (METHODOLOGY.md, \"What watching costs\"). Each cell: a fresh "
-                      "network namespace; a server and a client process (`pk_churn`, started with "
-                      "processkit); %.0f long-lived connections, then connections opened at a "
-                      "fixed rate on an exact schedule for %g s, each held for the cell's hold "
-                      "time and closed by the client first; then the client freezes and the "
-                      "observer takes its last look. Observer CPU is its thread's CPU from the "
-                      "start of the window to the end of that look; the workload's is its two "
-                      "processes' own from T0. Every socket is keyed by its inode, never by its "
-                      "port. Grid: rates ",
+    pkb_buf_printf(b,
+                   "## What was measured\n\nWhat it costs to watch processes' TCP connections, "
+                   "and how much of the churn each way of watching attributes to the right "
+                   "process (METHODOLOGY.md, \"What watching costs\"). Each cell: a fresh "
+                   "network namespace; a server and a client process (`pk_churn`, started with "
+                   "processkit); %.0f long-lived connections, then connections opened at a "
+                   "fixed rate on an exact schedule for %g s, each held for the cell's hold "
+                   "time and closed by the client first; then the client freezes and the "
+                   "observer takes its last look. Observer CPU is its thread's CPU from the "
+                   "start of the window to the end of that look; the workload's is its two "
+                   "processes' own from T0. Every socket is keyed by its inode, never by its "
+                   "port. Grid: rates ",
                    numv(cfg, "long_lived"), numv(cfg, "duration_s"));
     pkb_md_json_value(b, json_object_get(sum, "rates"));
     pkb_buf_puts(b, " per second × holds ");
     pkb_md_json_value(b, json_object_get(sum, "holds"));
-    pkb_buf_printf(b, " ms; %.0f repetitions, interleaved (each repetition visits every cell, the "
-                      "observers in an order rotated per cell). Medians over the repetitions, "
-                      "with min–max.\n\n",
+    pkb_buf_printf(b,
+                   " ms; %.0f repetitions, interleaved (each repetition visits every cell, the "
+                   "observers in an order rotated per cell). Medians over the repetitions, "
+                   "with min–max.\n\n",
                    numv(cfg, "repetitions"));
     double done = numv(pkb_results_field(r, NULL, "observe"), "repetitions_done");
     if (done < numv(cfg, "repetitions"))
-        pkb_buf_printf(b, "> **Partial.** %.0f of %.0f repetitions had finished when this file "
-                          "was written.\n\n",
+        pkb_buf_printf(b,
+                       "> **Partial.** %.0f of %.0f repetitions had finished when this file "
+                       "was written.\n\n",
                        done, numv(cfg, "repetitions"));
 }
 

@@ -79,12 +79,16 @@ struct item {
 
 /* The per-repetition arrays of an "observe" object, in observe.h's order. */
 static const char *const metrics[] = {
-    "cpu_s",         "user_s",        "sys_s",          "setup_cpu_s",     "wall_s",
-    "client_cpu_s",  "server_cpu_s",  "workload_cpu_s", "churned",         "failures",
-    "seen",          "attributed",    "misattributed",  "long_seen",       "long_attributed",
-    "accepted",      "server_seen",   "server_attributed", "open_truth",   "open_observed",
-    "polls",         "rows_max",      "timewait_max",   "events",          "submitted",
-    "drops",         "wakeups",       "bpf_run_ns",     "bpf_run_cnt",     "bpf_programs",
+    "cpu_s",         "user_s",         "sys_s",
+    "setup_cpu_s",   "wall_s",         "client_cpu_s",
+    "server_cpu_s",  "workload_cpu_s", "churned",
+    "failures",      "seen",           "attributed",
+    "misattributed", "long_seen",      "long_attributed",
+    "accepted",      "server_seen",    "server_attributed",
+    "open_truth",    "open_observed",  "polls",
+    "rows_max",      "timewait_max",   "events",
+    "submitted",     "drops",          "wakeups",
+    "bpf_run_ns",    "bpf_run_cnt",    "bpf_programs",
     "late_max_us",   "late_1ms",
 };
 
@@ -98,7 +102,8 @@ static json_t *observe_extra(const pkb_observer *ob, double rate, int hold, cons
     return json_pack("{s:o}", "observe", o);
 }
 
-static size_t build_items(const struct config *c, regex_t *re, pkb_series *series, struct item *items)
+static size_t
+build_items(const struct config *c, regex_t *re, pkb_series *series, struct item *items)
 {
     size_t n = 0;
     for (size_t h = 0; h < c->nholds; h++) {
@@ -192,14 +197,14 @@ static void record(struct item *it, const pkb_cell_result *res)
         size_t off;
     } counts[] = {
 #define C(f) {#f, offsetof(pkb_cell_result, f)}
-        C(churned),         C(failures),   C(seen),       C(attributed),   C(misattributed),
-        C(long_seen),       C(long_attributed), C(accepted), C(server_seen), C(server_attributed),
-        C(open_truth),      C(open_observed), C(late_1ms),
+        C(churned),    C(failures),        C(seen),     C(attributed),  C(misattributed),
+        C(long_seen),  C(long_attributed), C(accepted), C(server_seen), C(server_attributed),
+        C(open_truth), C(open_observed),   C(late_1ms),
 #undef C
     };
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-        push(o, counts[i].key, json_integer((json_int_t) * (const uint64_t *)((const char *)res +
-                                                                              counts[i].off)));
+        push(o, counts[i].key,
+             json_integer((json_int_t) * (const uint64_t *)((const char *)res + counts[i].off)));
     push(o, "late_max_us", json_integer(res->late_max_us));
     push(o, "polls", count_or_null(polls, v->polls));
     push(o, "rows_max", count_or_null(polls, v->rows_max));
@@ -257,9 +262,10 @@ static json_t *host_facts(void)
     long bpf_off = read_long("/proc/sys/kernel/unprivileged_bpf_disabled");
     long tw = read_long("/proc/sys/net/ipv4/tcp_tw_reuse");
     return json_pack("{s:i, s:o, s:s?, s:b, s:o}", "euid", (int)geteuid(),
-                     "unprivileged_bpf_disabled", bpf_off >= 0 ? json_integer(bpf_off) : json_null(),
-                     "lockdown", lockdown[0] ? lockdown : NULL, "tracefs_mounted", tracefs,
-                     "tcp_tw_reuse", tw >= 0 ? json_integer(tw) : json_null());
+                     "unprivileged_bpf_disabled",
+                     bpf_off >= 0 ? json_integer(bpf_off) : json_null(), "lockdown",
+                     lockdown[0] ? lockdown : NULL, "tracefs_mounted", tracefs, "tcp_tw_reuse",
+                     tw >= 0 ? json_integer(tw) : json_null());
 }
 
 /* Probes every observer that has a selected series; refuses the series of those that cannot
@@ -360,10 +366,9 @@ static int write_results(struct run *st, bool partial)
     }
     json_t *summary = pkb_observe_summarize(view);
     json_decref(view);
-    st->opts->suite_section =
-        json_pack("{s:o, s:O, s:i, s:o}", "config", config_json(st), "gates", st->gates,
-                  "repetitions_done", st->rounds_done, "summary",
-                  summary != NULL ? summary : json_object());
+    st->opts->suite_section = json_pack("{s:o, s:O, s:i, s:o}", "config", config_json(st), "gates",
+                                        st->gates, "repetitions_done", st->rounds_done, "summary",
+                                        summary != NULL ? summary : json_object());
     st->opts->partial = partial;
     int rc = pkb_run_series(out, m, st->opts);
     json_decref(st->opts->suite_section);
@@ -373,14 +378,19 @@ static int write_results(struct run *st, bool partial)
     return rc < 0 ? 1 : rc;
 }
 
-static void progress(const struct run *st, size_t done, size_t total, double t0, int rep,
-                     const struct item *it, const pkb_cell_result *res)
+static void progress(const struct run *st,
+                     size_t done,
+                     size_t total,
+                     double t0,
+                     int rep,
+                     const struct item *it,
+                     const pkb_cell_result *res)
 {
     double elapsed = (double)(pkb_obs_now_ns() / 1000000) / 1000.0 - t0;
     double left = done > 0 ? elapsed / (double)done * (double)(total - done) : 0;
     fprintf(stderr,
-            "pkbench: observe [%zu/%zu, rep %d/%d] %-24s CPU %.4f s, attributed %llu of %llu",
-            done, total, rep + 1, st->c->repetitions, it->s->name, res->cpu_s,
+            "pkbench: observe [%zu/%zu, rep %d/%d] %-24s CPU %.4f s, attributed %llu of %llu", done,
+            total, rep + 1, st->c->repetitions, it->s->name, res->cpu_s,
             (unsigned long long)res->attributed, (unsigned long long)res->churned);
     if (res->view.has & PKB_OBS_HAS_RING)
         fprintf(stderr, ", drops %llu", (unsigned long long)res->view.drops);
@@ -453,10 +463,11 @@ static int measure(struct run *st)
     }
     size_t total = pending * (size_t)st->c->repetitions;
     double t0 = (double)(pkb_obs_now_ns() / 1000000) / 1000.0;
+    double about = (double)total * (st->c->duration_ms / 1000.0 + 0.25);
     fprintf(stderr,
-            "pkbench: observe: %zu cells of %.1f s (%zu series × %d repetitions), about %.0f min\n",
+            "pkbench: observe: %zu cells of %.1f s (%zu series × %d repetitions), about %.0f %s\n",
             total, st->c->duration_ms / 1000.0, pending, st->c->repetitions,
-            ceil((double)total * (st->c->duration_ms / 1000.0 + 0.2) / 60));
+            about < 120 ? ceil(about) : ceil(about / 60), about < 120 ? "s" : "min");
     for (int rep = 0; rep < st->c->repetitions && pending > 0; rep++) {
         int rc = repetition(st, rep, &done, total, t0);
         if (rc == -EINTR)
@@ -515,8 +526,8 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     regex_t re;
     if (check_inputs(cli, churn, &c, &re) != 0)
         return 1;
-    ob_profile = (pkb_profile){quick ? "quick" : "full", c.repetitions, 0.0,
-                               c.duration_ms / 1000.0, 0.0};
+    ob_profile =
+        (pkb_profile){quick ? "quick" : "full", c.repetitions, 0.0, c.duration_ms / 1000.0, 0.0};
     opts->profile = &ob_profile;
     char created[40];
     pkb_iso_time(created, sizeof created);
@@ -533,8 +544,8 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
         fprintf(stderr, "pkbench: no series matches --filter '%s'\n", cli->filter);
         rc = 1;
     } else {
-        struct run st = {.series = series, .items = items, .n = n, .c = &c, .opts = opts,
-                         .churn = churn};
+        struct run st = {
+            .series = series, .items = items, .n = n, .c = &c, .opts = opts, .churn = churn};
         st.obs = pkb_obs_defaults(&(pkb_obs_options){.btf_path = getenv("PKBENCH_OBSERVE_BTF")});
         st.gates = gate(items, n, &st.obs);
         rc = measure(&st);

@@ -132,10 +132,9 @@ static json_t *cell_json(const json_t *series, const json_t *s)
     const json_t *o = observe_of(s);
     double rate = json_number_value(json_object_get(o, "rate"));
     double hold = json_number_value(json_object_get(o, "hold_ms"));
-    json_t *c = json_pack(
-        "{s:f, s:f, s:O, s:O, s:O*}", "hold_ms", hold, "rate", rate, "observer",
-        json_object_get(o, "observer"), "status", json_object_get(s, "status"), "reason",
-        json_object_get(s, "reason"));
+    json_t *c = json_pack("{s:f, s:f, s:O, s:O, s:O*}", "hold_ms", hold, "rate", rate, "observer",
+                          json_object_get(o, "observer"), "status", json_object_get(s, "status"),
+                          "reason", json_object_get(s, "reason"));
     if (c == NULL || !measured(s))
         return c;
     size_t n, noisy = 0;
@@ -149,10 +148,19 @@ static json_t *cell_json(const json_t *series, const json_t *s)
     static const char *const ranges[] = {"cpu_s", "setup_cpu_s", "workload_cpu_s"};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
         json_object_set_new(c, ranges[i], range_of(o, ranges[i]));
-    static const char *const medians[] = {
-        "churned",         "seen",     "attributed",        "misattributed", "long_attributed",
-        "accepted",        "server_attributed", "open_truth", "open_observed", "events",
-        "polls",           "wakeups",  "timewait_max"};
+    static const char *const medians[] = {"churned",
+                                          "seen",
+                                          "attributed",
+                                          "misattributed",
+                                          "long_attributed",
+                                          "accepted",
+                                          "server_attributed",
+                                          "open_truth",
+                                          "open_observed",
+                                          "events",
+                                          "polls",
+                                          "wakeups",
+                                          "timewait_max"};
     for (size_t i = 0; i < sizeof medians / sizeof medians[0]; i++)
         json_object_set_new(c, medians[i], median_json(o, medians[i]));
     json_object_set(c, "long_lived", json_object_get(o, "long_lived"));
@@ -167,11 +175,11 @@ static json_t *cell_json(const json_t *series, const json_t *s)
     free(b);
     double sum, max;
     sum_max(o, "drops", &sum, &max);
-    json_object_set_new(c, "drops_total", json_is_array(json_object_get(o, "drops")) &&
-                                                  json_is_number(json_array_get(
-                                                      json_object_get(o, "drops"), 0))
-                                              ? json_real(sum)
-                                              : json_null());
+    json_object_set_new(c, "drops_total",
+                        json_is_array(json_object_get(o, "drops")) &&
+                                json_is_number(json_array_get(json_object_get(o, "drops"), 0))
+                            ? json_real(sum)
+                            : json_null());
     json_object_set_new(c, "drops_max", json_real(max));
     sum_max(o, "failures", &sum, &max);
     json_object_set_new(c, "failures_total", json_real(sum));
@@ -185,11 +193,11 @@ static json_t *cell_json(const json_t *series, const json_t *s)
     const json_t *none = none_of(series, rate, hold);
     json_t *wl = json_object_get(c, "workload_cpu_s");
     json_t *nwl = none != NULL ? median_json(observe_of(none), "workload_cpu_s") : NULL;
-    json_object_set_new(c, "workload_delta_s",
-                        json_is_object(wl) && json_is_number(nwl)
-                            ? json_real(json_number_value(json_object_get(wl, "median")) -
-                                        json_number_value(nwl))
-                            : json_null());
+    json_object_set_new(
+        c, "workload_delta_s",
+        json_is_object(wl) && json_is_number(nwl)
+            ? json_real(json_number_value(json_object_get(wl, "median")) - json_number_value(nwl))
+            : json_null());
     json_decref(nwl);
     json_object_set(c, "hooks", json_object_get(o, "hooks"));
     const json_t *progs = json_object_get(o, "bpf_programs");
@@ -246,14 +254,14 @@ json_t *pkb_observe_summarize(const json_t *series)
         json_array_foreach(series, i, s)
         {
             const json_t *o = observe_of(s);
-            if (o == NULL || json_number_value(json_object_get(o, "rate")) !=
-                                 json_number_value(rv) ||
+            if (o == NULL ||
+                json_number_value(json_object_get(o, "rate")) != json_number_value(rv) ||
                 json_number_value(json_object_get(o, "hold_ms")) != json_number_value(hv) ||
                 !json_equal(json_object_get(o, "observer"), ov))
                 continue;
             json_array_append_new(cells, cell_json(series, s));
         }
     }
-    return json_pack("{s:o, s:o, s:o, s:o}", "rates", rates, "holds", holds, "observers",
-                     observers, "cells", cells);
+    return json_pack("{s:o, s:o, s:o, s:o}", "rates", rates, "holds", holds, "observers", observers,
+                     "cells", cells);
 }
