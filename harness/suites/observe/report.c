@@ -539,8 +539,14 @@ static void concl_workload(const json_t *sum, double hold, pkb_buf *b)
         fmt_s(b, d);
         pkb_buf_printf(b, " (%+.0f%%)", base > 0 ? d / base * 100 : 0.0);
     }
-    pkb_buf_puts(b, ". The eBPF programs run in the observed processes' own system calls and "
-                    "softirqs, so their cost shows here rather than in the observer's CPU.\n");
+    const json_t *spread = json_object_get(none, "workload_cpu_s");
+    pkb_buf_puts(b, ". `none`'s own repetitions spanned ");
+    fmt_s(b, numv(spread, "min"));
+    pkb_buf_puts(b, "–");
+    fmt_s(b, numv(spread, "max"));
+    pkb_buf_puts(b, " CPU-s: a delta smaller than that spread is noise. The eBPF programs run in "
+                    "the observed processes' own system calls and softirqs, so their cost shows "
+                    "here rather than in the observer's CPU.\n");
 }
 
 static void concl_wakeups(const json_t *sum, double hold, pkb_buf *b)

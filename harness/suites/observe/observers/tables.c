@@ -146,7 +146,7 @@ int pkb__table_diag(int fd, pkb_row_fn fn, void *ctx, char *why, size_t cap)
 
 static int walk_process(int proc, const char *pid, pkb_obsmap *owners)
 {
-    char path[64];
+    char path[300]; /* a d_name (up to 255 bytes) and "/fd" */
     snprintf(path, sizeof path, "%s/fd", pid);
     int dfd = openat(proc, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
