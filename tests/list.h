@@ -167,6 +167,7 @@
     X(observe_ebpf_batched_attributes_every_connection, 30)                                        \
     X(observe_tiny_ring_counts_its_drops, 20)                                                      \
     X(observe_obsmap_keeps_every_key, 10)                                                          \
+    X(observe_ring_join_trusts_only_process_context, 10)                                           \
     X(observe_pkbench_run_and_report, 60)                                                          \
     X(observe_pkbench_without_btf_skips_ebpf, 30)                                                  \
     X(observe_pkbench_unprivileged_skips_ebpf, 30)                                                 \

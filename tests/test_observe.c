@@ -9,6 +9,8 @@
  *   - the eBPF observers attribute every churned connection, lose nothing (zero drops) and
  *     their open-at-end is the truth;
  *   - a deliberately tiny ring overflows, and the drops are counted;
+ *   - the eBPF join takes a socket's owner only from events in the owner's own system call, and
+ *     starts a new lifecycle when the kernel reuses a socket's address;
  *   - the map the joins use keeps every key through inserts and deletions.
  *
  * Cells need root (or a user namespace) for the network namespace; the eBPF observers need
@@ -19,6 +21,7 @@
 
 #include "suites/observe/cell.h"
 #include "suites/observe/obsmap.h"
+#include "suites/observe/observers/ring.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -253,4 +256,79 @@ TEST_IMPL(observe_obsmap_keeps_every_key)
     ASSERT_EQ(m.n, 0);
     ASSERT(pkb_obsmap_get(&m, 2) == NULL);
     pkb_obsmap_free(&m);
+}
+
+static struct pkb_obs_event
+ev(uint64_t sk, int kind, int from, int to, uint64_t inode, uint32_t pid, bool process)
+{
+    return (struct pkb_obs_event){.sk = sk,
+                                  .inode = inode,
+                                  .pid = pid,
+                                  .kind = (__u8)kind,
+                                  .oldstate = (__u8)from,
+                                  .newstate = (__u8)to,
+                                  .process = process};
+}
+
+/* The kernel's TCP states (include/net/tcp_states.h). */
+enum {
+    EST = 1,
+    SYN_SENT,
+    SYN_RECV,
+    FIN_WAIT1,
+    FIN_WAIT2,
+    TIME_WAIT,
+    CLOSE,
+    CLOSE_WAIT,
+    LAST_ACK,
+    LISTEN
+};
+
+static uint32_t owner(const pkb_obs_view *v, uint64_t inode)
+{
+    const pkb_obs_entry *e = pkb_obsmap_get(&v->seen, inode);
+    ASSERT(e != NULL);
+    return e->pid;
+}
+
+TEST_IMPL(observe_ring_join_trusts_only_process_context)
+{
+    pkb_obsmap live = {0};
+    pkb_obs_view v = {0};
+    const uint64_t A = ADDR(1), B = ADDR(2);
+    /* The client's connect: in its own syscall, so it names the owner (100). */
+    struct pkb_obs_event seq[] = {
+        ev(A, PKB_OBS_EV_STATE, CLOSE, SYN_SENT, 11, 100, true),
+        /* The SYN-ACK lands in softirq while the server (200) runs: not an owner. */
+        ev(A, PKB_OBS_EV_STATE, SYN_SENT, EST, 11, 200, false),
+        /* The server's child socket, created in softirq in the client's context: no file yet. */
+        ev(B, PKB_OBS_EV_STATE, LISTEN, SYN_RECV, 0, 100, false),
+        ev(B, PKB_OBS_EV_STATE, SYN_RECV, EST, 0, 100, false),
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++)
+        ASSERT_OK(pkb__ring_join(&live, &v, &seq[i]));
+    ASSERT_EQ(owner(&v, 11), 100);
+    ASSERT(pkb_obsmap_get(&v.seen, 22) == NULL);
+    /* Accepted (inode 22), then a softirq state change naming the client: the socket is seen,
+     * its owner still unknown... */
+    struct pkb_obs_event fin = ev(B, PKB_OBS_EV_STATE, EST, CLOSE_WAIT, 22, 100, false);
+    ASSERT_OK(pkb__ring_join(&live, &v, &fin));
+    ASSERT_EQ(owner(&v, 22), 0);
+    /* ...until the accept hook, in the server's syscall, names it. */
+    struct pkb_obs_event acc = ev(B, PKB_OBS_EV_ACCEPT, 0, 0, 22, 200, true);
+    ASSERT_OK(pkb__ring_join(&live, &v, &acc));
+    ASSERT_EQ(owner(&v, 22), 200);
+    ASSERT_EQ(pkb_obsmap_get(&live, B)->events, 4);
+    /* The client's socket ends; the kernel reuses its address for a new connection by 101. */
+    struct pkb_obs_event end = ev(A, PKB_OBS_EV_STATE, FIN_WAIT2, CLOSE, 0, 200, false);
+    ASSERT_OK(pkb__ring_join(&live, &v, &end));
+    ASSERT(pkb_obsmap_get(&live, A) == NULL);
+    struct pkb_obs_event again = ev(A, PKB_OBS_EV_STATE, CLOSE, SYN_SENT, 33, 101, true);
+    ASSERT_OK(pkb__ring_join(&live, &v, &again));
+    ASSERT_EQ(owner(&v, 33), 101);
+    ASSERT_EQ(owner(&v, 11), 100);
+    ASSERT_EQ(pkb_obsmap_get(&live, A)->events, 1);
+    ASSERT_EQ(pkb_obsmap_get(&live, A)->state, SYN_SENT);
+    pkb_obsmap_free(&live);
+    pkb_obs_view_free(&v);
 }

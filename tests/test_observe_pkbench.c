@@ -275,13 +275,14 @@ TEST_IMPL(observe_pkbench_unprivileged_skips_ebpf)
     json_decref(doc);
 }
 
-/* The file's repetitions_done, or -1 while it does not exist or cannot be read. */
-static int repetitions_done(const char *path)
+/* The file's repetitions_done, or -1 while it does not exist or cannot be read; *complete its
+ * `complete`. */
+static int repetitions_done(const char *path, bool *complete)
 {
     json_t *j = json_load_file(path, 0, NULL);
-    int v = j != NULL ? (int)json_integer_value(
-                            json_object_get(json_object_get(j, "observe"), "repetitions_done"))
-                      : -1;
+    const json_t *done = json_object_get(json_object_get(j, "observe"), "repetitions_done");
+    int v = j != NULL ? (int)json_integer_value(done) : -1;
+    *complete = json_is_true(json_object_get(j, "complete"));
     json_decref(j);
     return v;
 }
@@ -303,11 +304,14 @@ TEST_IMPL(observe_pkbench_interrupt_keeps_finished_repetitions)
         &p, NULL));
     /* The file appears once the first repetition is done (2 cells of 1.5 s). */
     int64_t deadline = pk_test_now_ms() + 30000;
-    while (repetitions_done(out) < 1 && pk_test_now_ms() < deadline) {
+    bool complete = false;
+    while (repetitions_done(out, &complete) < 1 && pk_test_now_ms() < deadline) {
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
     }
-    ASSERT_EQ(repetitions_done(out), 1);
+    /* Written after the first repetition, and saying it is not the whole run. */
+    ASSERT_EQ(repetitions_done(out, &complete), 1);
+    ASSERT(!complete);
     ASSERT_OK(pk_process_signal(p, SIGINT));
     pk_result r;
     ASSERT_OK(pk_process_wait(p, &r));

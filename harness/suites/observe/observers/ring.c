@@ -26,30 +26,38 @@ struct ring_obs {
     int error; /* the first failure inside the callback (out of memory) */
 };
 
-static void on_event(void *ctx, const struct pkb_obs_event *e)
+int pkb__ring_join(pkb_obsmap *live, pkb_obs_view *v, const struct pkb_obs_event *e)
 {
-    struct ring_obs *r = ctx;
-    r->events++;
-    pkb_obs_entry *l = pkb_obsmap_get(&r->live, e->sk);
+    pkb_obs_entry *l = pkb_obsmap_get(live, e->sk);
     bool starts = e->kind == PKB_OBS_EV_STATE && e->oldstate == PKB_TCP_CLOSE;
     if (l == NULL || starts) {
-        if ((l = pkb_obsmap_put(&r->live, e->sk)) == NULL) {
-            r->error = -ENOMEM;
-            return;
-        }
+        if ((l = pkb_obsmap_put(live, e->sk)) == NULL)
+            return -ENOMEM;
         *l = (pkb_obs_entry){0};
     }
     l->events++;
     if (e->inode != 0)
         l->inode = e->inode;
+    /* Only an event in the owner's own system call names the owner: in softirq the current
+     * task is whoever was interrupted. */
     if (e->process)
         l->pid = e->pid;
     if (e->kind == PKB_OBS_EV_STATE)
         l->state = e->newstate;
-    if (l->inode != 0 && pkb_obsmap_note(&r->view->seen, l->inode, l->pid) != 0)
-        r->error = -ENOMEM;
+    if (l->inode != 0 && pkb_obsmap_note(&v->seen, l->inode, l->pid) != 0)
+        return -ENOMEM;
     if (e->kind == PKB_OBS_EV_STATE && e->newstate == PKB_TCP_CLOSE)
-        pkb_obsmap_del(&r->live, e->sk);
+        pkb_obsmap_del(live, e->sk);
+    return 0;
+}
+
+static void on_event(void *ctx, const struct pkb_obs_event *e)
+{
+    struct ring_obs *r = ctx;
+    r->events++;
+    int rc = pkb__ring_join(&r->live, r->view, e);
+    if (rc != 0 && r->error == 0)
+        r->error = rc;
 }
 
 int pkb__ring_probe(const pkb_obs_options *o, char *why, size_t cap)

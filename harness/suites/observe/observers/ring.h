@@ -10,6 +10,16 @@
 
 #include <stdbool.h>
 
+#include <linux/types.h>
+
+#include "suites/observe/bpf/event.h"
+
+/* The join, one record at a time: `live` maps kernel socket addresses to their current
+ * lifecycle; every inode, with its owner once a process-context event names one, goes into
+ * view->seen. Returns 0 or -ENOMEM. (What the observers call for every record; the tests feed
+ * it records of their own.) */
+int pkb__ring_join(pkb_obsmap *live, pkb_obs_view *v, const struct pkb_obs_event *e);
+
 int pkb__ring_probe(const pkb_obs_options *o, char *why, size_t cap);
 /* Loads and attaches (no_wakeup: records submitted with BPF_RB_NO_WAKEUP). */
 int pkb__ring_setup(const pkb_obs_options *o, bool no_wakeup, void **state, char *why, size_t cap);
