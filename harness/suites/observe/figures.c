@@ -16,6 +16,7 @@
 #include "suites/observe/report.h"
 
 #include "suites/observe/observe.h"
+#include "suites/observe/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -43,34 +44,23 @@ static const struct figure figures[3] = {
      "client + server CPU-s per cell (median, min–max)", "workload_cpu_s", true, false, false},
 };
 
-/* Okabe-Ito, by observer. */
+/* Okabe-Ito colours and distinct markers (gnuplot point type, matplotlib marker), by observer,
+ * so that curves on top of each other (every eBPF observer at 100%) stay apart. */
 static const struct {
-    const char *name, *color;
-} colors[] = {
-    {"none", "#999999"},        {"proc_poller", "#D55E00"},  {"diag_poller", "#E69F00"},
-    {"iter_poller", "#009E73"}, {"ebpf_ringbuf", "#0072B2"}, {"ebpf_ringbuf_batched", "#56B4E9"},
+    const char *name, *color, *marker;
+    int pt;
+} styles[] = {
+    {"none", "#999999", "s", 5},          {"proc_poller", "#D55E00", "o", 7},
+    {"diag_poller", "#E69F00", "^", 9},   {"iter_poller", "#009E73", "D", 13},
+    {"ebpf_ringbuf", "#0072B2", "v", 11}, {"ebpf_ringbuf_batched", "#56B4E9", "x", 2},
 };
 
-static const char *color_of(const char *name)
+static size_t style_of(const char *name)
 {
-    for (size_t i = 0; i < sizeof colors / sizeof colors[0]; i++)
-        if (strcmp(colors[i].name, name) == 0)
-            return colors[i].color;
-    return "#000000";
-}
-
-static const json_t *cell_of(const json_t *sum, double hold, double rate, const char *observer)
-{
-    size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(sum, "cells"), i, c)
-    {
-        if (json_number_value(json_object_get(c, "hold_ms")) == hold &&
-            json_number_value(json_object_get(c, "rate")) == rate &&
-            strcmp(json_string_value(json_object_get(c, "observer")), observer) == 0)
-            return c;
-    }
-    return NULL;
+    for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++)
+        if (strcmp(styles[i].name, name) == 0)
+            return i;
+    return 0;
 }
 
 /* The curves of a figure: (hold, observer) pairs with at least one point, in a fixed order. */
@@ -92,7 +82,8 @@ static size_t curves_of(const json_t *sum, const struct figure *f, struct curve 
         bool any = false;
         json_array_foreach(json_object_get(sum, "rates"), r, rv)
         {
-            const json_t *c = cell_of(sum, json_number_value(hv), json_number_value(rv), name);
+            const json_t *c =
+                pkb__obs_cell(sum, json_number_value(hv), json_number_value(rv), name);
             any |= c != NULL && json_is_object(json_object_get(c, f->metric)) &&
                    (!f->positive_rate || json_number_value(rv) > 0);
         }
@@ -132,7 +123,7 @@ static void dat(const pkb_results *r,
         json_array_foreach(json_object_get(sum, "rates"), k, rv)
         {
             double rate = json_number_value(rv);
-            const json_t *c = cell_of(sum, cv[i].hold, rate, cv[i].observer);
+            const json_t *c = pkb__obs_cell(sum, cv[i].hold, rate, cv[i].observer);
             const json_t *m = c != NULL ? json_object_get(c, f->metric) : NULL;
             if (!json_is_object(m) || (f->positive_rate && rate <= 0))
                 continue;
@@ -159,7 +150,7 @@ static size_t holds_of(const struct curve *cv, size_t n, double *holds, size_t c
     return nh;
 }
 
-/* The multiplot: one panel per hold, one line per observer. */
+/* The multiplot: one panel per hold, one line per observer; one key, under the panels. */
 static void panels(pkb_buf *b,
                    const struct figure *f,
                    const struct curve *cv,
@@ -167,19 +158,22 @@ static void panels(pkb_buf *b,
                    const double *holds,
                    size_t nh)
 {
-    pkb_buf_printf(b, "set multiplot layout 1,%zu title ", nh);
+    /* Fixed margins leave the bottom fifth of the canvas to the one key. */
+    pkb_buf_printf(b, "set multiplot layout 1,%zu margins 0.07,0.98,0.2,0.9 spacing 0.08 title ",
+                   nh);
     pkb_gp_string(b, f->title);
-    pkb_buf_puts(b, "\n");
+    pkb_buf_puts(b, "\nset key at screen 0.5, screen 0.03 center bottom horizontal samplen 2\n");
     for (size_t h = 0; h < nh; h++) {
-        pkb_buf_printf(b, "set title 'hold %g ms'\nplot ", holds[h]);
+        pkb_buf_printf(b, "%sset title 'hold %g ms'\nplot ", h > 0 ? "unset key\n" : "", holds[h]);
         bool first = true;
         for (size_t i = 0; i < n; i++) {
             if (cv[i].hold != holds[h])
                 continue;
+            size_t st = style_of(cv[i].observer);
             pkb_buf_printf(b,
                            "%sdat index %zu using 1:2:3:4 with yerrorlines lc rgb '%s' lw 2 "
-                           "pt 7 ps 1 title ",
-                           first ? "" : ", \\\n     ", i, color_of(cv[i].observer));
+                           "pt %d ps 1.2 title ",
+                           first ? "" : ", \\\n     ", i, styles[st].color, styles[st].pt);
             pkb_gp_string(b, cv[i].observer);
             first = false;
         }
@@ -207,8 +201,7 @@ static void gp(const pkb_results *r,
                    "set border 3\n"
                    "set xtics nomirror\n"
                    "set ytics nomirror\n"
-                   "set offsets graph 0.04, graph 0.04, graph 0.06, graph 0.04\n"
-                   "set key outside bottom center horizontal\n",
+                   "set offsets graph 0.04, graph 0.04, graph 0.06, graph 0.04\n",
                    f->logy ? "set logscale y\nset format y '%g'\n" : "set yrange [0:*]\n");
     panels(b, f, cv, n, holds, nh);
     /* pkb_gp_tail's replot would redraw the last panel only: the SVG draws them all again. */
@@ -228,54 +221,58 @@ static void py(const pkb_results *r, const struct figure *f, const char *stem, p
     pkb_py_string(b, f->title);
     pkb_buf_puts(b, "\nYLABEL = ");
     pkb_py_string(b, f->ylabel);
-    pkb_buf_printf(b, "\nLOGY = %s\nCOLORS = {", f->logy ? "True" : "False");
-    for (size_t i = 0; i < sizeof colors / sizeof colors[0]; i++) {
+    pkb_buf_printf(b, "\nLOGY = %s\nSTYLES = {", f->logy ? "True" : "False");
+    for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
         pkb_buf_puts(b, i > 0 ? ", " : "");
-        pkb_py_string(b, colors[i].name);
-        pkb_buf_puts(b, ": ");
-        pkb_py_string(b, colors[i].color);
+        pkb_py_string(b, styles[i].name);
+        pkb_buf_puts(b, ": (");
+        pkb_py_string(b, styles[i].color);
+        pkb_buf_puts(b, ", ");
+        pkb_py_string(b, styles[i].marker);
+        pkb_buf_puts(b, ")");
     }
-    pkb_buf_puts(
-        b, "}\n\n"
-           "curves = []\n"
-           "with open(DATA, encoding=\"utf-8\") as f:\n"
-           "    for line in f:\n"
-           "        if line.startswith(\"# curve\\t\"):\n"
-           "            _, hold, observer = line.rstrip(\"\\n\").split(\"\\t\")\n"
-           "            curves.append((float(hold), observer, []))\n"
-           "        elif line.strip() and not line.startswith(\"#\"):\n"
-           "            curves[-1][2].append([float(v) for v in line.split(\"\\t\")])\n"
-           "\n"
-           "holds = sorted({c[0] for c in curves})\n"
-           "fig, axes = plt.subplots(1, len(holds), figsize=(6.2 * len(holds) + 2.2, 5.6),\n"
-           "                         dpi=100, squeeze=False)\n"
-           "for ax, hold in zip(axes[0], holds):\n"
-           "    for h, observer, rows in curves:\n"
-           "        if h != hold or not rows:\n"
-           "            continue\n"
-           "        x = [r[0] for r in rows]\n"
-           "        y = [r[1] for r in rows]\n"
-           "        err = [[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]]\n"
-           "        ax.errorbar(x, y, yerr=err, color=COLORS.get(observer, \"black\"), lw=2,\n"
-           "                    marker=\"o\", capsize=3, label=observer)\n"
-           "    if LOGY:\n"
-           "        ax.set_yscale(\"log\")\n"
-           "    else:\n"
-           "        ax.set_ylim(bottom=0)\n"
-           "    ax.set_title(f\"hold {hold:g} ms\")\n"
-           "    ax.set_xlabel(\"connections opened per second\")\n"
-           "    ax.set_ylabel(YLABEL)\n"
-           "    ax.grid(True, which=\"both\", color=\"#e5e5e5\")\n"
-           "    ax.set_axisbelow(True)\n"
-           "    ax.spines[\"top\"].set_visible(False)\n"
-           "    ax.spines[\"right\"].set_visible(False)\n"
-           "handles, labels = axes[0][0].get_legend_handles_labels()\n"
-           "fig.legend(handles, labels, loc=\"lower center\", ncol=max(1, len(labels)),\n"
-           "           frameon=False)\n"
-           "fig.suptitle(TITLE)\n"
-           "fig.tight_layout(rect=(0, 0.08, 1, 1))\n"
-           "fig.savefig(OUT)\n"
-           "plt.close(fig)\n");
+    pkb_buf_puts(b,
+                 "}\n\n"
+                 "curves = []\n"
+                 "with open(DATA, encoding=\"utf-8\") as f:\n"
+                 "    for line in f:\n"
+                 "        if line.startswith(\"# curve\\t\"):\n"
+                 "            _, hold, observer = line.rstrip(\"\\n\").split(\"\\t\")\n"
+                 "            curves.append((float(hold), observer, []))\n"
+                 "        elif line.strip() and not line.startswith(\"#\"):\n"
+                 "            curves[-1][2].append([float(v) for v in line.split(\"\\t\")])\n"
+                 "\n"
+                 "holds = sorted({c[0] for c in curves})\n"
+                 "fig, axes = plt.subplots(1, len(holds), figsize=(6.2 * len(holds) + 2.2, 5.6),\n"
+                 "                         dpi=100, squeeze=False)\n"
+                 "for ax, hold in zip(axes[0], holds):\n"
+                 "    for h, observer, rows in curves:\n"
+                 "        if h != hold or not rows:\n"
+                 "            continue\n"
+                 "        x = [r[0] for r in rows]\n"
+                 "        y = [r[1] for r in rows]\n"
+                 "        err = [[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]]\n"
+                 "        color, marker = STYLES.get(observer, (\"black\", \"o\"))\n"
+                 "        ax.errorbar(x, y, yerr=err, color=color, lw=2, marker=marker, ms=7,\n"
+                 "                    capsize=3, label=observer)\n"
+                 "    if LOGY:\n"
+                 "        ax.set_yscale(\"log\")\n"
+                 "    else:\n"
+                 "        ax.set_ylim(bottom=0)\n"
+                 "    ax.set_title(f\"hold {hold:g} ms\")\n"
+                 "    ax.set_xlabel(\"connections opened per second\")\n"
+                 "    ax.set_ylabel(YLABEL)\n"
+                 "    ax.grid(True, which=\"both\", color=\"#e5e5e5\")\n"
+                 "    ax.set_axisbelow(True)\n"
+                 "    ax.spines[\"top\"].set_visible(False)\n"
+                 "    ax.spines[\"right\"].set_visible(False)\n"
+                 "handles, labels = axes[0][0].get_legend_handles_labels()\n"
+                 "fig.legend(handles, labels, loc=\"lower center\", ncol=max(1, len(labels)),\n"
+                 "           frameon=False)\n"
+                 "fig.suptitle(TITLE)\n"
+                 "fig.tight_layout(rect=(0, 0.08, 1, 1))\n"
+                 "fig.savefig(OUT)\n"
+                 "plt.close(fig)\n");
 }
 
 int pkb__observe_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len)

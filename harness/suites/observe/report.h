@@ -24,6 +24,12 @@ int pkb__observe_markdown(
     const pkb_results *r, bool plots, pkb_buf *out, char *err, size_t err_len);
 int pkb__observe_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len);
 
+/* conclude.c: the conclusions, the seed's prototype against this run, the time inside the BPF
+ * programs — each a section of the report, from the summary (observe.h) of r. */
+void pkb__observe_conclusions(const pkb_results *r, const json_t *sum, pkb_buf *b);
+void pkb__observe_seed(const pkb_results *r, const json_t *sum, pkb_buf *b);
+void pkb__observe_bpf_programs(const json_t *sum, pkb_buf *b);
+
 /* The figures a file has data for, in report order: "cpu", "attribution", "workload". */
 extern const char *const pkb__observe_figure_names[3];
 /* Whether the summary (observe.h) has data for figure `what`. */
