@@ -118,6 +118,45 @@ static void concl_pollers(const json_t *sum, double hold, pkb_buf *b)
     }
 }
 
+/* A poller sees a socket in its table but attributes it only if the owner walk that follows
+ * still finds it open: the slower the look, the more it loses in between. */
+static void concl_seen(const json_t *sum, pkb_buf *b)
+{
+    double rate = pkb__obs_top_rate(sum);
+    size_t h, o;
+    const json_t *hv, *ov;
+    json_array_foreach(json_object_get(sum, "holds"), h, hv)
+    {
+        double hold = json_number_value(hv), tw = NAN;
+        pkb_buf list = {0};
+        json_array_foreach(json_object_get(sum, "observers"), o, ov)
+        {
+            const json_t *c = pkb__obs_cell(sum, hold, rate, json_string_value(ov));
+            double churned = pkb__obs_num(c, "churned"), seen = pkb__obs_num(c, "seen");
+            if (!pkb__obs_measured(c) || !isfinite(pkb__obs_num(c, "polls")) || !(churned > 0))
+                continue;
+            pkb_buf_printf(&list, "%s`%s` ", list.len ? "; " : "", json_string_value(ov));
+            pkb__obs_fmt_pct(&list, seen / churned);
+            pkb_buf_puts(&list, " seen, ");
+            pkb__obs_fmt_pct(&list, pkb__obs_num(c, "attributed") / churned);
+            pkb_buf_puts(&list, " attributed");
+            tw = isnan(tw) ? pkb__obs_num(c, "timewait_max")
+                           : fmax(tw, pkb__obs_num(c, "timewait_max"));
+        }
+        if (list.len > 0) {
+            pkb_buf_printf(b,
+                           "- **Seen is not attributed, %g/s, hold %g ms.** Of the churned "
+                           "connections: %s (medians). A look reads the table, then walks the "
+                           "owners; a socket closed in between is seen without one, and the "
+                           "slower the look the more are lost. The tables held up to ",
+                           rate, hold, list.data);
+            pkb__obs_fmt_count(b, tw);
+            pkb_buf_puts(b, " TIME_WAIT rows, inode 0, which no walk can attribute.\n");
+        }
+        pkb_buf_free(&list);
+    }
+}
+
 static void concl_attribution(const json_t *sum, pkb_buf *b)
 {
     size_t h, o;
@@ -306,6 +345,7 @@ void pkb__observe_conclusions(const pkb_results *r, const json_t *sum, pkb_buf *
         concl_pollers(sum, json_number_value(hv), b);
     }
     concl_attribution(sum, b);
+    concl_seen(sum, b);
     concl_drops(sum, b);
     json_array_foreach(json_object_get(sum, "holds"), h, hv)
     {

@@ -192,19 +192,19 @@ static void record(struct item *it, const pkb_cell_result *res)
     push(o, "client_cpu_s", json_real(res->client_cpu_s));
     push(o, "server_cpu_s", json_real(res->server_cpu_s));
     push(o, "workload_cpu_s", json_real(workload));
-    static const struct {
-        const char *key;
-        size_t off;
-    } counts[] = {
-#define C(f) {#f, offsetof(pkb_cell_result, f)}
-        C(churned),    C(failures),        C(seen),     C(attributed),  C(misattributed),
-        C(long_seen),  C(long_attributed), C(accepted), C(server_seen), C(server_attributed),
-        C(open_truth), C(open_observed),   C(late_1ms),
-#undef C
-    };
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-        push(o, counts[i].key,
-             json_integer((json_int_t) * (const uint64_t *)((const char *)res + counts[i].off)));
+    push(o, "churned", count_or_null(true, res->churned));
+    push(o, "failures", count_or_null(true, res->failures));
+    push(o, "seen", count_or_null(true, res->seen));
+    push(o, "attributed", count_or_null(true, res->attributed));
+    push(o, "misattributed", count_or_null(true, res->misattributed));
+    push(o, "long_seen", count_or_null(true, res->long_seen));
+    push(o, "long_attributed", count_or_null(true, res->long_attributed));
+    push(o, "accepted", count_or_null(true, res->accepted));
+    push(o, "server_seen", count_or_null(true, res->server_seen));
+    push(o, "server_attributed", count_or_null(true, res->server_attributed));
+    push(o, "open_truth", count_or_null(true, res->open_truth));
+    push(o, "open_observed", count_or_null(true, res->open_observed));
+    push(o, "late_1ms", count_or_null(true, res->late_1ms));
     push(o, "late_max_us", json_integer(res->late_max_us));
     push(o, "polls", count_or_null(polls, v->polls));
     push(o, "rows_max", count_or_null(polls, v->rows_max));
