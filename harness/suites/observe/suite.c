@@ -26,6 +26,7 @@
 #include "suites/suite.h"
 
 #include "common/parse.h"
+#include "run/disturb.h"
 #include "run/env.h"
 #include "suites/observe/cell.h"
 #include "suites/observe/netns.h"
@@ -142,8 +143,8 @@ static int alloc_samples(pkb_series *s, size_t cap)
     s->child_cpu_ns = calloc(cap, sizeof *s->child_cpu_ns);
     s->parent_cpu_ns = calloc(cap, sizeof *s->parent_cpu_ns);
     s->iterations = calloc(cap, sizeof *s->iterations);
-    s->procs_running = calloc(cap, sizeof *s->procs_running);
-    return s->samples_ns && s->child_cpu_ns && s->parent_cpu_ns && s->iterations && s->procs_running
+    s->disturb = calloc(cap, sizeof *s->disturb);
+    return s->samples_ns && s->child_cpu_ns && s->parent_cpu_ns && s->iterations && s->disturb
                ? 0
                : -ENOMEM;
 }
@@ -177,7 +178,8 @@ static json_t *programs_json(const pkb_obs_view *v)
     return a;
 }
 
-static void record(struct item *it, const pkb_cell_result *res)
+/* One repetition of a cell, with what disturbed it since `mark` (run/disturb.h). */
+static void record(struct item *it, const pkb_cell_result *res, const pkb_disturb_mark *mark)
 {
     const pkb_obs_view *v = &res->view;
     bool polls = v->has & PKB_OBS_HAS_POLLS, ring = v->has & PKB_OBS_HAS_RING;
@@ -225,7 +227,7 @@ static void record(struct item *it, const pkb_cell_result *res)
     s->parent_cpu_ns[k] = res->cpu_s * 1e9;
     s->child_cpu_ns[k] = workload * 1e9;
     s->iterations[k] = 1;
-    s->procs_running[k] = pkb_env_procs_running();
+    pkb_disturb_end(mark, &s->disturb[k]);
 }
 
 /* ---- gates: what can run here -------------------------------------------------------------- */
@@ -355,10 +357,7 @@ static int write_results(struct run *st, bool partial)
         pkb_series *s = st->items[i].s;
         if (s->status == PKB_SERIES_PENDING && s->nreps == 0)
             continue; /* not run yet */
-        json_decref(s->gb_runs);
-        s->gb_runs = NULL;
-        pkb_series_gb_records(s);
-        out[m] = *s; /* shallow: the runner only reads what it writes */
+        out[m] = *s;  /* shallow: the runner only reads what it writes */
         if (out[m].status == PKB_SERIES_PENDING)
             out[m].status = PKB_SERIES_MEASURED;
         json_array_append_new(view, pkb_series_json(&out[m]));
@@ -424,6 +423,8 @@ static int repetition(struct run *st, int rep, size_t *done, size_t total, doubl
                                       .obs = st->obs};
                 pkb_cell_result res;
                 char why[512] = "";
+                pkb_disturb_mark mark;
+                pkb_disturb_begin(&mark);
                 int crc = pkb_cell_run(&cc, it->ob, &res, why, sizeof why);
                 if (crc == -EINTR || pkb_interrupted) {
                     if (crc == 0)
@@ -440,7 +441,7 @@ static int repetition(struct run *st, int rep, size_t *done, size_t total, doubl
                 if (res.cpu_s <= 0) {
                     settle(it->s, PKB_SERIES_FAILED, "the observer's CPU time read 0");
                 } else {
-                    record(it, &res);
+                    record(it, &res, &mark);
                     progress(st, *done, total, t0, rep, it, &res);
                 }
                 pkb_cell_result_free(&res);
