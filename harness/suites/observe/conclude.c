@@ -11,6 +11,7 @@
 #include "suites/observe/report.h"
 
 #include "common/md.h"
+#include "run/disturb.h"
 #include "suites/observe/text.h"
 
 #include <math.h>
@@ -314,19 +315,32 @@ static void concl_open(const json_t *sum, pkb_buf *b)
 
 static void concl_noise(const pkb_results *r, const json_t *sum, pkb_buf *b)
 {
-    double noisy = 0, reps = 0;
+    double noisy = 0, reps = 0, disturbed = 0;
+    bool measured_disturbance = false;
     size_t i;
     const json_t *c;
     json_array_foreach(json_object_get(sum, "cells"), i, c)
     {
-        noisy += pkb__obs_measured(c) ? pkb__obs_num(c, "noisy") : 0;
-        reps += pkb__obs_measured(c) ? pkb__obs_num(c, "n") : 0;
+        if (!pkb__obs_measured(c))
+            continue;
+        noisy += pkb__obs_num(c, "noisy");
+        reps += pkb__obs_num(c, "n");
+        if (json_object_get(c, "disturbed") != NULL) {
+            measured_disturbance = true;
+            disturbed += pkb__obs_num(c, "disturbed");
+        }
     }
     const json_t *env = json_object_get(r->root, "environment");
     pkb_buf_printf(b,
                    "- **Noise.** %.0f of %.0f cells ended with more runnable tasks than CPUs "
-                   "(%lld); load average ",
+                   "(%lld)",
                    noisy, reps, (long long)r->logical_cpus);
+    if (measured_disturbance)
+        pkb_buf_printf(b,
+                       "; %.0f were marked disturbed (other processes used more than %.0f%% of "
+                       "the machine's CPU, or the hypervisor more than %.0f%%, while the cell ran)",
+                       disturbed, PKB_DISTURB_OTHERS * 100, PKB_DISTURB_STEAL * 100);
+    pkb_buf_puts(b, "; load average ");
     pkb_md_json_value(b, json_array_get(json_object_get(env, "loadavg_start"), 0));
     pkb_buf_puts(b, " at the start, ");
     pkb_md_json_value(b, json_array_get(json_object_get(env, "loadavg_end"), 0));

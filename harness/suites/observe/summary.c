@@ -145,6 +145,14 @@ static json_t *cell_json(const json_t *series, const json_t *s)
         noisy += json_is_true(json_array_get(flags, i));
     json_object_set_new(c, "n", json_integer((json_int_t)n));
     json_object_set_new(c, "noisy", json_integer((json_int_t)noisy));
+    /* Files from before the measured disturbance (run/disturb.h) have no `disturbed` array. */
+    const json_t *dflags = json_object_get(s, "disturbed");
+    if (json_is_array(dflags)) {
+        size_t disturbed = 0;
+        for (size_t i = 0; i < json_array_size(dflags); i++)
+            disturbed += json_is_true(json_array_get(dflags, i));
+        json_object_set_new(c, "disturbed", json_integer((json_int_t)disturbed));
+    }
     static const char *const ranges[] = {"cpu_s", "setup_cpu_s", "workload_cpu_s"};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
         json_object_set_new(c, ranges[i], range_of(o, ranges[i]));
