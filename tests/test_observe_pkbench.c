@@ -129,6 +129,8 @@ TEST_IMPL(observe_pkbench_run_and_report)
     need_netns(doc);
     ASSERT(json_is_true(json_object_get(doc, "complete")));
     ASSERT_STR_EQ(json_string_value(json_object_get(doc, "suite")), "observe");
+    /* The suite interleaves its own repetitions, and the settings say so. */
+    ASSERT(json_is_true(json_object_get(json_object_get(doc, "settings"), "interleave")));
     const json_t *series = json_object_get(doc, "series");
     ASSERT_EQ(json_array_size(series), 6);
     size_t i;
@@ -145,6 +147,12 @@ TEST_IMPL(observe_pkbench_run_and_report)
         ASSERT_STR_EQ(st, "measured");
         ASSERT_EQ(json_array_size(json_object_get(s, "samples_ns")), 2);
         ASSERT_EQ(json_array_size(json_object_get(o, "cpu_s")), 2);
+        /* Each repetition with its measured disturbance (run/disturb.h): at least pkbench itself
+         * was runnable at the end of the cell. */
+        ASSERT_EQ(json_array_size(json_object_get(s, "disturbed")), 2);
+        for (size_t k = 0; k < 2; k++)
+            ASSERT_GE(json_integer_value(json_array_get(json_object_get(s, "procs_running"), k)),
+                      1);
         /* 200/s for 0.4 s: 80 connections in each repetition. */
         ASSERT_EQ(json_integer_value(json_array_get(json_object_get(o, "churned"), 0)), 80);
         /* The sample is the observer's CPU, in ns (to the rounding of the two numbers). */

@@ -530,6 +530,7 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     ob_profile =
         (pkb_profile){quick ? "quick" : "full", c.repetitions, 0.0, c.duration_ms / 1000.0, 0.0};
     opts->profile = &ob_profile;
+    opts->interleave = true; /* its own repetitions, the observers rotated per cell */
     char created[40];
     pkb_iso_time(created, sizeof created);
     opts->created = created;
