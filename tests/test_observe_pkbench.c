@@ -46,10 +46,12 @@ static void need_pkbench(void)
 /* Runs pkbench with extra environment entries; returns its exit code, stderr in r->err. */
 static int pkbench(const char *const *argv, const char *const *env, pk_result *r)
 {
-    ASSERT_OK(pk_run(
-        &(pk_command){
-            .argv = argv, .env.set = env, .err.kind = PK_STDIO_CAPTURE, .timeout_ms = 120000},
-        r));
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv,
+                                   .env.set = env,
+                                   .out.kind = PK_STDIO_CAPTURE,
+                                   .err.kind = PK_STDIO_CAPTURE,
+                                   .timeout_ms = 120000},
+                     r));
     ASSERT_EQ(r->outcome.kind, PK_OUTCOME_EXITED);
     return r->outcome.code;
 }
@@ -124,9 +126,20 @@ TEST_IMPL(observe_pkbench_run_and_report)
     if (code != 0)
         pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code,
                      r.err.data ? r.err.data : "");
-    pk_result_release(&r);
+    /* It ends with the terminal view: the seed's table of the cell, every observer a row. */
+    const char *view = r.out.data != NULL ? r.out.data : "";
+    ASSERT(strstr(view, "Hold 250 ms") != NULL);
+    ASSERT(strstr(view, "  200     proc_poller ") != NULL);
+    ASSERT(strstr(view, "  200     none ") != NULL);
     json_t *doc = load(out);
     need_netns(doc);
+    /* eBPF attributes every churned connection (80 in each repetition): so says its row. */
+    if (strcmp(status_of(doc, "rate200_hold250ms/ebpf_ringbuf_batched"), "measured") == 0) {
+        const char *row = strstr(view, "  200     ebpf_ringbuf_batched ");
+        ASSERT(row != NULL);
+        ASSERT(strstr(row, " 80 of 80 ") != NULL && strstr(row, " 80 of 80 ") < strchr(row, '\n'));
+    }
+    pk_result_release(&r);
     ASSERT(json_is_true(json_object_get(doc, "complete")));
     ASSERT_STR_EQ(json_string_value(json_object_get(doc, "suite")), "observe");
     /* The suite interleaves its own repetitions, and the settings say so. */
@@ -215,6 +228,8 @@ TEST_IMPL(observe_pkbench_without_btf_skips_ebpf)
         pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code,
                      r.err.data ? r.err.data : "");
     ASSERT(r.err.data != NULL && strstr(r.err.data, "SKIP ebpf_ringbuf: ") != NULL);
+    /* The terminal view at the end names them too, with the reason. */
+    ASSERT(r.out.data != NULL && strstr(r.out.data, "SKIP ebpf_ringbuf: ") != NULL);
     pk_result_release(&r);
     json_t *doc = load(out);
     ebpf_refused(doc, "rate0_hold0ms", "no kernel BTF at /nonexistent/vmlinux");

@@ -23,6 +23,9 @@
 int pkb__observe_markdown(
     const pkb_results *r, bool plots, pkb_buf *out, char *err, size_t err_len);
 int pkb__observe_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len);
+/* terminal.c: the seed's table per hold as aligned text, and the observers that could not run. */
+int pkb__observe_terminal(
+    const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len);
 
 /* conclude.c: the conclusions, the seed's prototype against this run, the time inside the BPF
  * programs — each a section of the report, from the summary (observe.h) of r. */

@@ -570,5 +570,7 @@ const pkb_suite pkb_suite_observe = {
     .description = "what watching connections costs: /proc and sock_diag pollers against eBPF "
                    "ring buffers, under loopback connection churn",
     .run = run,
-    .report = {.markdown = pkb__observe_markdown, .figures = pkb__observe_figures},
+    .report = {.markdown = pkb__observe_markdown,
+               .figures = pkb__observe_figures,
+               .terminal = pkb__observe_terminal},
 };
