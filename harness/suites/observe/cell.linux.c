@@ -7,8 +7,8 @@
  *      ours, stdout and stderr captured and read line by line), the client opening its
  *      long-lived connections
  *   4. T0 = now + 30 ms, told to both; the observer runs until T0 + duration
- *   5. the client reports its freeze; the observer takes its final look at the frozen state,
- *      then reports its counters
+ *   5. the client reports its freeze, the server accepts what is pending (sync); the observer
+ *      takes its final look at the frozen state, then reports its counters
  *   6. the server reports its CPU and accepted sockets, the client its ledger (inodes), both are
  *      told to finish (EOF) and reaped; the observer is torn down; back to our namespace
  *   7. the join: every ledger inode looked up in what the observer saw
@@ -249,6 +249,16 @@ static int observe(const pkb_cell_config *c,
         return rc;
     if (strncmp(line, "frozen ", 7) != 0) {
         snprintf(why, cap, "the workload's client said \"%.60s\"", line);
+        return -EBADMSG;
+    }
+    /* The server catches up with the frozen client (its pending accepts) before the last look;
+     * the client's line is kept in `line`, the server's answer read into `ack`. */
+    char ack[64];
+    if ((rc = tell(&roles[0], "sync\n", why, cap)) != 0 ||
+        (rc = next_line(&roles[0], ack, sizeof ack, why, cap)) != 0)
+        return rc;
+    if (strcmp(ack, "synced") != 0) {
+        snprintf(why, cap, "the workload's server said \"%.60s\"", ack);
         return -EBADMSG;
     }
     if ((rc = ob->final(state, &res->view, why, cap)) != 0)

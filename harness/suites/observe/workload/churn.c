@@ -7,6 +7,8 @@
  *   pk_churn server
  *       -> "listening PORT"                   a listener on 127.0.0.1, backlog 4096
  *       <- "go T0"                            T0: CLOCK_MONOTONIC ns; CPU is sampled at T0
+ *       <- "sync"                             (after the client's freeze) accepts what is
+ *       -> "synced"                           pending, so the frozen state includes every accept
  *       <- "stop"
  *       -> "cpu cpu_ns=.. user_us=.. sys_us=.. accepted=.. before=.."  CPU since T0; accepts
  *       -> "s INODE" per connection accepted since T0, then "end"
@@ -172,6 +174,12 @@ static bool server_command(struct server *s)
         if (parse_go(s->line, &t0)) {
             struct itimerspec its = {.it_value = {t0 / 1000000000, t0 % 1000000000}};
             timerfd_settime(s->timer, TFD_TIMER_ABSTIME, &its, NULL);
+        } else if (strcmp(s->line, "sync") == 0) {
+            /* The client has frozen: accept what it completed, so the observers' last look
+             * sees the server's side of every connection (a loaded server lags behind). */
+            server_accept(s);
+            puts("synced");
+            fflush(stdout);
         } else if (strcmp(s->line, "stop") == 0) {
             /* Connections the client completed but we have not accepted yet count too. */
             server_accept(s);
