@@ -126,6 +126,24 @@ bench-phases *args: (build "release")
     build/release/harness/pkbench run --suite phases --profile full --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
+# What watching connections costs: the observe suite, full profile (0/50/200/500 connections/s ×
+# hold 0 and 250 ms, 20 s per cell, 5 repetitions interleaved across the six observers: about
+# 85 minutes), then its report. Needs root for the network namespaces and the eBPF observers
+# (without, those SKIP with the reason). Extra arguments go to `pkbench run` (e.g. --filter rate500).
+[doc('What watching costs: the observe suite, full profile (about 85 min): report and plots')]
+bench-observe *args: (build "release")
+    out=results/observe-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite observe --profile full --out "$out" {{args}} && \
+    build/release/harness/pkbench report "$out"
+
+# The observe suite's quick profile (0/200 connections/s × 0/250 ms, 1.5 s cells, 2 repetitions:
+# about 80 s), then its report.
+[doc('The observe suite, quick profile (about 80 s): report and plots')]
+bench-observe-quick *args: (build "release")
+    out=results/observe-quick-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite observe --profile quick --out "$out" {{args}} && \
+    build/release/harness/pkbench report "$out"
+
 # Render a results file (reports/<name>.md and plots), print its tables and where the files are.
 report file: (build "release")
     build/release/harness/pkbench report {{file}} --print

@@ -209,6 +209,19 @@
     X(forkathon_least_squares_fit, 10)                                                             \
     X(forkathon_summary_ratios_and_slopes, 10)                                                     \
     X(forkathon_pkbench_tiny_run_and_report, 60)                                                   \
+    X(observe_workload_reports_the_truth, 20)                                                      \
+    X(observe_proc_poller_sees_long_lived_and_open, 30)                                            \
+    X(observe_diag_poller_sees_long_lived_and_open, 30)                                            \
+    X(observe_iter_poller_sees_long_lived_and_open, 30)                                            \
+    X(observe_ebpf_ringbuf_attributes_every_connection, 30)                                        \
+    X(observe_ebpf_batched_attributes_every_connection, 30)                                        \
+    X(observe_tiny_ring_counts_its_drops, 20)                                                      \
+    X(observe_obsmap_keeps_every_key, 10)                                                          \
+    X(observe_ring_join_trusts_only_process_context, 10)                                           \
+    X(observe_pkbench_run_and_report, 60)                                                          \
+    X(observe_pkbench_without_btf_skips_ebpf, 30)                                                  \
+    X(observe_pkbench_unprivileged_skips_ebpf, 30)                                                 \
+    X(observe_pkbench_interrupt_keeps_finished_repetitions, 60)                                    \
     X(phases_reconcile_arithmetic, 10)                                                             \
     X(phases_composition_covers_composites, 10)                                                    \
     X(phases_snapshot_walk_sees_direct_threads, 10)                                                \

@@ -88,6 +88,14 @@ static void folder_of(const char *path, char *out, size_t cap)
     snprintf(out, cap, "%.*s", slash ? (int)(slash - path) : 0, path);
 }
 
+/* A suite's folder — "suites/<name>" — of a folder inside it (subfolders included): a suite's
+ * headers are private to its folder and the folders within it (observe/observers/, say). */
+static void suite_of(const char *dir, char *out, size_t cap)
+{
+    const char *slash = strncmp(dir, "suites/", 7) == 0 ? strchr(dir + 7, '/') : NULL;
+    snprintf(out, cap, "%.*s", slash ? (int)(slash - dir) : (int)strlen(dir), dir);
+}
+
 static void check_include(const char *rel, int line, int room, const char *inc)
 {
     bool harness = strncmp(rel, "harness/", 8) == 0 || strncmp(rel, "phases/", 7) == 0;
@@ -110,8 +118,11 @@ static void check_include(const char *rel, int line, int room, const char *inc)
     for (size_t i = 0; i < sizeof private_headers / sizeof private_headers[0]; i++)
         if (strcmp(inc, private_headers[i]) == 0 && strcmp(header_dir, own) != 0)
             fail_at(rel, line, "a header private to its folder", inc);
+    char header_suite[512], own_suite[512];
+    suite_of(header_dir, header_suite, sizeof header_suite);
+    suite_of(own, own_suite, sizeof own_suite);
     if (strncmp(inc, "suites/", 7) == 0 && strchr(inc + 7, '/') != NULL &&
-        strcmp(header_dir, own) != 0) {
+        strcmp(header_suite, own_suite) != 0) {
         bool exported = false;
         for (size_t i = 0; i < sizeof suite_exports / sizeof suite_exports[0]; i++)
             exported |= strcmp(inc, suite_exports[i]) == 0;
@@ -188,4 +199,14 @@ TEST_IMPL(layout_checker_catches_back_edges)
     check_include("harness/suites/phases/suite.c", 7, suites, "phases/attribution/phases.h");
     check_include("harness/run/run.c", 8, room_of("harness/run/run.c"), "run/collect.h");
     ASSERT_EQ(nfailures, 4);
+    /* A suite's subfolders share its headers, and only its own. */
+    check_include("harness/suites/observe/observers/none.c", 9, suites,
+                  "suites/observe/observer.h");
+    check_include("harness/suites/observe/suite.c", 10, suites, "suites/observe/bpf/event.h");
+    ASSERT_EQ(nfailures, 4);
+    check_include("harness/suites/observe/observers/none.c", 11, suites,
+                  "suites/forkathon/report.h");
+    check_include("harness/suites/forkathon/suite.c", 12, suites,
+                  "suites/observe/observers/poll.h");
+    ASSERT_EQ(nfailures, 6);
 }

@@ -291,7 +291,7 @@ static void finish_doc(struct pkb__collect *c, json_t *env)
     char finished[40];
     pkb_iso_time(finished, sizeof finished);
     pkb_env_finish(env);
-    bool complete = !pkb_interrupted;
+    bool complete = !pkb_interrupted && !c->opts->partial;
     for (size_t i = 0; i < c->n; i++)
         complete &= c->series[i].done;
     pkb_results_doc_finish(c->doc, finished, complete, pkb_interrupted != 0);

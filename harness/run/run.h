@@ -100,6 +100,9 @@ typedef struct pkb_suite_options {
      * NULL: now. `environment` is borrowed (the end fields are added to it). */
     const char *created;
     json_t *environment;
+    /* A suite that hands its settled series over more than once (observe: after every
+     * repetition) sets this on every write but the last: the file then says complete: false. */
+    bool partial;
     /* Progress: after the file was rewritten with a newly finished series, the runner prints one
      * line for it (stderr): its position, its name, what this function appends to `out` — the
      * series' summary as read back from the file at `path` (suites/suite.h's

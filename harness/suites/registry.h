@@ -5,4 +5,5 @@
 #define PKB_SUITE_LIST(X)                                                                          \
     X(scenarios)                                                                                   \
     X(phases)                                                                                      \
-    X(forkathon)
+    X(forkathon)                                                                                   \
+    X(observe)
