@@ -104,6 +104,7 @@
     X(runner_enforces_timeout, 20)                                                                 \
     X(runner_asan_catches_leak, 20)                                                                \
     X(runner_reports_unknown_test, 10)                                                             \
+    X(runner_ci_refuses_skips_the_machine_could_run, 20)                                           \
     X(stats_rng_reference, 10)                                                                     \
     X(stats_descriptive, 10)                                                                       \
     X(stats_mwu_small_reference, 10)                                                               \

@@ -24,7 +24,7 @@
 static int pkbench(const char *const *args, pk_result *r)
 {
     if (PK_PKBENCH_PATH[0] == '\0')
-        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+        pk_test_skip_gate("build", "pkbench is built only with PK_BUILD_BENCH");
     const char *argv[40] = {PK_PKBENCH_PATH};
     int n = 1;
     for (; args[n - 1] != NULL && n < 39; n++)
