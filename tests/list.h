@@ -111,6 +111,7 @@
     X(stats_mwu_large_reference, 10)                                                               \
     X(stats_holm_reference, 10)                                                                    \
     X(stats_bootstrap_deterministic, 10)                                                           \
+    X(stats_bootstrap_ci_coverage, 120)                                                            \
     X(stats_mde_from_aa, 10)                                                                       \
     X(stats_verdict_rules, 10)                                                                     \
     X(stats_undecidable, 10)                                                                       \
@@ -141,6 +142,7 @@
     X(report_plot_tool_failure_leaves_nothing, 60)                                                 \
     X(report_bad_inputs, 10)                                                                       \
     X(results_samples_bounded, 10)                                                                 \
+    X(results_noisy_means_more_runnable_than_cpus, 10)                                             \
     X(report_partial_file_wording, 10)                                                             \
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \
@@ -148,13 +150,20 @@
     X(compare_synthetic_aa_false_positive, 20)                                                     \
     X(compare_synthetic_shift, 10)                                                                 \
     X(compare_undecidable_exit_3, 10)                                                              \
+    X(compare_robust_cv_reference, 20)                                                             \
     X(compare_contenders_in_one_file, 10)                                                          \
     X(compare_environment_check, 10)                                                               \
     X(compare_formats, 10)                                                                         \
     X(compare_bad_inputs, 20)                                                                      \
+    X(compare_holm_corrects_across_series, 20)                                                     \
+    X(compare_out_onto_a_fifo_writes_through, 30)                                                  \
     X(compare_real_quick_runs, 30)                                                                 \
     X(pkbench_run_aa_and_interleave, 30)                                                           \
     X(pkbench_check_confirms_regressions, 30)                                                      \
+    X(pkbench_check_confirms_only_what_repeats, 30)                                                \
+    X(pkbench_check_unrepeated_regressions_exit_0, 30)                                             \
+    X(pkbench_check_undecidable_rerun_exits_3, 30)                                                 \
+    X(pkbench_check_without_regression_runs_once, 30)                                              \
     X(forkathon_reaps_exactly_n_static_and_dynamic, 20)                                            \
     X(forkathon_ladder_releases_memory_between_steps, 20)                                          \
     X(forkathon_least_squares_fit, 10)                                                             \
