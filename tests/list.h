@@ -55,16 +55,23 @@
     X(timeout_child_exiting_on_term_ends_grace, 10)                                                \
     X(timeout_without_grace_kills_at_once, 10)                                                     \
     X(idle_timeout_reset_by_output, 10)                                                            \
+    X(limits_earlier_wins_run, 60)                                                                 \
+    X(limits_earlier_wins_loop, 60)                                                                \
     X(pre_cancelled_spawns_nothing, 10)                                                            \
     X(cancel_mid_run_kills_tree, 10)                                                               \
     X(cancel_uses_its_signal_and_grace, 10)                                                        \
     X(lines_streamed_in_order_while_stderr_drains, 10)                                             \
     X(pull_api_seed_workload, 10)                                                                  \
     X(decoding_cases, 10)                                                                          \
+    X(decoding_across_reads, 20)                                                                   \
+    X(decoding_after_compaction, 20)                                                               \
     X(keep_tail_1gib_through_1mib_cap, 60)                                                         \
     X(flood_1gib_without_newline_stays_bounded, 60)                                                \
     X(keep_head_exact_prefix_sealed, 10)                                                           \
     X(keep_tail_by_lines, 10)                                                                      \
+    X(keep_tail_exact_byte_cap, 20)                                                                \
+    X(keep_tail_seq_through_1000_bytes, 20)                                                        \
+    X(keep_tail_matches_model, 60)                                                                 \
     X(keep_tail_exact_end_after_dropped_line, 10)                                                  \
     X(keep_tail_uncapped_keeps_everything, 10)                                                     \
     X(keep_tail_small_output_under_large_cap_stays_small, 10)                                      \
@@ -77,6 +84,7 @@
     X(loop_lines_idle_and_cancel, 10)                                                              \
     X(loop_embeds_in_host_poll, 10)                                                                \
     X(loop_free_kills_remaining_runs, 10)                                                          \
+    X(loop_free_kills_background_grandchild, 30)                                                   \
     X(loop_start_failure_reports, 10)                                                              \
     X(wait_any_returns_first_exit, 20)                                                             \
     X(pkrun_exit_codes, 20)                                                                        \
