@@ -72,6 +72,7 @@
     X(keep_tail_exact_byte_cap, 20)                                                                \
     X(keep_tail_seq_through_1000_bytes, 20)                                                        \
     X(keep_tail_matches_model, 60)                                                                 \
+    X(keep_head_exact_byte_cap, 20)                                                                \
     X(keep_tail_exact_end_after_dropped_line, 10)                                                  \
     X(keep_tail_uncapped_keeps_everything, 10)                                                     \
     X(keep_tail_small_output_under_large_cap_stays_small, 10)                                      \

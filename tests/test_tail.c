@@ -122,6 +122,40 @@ TEST_IMPL(keep_tail_seq_through_1000_bytes)
     }
 }
 
+TEST_IMPL(keep_head_exact_byte_cap)
+{
+    /* The head's boundary, for HEAD and FAIL alike: lines that fill the cap exactly are all kept
+     * and nothing is truncated (FAIL does not fail); one byte more seals the head. */
+    static const struct {
+        const char *a, *b;
+        const char *kept;
+        bool truncated;
+    } cases[] = {
+        {"abcd", "efgh", "abcd\nefgh\n", false}, /* 5 + 5 = 10: the cap exactly */
+        {"abcd", "efghi", "abcd\n", true},       /* 5 + 6 = 11 */
+        {"abcdefghi", "x", "abcdefghi\n", true}, /* 10, then nothing fits */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int fail = 0; fail < 2; fail++) {
+            const char *const argv[] = {pk_test_self(), "--helper", "args",
+                                        cases[i].a,     cases[i].b, NULL};
+            pk_result r;
+            int rc =
+                pk_run(&(pk_command){.argv = argv,
+                                     .out.capture = {.keep = fail ? PK_KEEP_FAIL : PK_KEEP_HEAD,
+                                                     .max_bytes = 10}},
+                       &r);
+            ASSERT_EQ(rc, fail && cases[i].truncated ? PK_ETOOLARGE : 0);
+            ASSERT_EXITED(r, 0);
+            if (strcmp(kept(&r), cases[i].kept) != 0 || r.out.truncated != cases[i].truncated)
+                pk_test_fail(__FILE__, __LINE__, "case %zu (%s): kept \"%s\" (truncated %d)", i,
+                             fail ? "fail" : "head", kept(&r), r.out.truncated);
+            ASSERT_EQ(r.out.total_lines, 2);
+            pk_result_release(&r);
+        }
+    }
+}
+
 /* ==== Against a model ======================================================================== */
 
 struct model {
