@@ -615,14 +615,17 @@ static int first_run(const struct check_cli *c, const char *path, pkb_compare *f
 }
 
 /* Re-runs only the series that regressed and compares them again. Returns the exit status so
- * far; *have says whether `again` holds a comparison. */
+ * far; *have says whether `again` holds a comparison. The re-run's filter is returned in *filter
+ * for the caller to free once `again` is no longer used: the comparison borrows it (its opts). */
 static int confirm_run(const struct check_cli *c,
                        const pkb_compare *first,
                        const char *rerun,
                        pkb_compare *again,
-                       bool *have)
+                       bool *have,
+                       char **filter_out)
 {
     char *filter = names_filter(first);
+    *filter_out = filter;
     char line[2048], err[1024] = "";
     pkb_compare_summary_line(first, line, sizeof line); /* "regressed: a (+x%), ..." */
     const char *list = line + strlen("regressed: ");
@@ -647,7 +650,6 @@ static int confirm_run(const struct check_cli *c,
             printf("\n");
         }
     }
-    free(filter);
     return status;
 }
 
@@ -687,14 +689,16 @@ int pkb_cmd_check(int argc, char **argv)
         return status;
     pkb_compare first = {0}, again = {0};
     bool have_first = false, have_again = false;
+    char *rerun_filter = NULL;
     status = first_run(&c, path, &first, &have_first);
     if (have_first && first.status == 2)
-        status = confirm_run(&c, &first, rerun, &again, &have_again);
+        status = confirm_run(&c, &first, rerun, &again, &have_again, &rerun_filter);
     if (have_first && (first.status != 2 || have_again))
         status = conclude(&first, have_again ? &again : NULL, path, rerun, c.baseline, c.format);
     say_where(status, &first, have_first, &again, have_again, path, rerun);
     pkb_compare_free(&first);
     pkb_compare_free(&again);
+    free(rerun_filter);
     pk_cancel_free(check_cancel);
     check_cancel = NULL;
     pk_cleanup();
