@@ -3,9 +3,10 @@
  * outcome names the one that fired, through both drivers (pk_run's ppoll loop and pk_loop's
  * epoll/timerfd loop). Output keeps an inactivity limit from firing, never a deadline.
  *
- * The limits are far apart (300 ms against 20 s), so which one fires does not depend on the
- * machine's load: a slow machine only makes the run later, never the later limit earlier. Upper
- * bounds on time are hang guards only (the test's timeout and the 20 s limit).
+ * The limits are far apart (1 s against 20 s), so which one fires does not depend on the machine's
+ * load: a slow machine only makes the run later, never the later limit earlier. The earlier limit
+ * is 1 s or more so that the child has printed before it fires, even under ASan on a loaded
+ * machine. Upper bounds on time are hang guards only (the test's timeout and the 20 s limit).
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -46,17 +47,17 @@ static void check_result(const struct limits_case *c, const pk_result *r, int64_
 }
 
 static const struct limits_case cases[] = {
-    /* Silent after one line: the 300 ms deadline comes before the 20 s inactivity limit. */
-    {"deadline first", "say-then-sleep", "100000", NULL, 300, 20000, PK_OUTCOME_TIMED_OUT, 300},
+    /* Silent after one line: the 1 s deadline comes before the 20 s inactivity limit. */
+    {"deadline first", "say-then-sleep", "100000", NULL, 1000, 20000, PK_OUTCOME_TIMED_OUT, 1000},
     /* The same child, the limits swapped: now the inactivity limit is the earlier one. */
-    {"idle first", "say-then-sleep", "100000", NULL, 20000, 300, PK_OUTCOME_IDLE_TIMED_OUT, 300},
+    {"idle first", "say-then-sleep", "100000", NULL, 20000, 1000, PK_OUTCOME_IDLE_TIMED_OUT, 1000},
     /* A line every 50 ms for 100 s under a 1.5 s inactivity limit and a 3 s deadline: output
      * keeps pushing the inactivity limit back, never the deadline. */
     {"output defers idle, not the deadline", "drip", "2000", "50", 3000, 1500, PK_OUTCOME_TIMED_OUT,
      3000},
-    /* The inactivity limit counts from the last output, not from the start: 30 lines 50 ms
-     * apart (1.5 s in all) under a 1 s inactivity limit run to their end. */
-    {"idle counts from the last line", "drip", "30", "50", 20000, 1000, PK_OUTCOME_EXITED, 0},
+    /* The inactivity limit counts from the last output, not from the start: 50 lines 50 ms
+     * apart (2.5 s in all) under a 2 s inactivity limit run to their end. */
+    {"idle counts from the last line", "drip", "50", "50", 20000, 2000, PK_OUTCOME_EXITED, 0},
 };
 
 TEST_IMPL(limits_earlier_wins_run)
@@ -73,7 +74,7 @@ TEST_IMPL(limits_earlier_wins_run)
         int64_t took = pk_test_now_ms() - t0;
         if (c->want == PK_OUTCOME_EXITED) {
             ASSERT_EXITED(r, 0);
-            ASSERT_EQ(r.out.total_lines, 30);
+            ASSERT_EQ(r.out.total_lines, 50);
         } else {
             check_result(c, &r, took);
             ASSERT(r.out.total_lines >= 1); /* output read so far is kept */
@@ -119,7 +120,7 @@ TEST_IMPL(limits_earlier_wins_loop)
         ASSERT_OK(slots[i].rc);
         if (cases[i].want == PK_OUTCOME_EXITED) {
             ASSERT_EXITED(slots[i].res, 0);
-            ASSERT_EQ(slots[i].res.out.total_lines, 30);
+            ASSERT_EQ(slots[i].res.out.total_lines, 50);
         } else {
             check_result(&cases[i], &slots[i].res, slots[i].at - t0);
         }

@@ -42,7 +42,8 @@ TEST_IMPL(loop_16_runs_isolated)
         pk_command cmd = {
             .argv = slow ? HELPER("say-then-sleep", "100000") : HELPER("echo-stdin"),
             .in = {.kind = PK_STDIO_BYTES, .data = payload[i], .len = (size_t)n},
-            .timeout_ms = slow ? 300 : 0,
+            /* Long enough for the child to print first, even under ASan on a loaded machine. */
+            .timeout_ms = slow ? 2000 : 0,
         };
         ASSERT_OK(pk_loop_start(loop, &cmd, on_done, &slots[i], NULL));
     }
@@ -74,7 +75,7 @@ TEST_IMPL(loop_lines_idle_and_cancel)
     ASSERT_OK(pk_cancel_new(&c));
     struct slot a = {0}, b = {0}, d = {0};
     ASSERT_OK(pk_loop_start(
-        loop, &(pk_command){.argv = HELPER("drip", "6", "50"), .idle_timeout_ms = 1000}, on_done,
+        loop, &(pk_command){.argv = HELPER("drip", "6", "50"), .idle_timeout_ms = 3000}, on_done,
         &a, NULL));
     /* Taken before b starts: its limit cannot fire earlier than 200 ms after this, however long
      * the starts take on a loaded machine. */
