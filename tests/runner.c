@@ -107,6 +107,7 @@ static void fixture_skip_root(void)
 
 static void fixture_skip_absent(void)
 {
+    printf("output before the skip may say SKIP: too\n"); /* the runner reads the last one */
     pk_test_skip_gate("package:pk-no-such-package", "fixture: needs a package no archive has");
 }
 
@@ -477,23 +478,24 @@ static enum gate_state gate_state(const char *gate)
     return GATE_UNKNOWN;
 }
 
-/* A skip's gate and reason from its output ("SKIP[gate]: reason" or "SKIP: reason"). */
+/* A skip's gate and reason from its output: the last "SKIP[gate]: reason" or "SKIP: reason" in
+ * it (the skip is the test's last word; whatever it printed before may mention a skip too). */
 static void parse_skip(const char *out, char *gate, size_t gcap, const char **reason, int *rlen)
 {
-    const char *s = strstr(out, "SKIP");
+    const char *line = NULL;
+    for (const char *p = out; (p = strstr(p, "SKIP")) != NULL; p += 4)
+        if (p[4] == '[' || strncmp(p + 4, ": ", 2) == 0)
+            line = p;
     gate[0] = '\0';
     *reason = "no reason given";
-    if (s != NULL && s[4] == '[') {
-        size_t n = strcspn(s + 5, "]\n");
-        snprintf(gate, gcap, "%.*s", (int)n, s + 5);
-        s = strstr(s + 5, "]: ") != NULL ? strstr(s + 5, "]: ") + 3 : NULL;
-    } else if (s != NULL && strncmp(s, "SKIP: ", 6) == 0) {
-        s += 6;
-    } else {
-        s = NULL;
+    if (line != NULL && line[4] == '[') {
+        size_t n = strcspn(line + 5, "]\n");
+        snprintf(gate, gcap, "%.*s", (int)n, line + 5);
+        if (strncmp(line + 5 + n, "]: ", 3) == 0)
+            *reason = line + 5 + n + 3;
+    } else if (line != NULL) {
+        *reason = line + 6;
     }
-    if (s != NULL)
-        *reason = s;
     *rlen = (int)strcspn(*reason, "\n");
 }
 
