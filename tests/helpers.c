@@ -289,26 +289,37 @@ static int h_lines_and_stderr(int argc, char **argv)
     return 0;
 }
 
-/* daemonize MS: fork, setsid, fork again; the grandchild prints its pid and sleeps MS */
+/* daemonize MS: fork, setsid, fork again; the grandchild prints its pid and sleeps MS. Returns
+ * only once the grandchild has printed: it closes its end of a pipe after printing, and the read
+ * here sees end-of-file when no write end is left (a fixed sleep was a race on a loaded machine:
+ * the run's teardown could kill the grandchild before it printed). */
 static int h_daemonize(int argc, char **argv)
 {
     long ms = arg(argc, argv, 1, 100000);
+    int said[2];
+    if (pipe(said) != 0)
+        return 2;
     pid_t a = fork();
     if (a == 0) {
+        close(said[0]);
         setsid();
         pid_t b = fork();
         if (b == 0) {
             say(1, "%d\n", (int)getpid());
             close(1);
             close(2);
+            close(said[1]);
             sleep_ms(ms);
             _exit(0);
         }
         _exit(0);
     }
+    close(said[1]);
     waitpid(a, NULL, 0);
-    /* Wait until the grandchild has said its pid (it closes stdout after). */
-    sleep_ms(50);
+    char c;
+    while (read(said[0], &c, 1) < 0 && errno == EINTR)
+        ;
+    close(said[0]);
     return 0;
 }
 
