@@ -106,6 +106,12 @@ bench-floor *args: (build "release")
 bench-stream *args: (build "release")
     build/release/phases/pk_stream_rate {{args}}
 
+# pkrun's forwarding cost: 1 GiB of short lines and of one long line, directly, under coreutils
+# timeout and under pkrun (inherited, spliced, teed), interleaved. Extra arguments go to
+# pk_forward_rate (e.g. --size 256M --rounds 3).
+bench-forward *args: (build "release")
+    build/release/phases/pk_forward_rate {{args}}
+
 # The spawn floor, pinned to one CPU.
 bench-floor-pinned: (build "release")
     build/release/phases/pk_floor --pin

@@ -3,7 +3,7 @@
  * and `--opt=value` both work and an unknown option is named), then hands over to a room:
  *
  *   pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE] [--no-prime]
- *               [--interleave] [--aa [--alpha A]] [--iterations N]     -> suites/ (registry)
+ *               [--sequential] [--aa [--alpha A]] [--iterations N]     -> suites/ (registry)
  *   pkbench report FILE [--out DIR] [--no-plots]                         -> suites/ -> report/
  *   pkbench list                                                         -> suites/, contenders/
  *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
@@ -15,6 +15,7 @@
  * (undecidable).
  */
 #define _GNU_SOURCE
+#include "common/files.h"
 #include "common/parse.h"
 #include "processkit.h"
 #include "regress/compare.h"
@@ -38,7 +39,7 @@
 
 static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
-    "                   [--no-prime] [--interleave] [--aa [--alpha A]] [--iterations N]\n"
+    "                   [--no-prime] [--sequential] [--aa [--alpha A]] [--iterations N]\n"
     "       pkbench report FILE [--out DIR] [--no-plots]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -65,7 +66,11 @@ static void help(void)
           "         scenarios suite in well under 90 s. --filter selects series by an extended\n"
           "         regular expression over their names (scenario/contender). --no-prime skips\n"
           "         the priming batches. PKBENCH_TINY overrides the tiny helper's path.\n"
-          "         --interleave samples in rounds (one repetition of every series per round).\n"
+          "         Series are sampled in interleaved rounds (one repetition of every series\n"
+          "         per round, the order rotated); --sequential runs them one after another\n"
+          "         instead (--interleave, the default, is accepted). Every repetition records\n"
+          "         what else used the CPUs; a series more than 25% of whose repetitions were\n"
+          "         disturbed is measured once more, both attempts kept in the file.\n"
           "         --aa also runs a copy of every series next to it in every round and stores\n"
           "         each series' noise floor (minimum detectable effect at --alpha, 0.05).\n"
           "         --iterations N (forkathon only) sets Wemm's loop count (full 100000, quick\n"
@@ -157,7 +162,7 @@ struct run_args {
     const pkb_suite *suite;
     const pkb_profile *profile;
     const char *out;
-    bool prime, interleave, aa;
+    bool prime, interleave, sequential, aa;
     double alpha;
     pkb_cli cli;
 };
@@ -170,6 +175,7 @@ enum {
     OPT_OUT,
     OPT_NO_PRIME,
     OPT_INTERLEAVE,
+    OPT_SEQUENTIAL,
     OPT_AA,
     OPT_ALPHA,
     OPT_ITERATIONS,
@@ -183,6 +189,7 @@ static const struct option run_options[] = {
     {"out", required_argument, NULL, OPT_OUT},
     {"no-prime", no_argument, NULL, OPT_NO_PRIME},
     {"interleave", no_argument, NULL, OPT_INTERLEAVE},
+    {"sequential", no_argument, NULL, OPT_SEQUENTIAL},
     {"aa", no_argument, NULL, OPT_AA},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
@@ -224,6 +231,9 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
     case OPT_INTERLEAVE:
         a->interleave = true;
         return 0;
+    case OPT_SEQUENTIAL:
+        a->sequential = true;
+        return 0;
     case OPT_AA:
         a->aa = true;
         return 0;
@@ -247,10 +257,15 @@ static int check_run_args(struct run_args *a)
         return bad_usage("run: --alpha is the noise floor's significance level: it needs --aa");
     if (a->cli.iterations > 0 && !a->suite->takes_iterations)
         return bad_usage("run: --iterations does not apply to the %s suite", a->suite->name);
-    if ((a->interleave || a->aa) && !a->suite->rounds)
-        return bad_usage("run: --interleave and --aa apply to suites timed through Google "
-                         "Benchmark; the %s suite interleaves its own rounds",
+    if ((a->interleave || a->sequential || a->aa) && !a->suite->rounds)
+        return bad_usage("run: --interleave, --sequential and --aa apply to suites timed through "
+                         "Google Benchmark; the %s suite interleaves its own rounds",
                          a->suite->name);
+    if (a->sequential && (a->interleave || a->aa))
+        return bad_usage("run: --sequential runs the series one after another: it cannot be "
+                         "combined with %s",
+                         a->aa ? "--aa" : "--interleave");
+    a->interleave = a->suite->rounds && !a->sequential; /* rounds are the default */
     if (a->cli.tiny_path == NULL || a->cli.tiny_path[0] == '\0')
         a->cli.tiny_path = PKB_TINY_PATH;
     if (access(a->cli.tiny_path, X_OK) != 0) {
@@ -310,6 +325,11 @@ static int cmd_run(int argc, char **argv)
         if (default_out(a.suite->name, defpath, sizeof defpath) != 0)
             return 1;
         a.out = defpath;
+    }
+    /* Before anything is measured: a run whose results cannot be written is time lost. */
+    if ((rc = pkb_check_writable(a.out)) != 0) {
+        fprintf(stderr, "pkbench: cannot write %s: %s\n", a.out, strerror(-rc));
+        return 1;
     }
     /* Ctrl-C: stop at the next iteration and keep every finished series; a second one kills. */
     struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};

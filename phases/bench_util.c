@@ -84,7 +84,20 @@ json_t *pkbu_environment(bool pinned)
 
 int pkbu_write_json(json_t *doc, const char *path, const char *tool)
 {
-    char tmp[4096];
+    /* Atomic only onto a regular file (or a new path): renaming over /dev/stdout, a FIFO or a
+     * symlink would replace it. Anything else is written in place, as `>` would. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", tool, path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char real[4096];
+    if (realpath(path, real) != NULL)
+        path = real; /* through a symlink: its target is what gets replaced */
+    char tmp[4200];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
         fprintf(stderr, "%s: path too long: %s\n", tool, path);
         return -1;

@@ -21,8 +21,9 @@ pkbu_summary pkbu_summarize(const double *samples, int n);
 /* kernel, machine, CPU model, logical CPUs, libc, spawn mechanism, containment, pinning. */
 json_t *pkbu_environment(bool pinned);
 
-/* Writes doc to path through a temporary file and rename, so no reader sees half a file.
- * Returns 0, or -1 with a message on stderr naming `tool`. */
+/* Writes doc to path through a temporary file and rename, so no reader sees half a file, when
+ * path is a regular file or new (through a symlink, its target); anything else (/dev/stdout, a
+ * FIFO) in place. Returns 0, or -1 with a message on stderr naming `tool`. */
 int pkbu_write_json(json_t *doc, const char *path, const char *tool);
 
 /* results/<prefix>-<UTC time>.json, creating results/ when needed. */

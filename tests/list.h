@@ -32,6 +32,9 @@
     X(threads_16x200_spawns, 60)                                                                   \
     X(threads_no_fd_crosses_to_children, 30)                                                       \
     X(host_sigchld_handler_coexists, 10)                                                           \
+    X(sigchld_ignored_host_gets_real_status, 10)                                                   \
+    X(sigchld_nocldwait_host_gets_real_status, 10)                                                 \
+    X(stopped_child_gets_sigcont_after_limit_signal, 10)                                           \
     X(mechanism_probe_picks_clone3, 10)                                                            \
     X(mechanism_clone3_default, 10)                                                                \
     X(mechanism_clone, 10)                                                                         \
@@ -50,6 +53,7 @@
     X(signal_tree_and_recycled_pid, 10)                                                            \
     X(host_containment_prediction, 10)                                                             \
     X(cgroup_required_but_unavailable, 10)                                                         \
+    X(containment_emfile_reported_then_retried, 10)                                                \
     X(cleanup_releases_pool, 10)                                                                   \
     X(timeout_grace_escalates_to_kill, 10)                                                         \
     X(timeout_child_exiting_on_term_ends_grace, 10)                                                \
@@ -108,6 +112,41 @@
     X(pkrun_opt_containment, 10)                                                                   \
     X(pkrun_opt_json, 10)                                                                          \
     X(pkrun_opt_pdeathsig, 10)                                                                     \
+    X(pkrun_default_passes_descriptors_through, 20)                                                \
+    X(pkrun_relays_1gib_without_newline_exactly, 120)                                              \
+    X(pkrun_capture_matches_reference, 20)                                                         \
+    X(pkrun_newline_count_exact, 10)                                                               \
+    X(pkrun_relays_into_files_exactly, 60)                                                         \
+    X(pkrun_relays_4mb_line_exactly, 30)                                                           \
+    X(pkrun_merged_streams_keep_order, 60)                                                         \
+    X(pkrun_prompt_without_newline_arrives_at_once, 20)                                            \
+    X(pkrun_write_errors_reported, 20)                                                             \
+    X(pkrun_nonblocking_stdout_slow_reader_gets_everything, 30)                                    \
+    X(pkrun_reader_gone_leaves_no_process, 20)                                                     \
+    X(pkrun_limit_fires_with_blocked_reader, 30)                                                   \
+    X(pkrun_closed_stdout_at_start, 20)                                                            \
+    X(pkrun_forwards_every_terminating_signal, 60)                                                 \
+    X(pkrun_kill9_leaves_no_direct_child, 20)                                                      \
+    X(pkrun_keeps_ignored_signals_ignored, 20)                                                     \
+    X(pkrun_resets_sigchld, 10)                                                                    \
+    X(pkrun_stopped_command_gets_sigcont, 10)                                                      \
+    X(pkrun_terminal_ctrl_c_reaches_command_once, 30)                                              \
+    X(pkrun_pgroup_command_reads_terminal, 20)                                                     \
+    X(pkrun_pgroup_job_control_with_bash, 40)                                                      \
+    X(pkrun_json_symlink_to_stderr_stays_a_symlink, 20)                                            \
+    X(pkrun_json_fifo_written_in_place, 20)                                                        \
+    X(pkrun_json_regular_file_replaced_atomically, 20)                                             \
+    X(pkrun_json_failure_keeps_command_status, 10)                                                 \
+    X(pkrun_forward_rate_smoke, 60)                                                                \
+    X(timeout_port_basic, 30)                                                                      \
+    X(timeout_port_parent_state, 20)                                                               \
+    X(timeout_port_verbose, 20)                                                                    \
+    X(timeout_port_parameters, 20)                                                                 \
+    X(timeout_port_large_parameters, 30)                                                           \
+    X(timeout_port_blocked_alrm, 20)                                                               \
+    X(timeout_port_group_ctrl_c, 60)                                                               \
+    X(timeout_port_group_cascade, 40)                                                              \
+    X(timeout_port_init_parent, 30)                                                                \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \
@@ -156,6 +195,7 @@
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \
     X(pkbench_bad_inputs, 30)                                                                      \
+    X(pkbench_checks_output_before_measuring, 30)                                                  \
     X(compare_synthetic_aa_false_positive, 20)                                                     \
     X(compare_synthetic_shift, 10)                                                                 \
     X(compare_undecidable_exit_3, 10)                                                              \
@@ -188,4 +228,16 @@
     X(layout_rooms_include_downward, 10)                                                           \
     X(layout_checker_catches_back_edges, 10)                                                       \
     X(pkbench_options_take_effect, 90)                                                             \
-    X(pkbench_option_values_rejected, 30)
+    X(pkbench_option_values_rejected, 30)                                                          \
+    X(gbench_compare_py_mann_whitney_reference, 10)                                                \
+    X(gbench_compare_py_matches_every_mode, 240)                                                   \
+    X(gbench_cpu_time_counts_every_thread, 60)                                                     \
+    X(report_and_compare_agree_on_a_disturbed_series, 30)                                          \
+    X(compare_fails_safe_on_missing_and_failed_series, 20)                                         \
+    X(check_fails_on_a_series_the_run_lacks, 90)                                                   \
+    X(compare_names_settings_and_a_missing_noise_floor, 20)                                        \
+    X(results_size_and_values_bounded, 20)                                                         \
+    X(compare_large_samples, 30)                                                                   \
+    X(stats_bootstrap_direct_matches_resampling, 20)                                               \
+    X(cpu_hog_leaves_conclusions_unchanged, 150)                                                   \
+    X(report_tables_and_figures_show_every_repetition, 60)

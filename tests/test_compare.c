@@ -472,7 +472,7 @@ TEST_IMPL(compare_environment_check)
     ASSERT_EQ(
         PKBENCH(&r, "compare", base, cand, "--strict-env", "--env-keys", "cpu_model,build_type"),
         0);
-    ASSERT(strstr(err_of(&r), "warning") == NULL);
+    ASSERT(strstr(err_of(&r), "differ") == NULL);
     pk_result_release(&r);
 
     /* A pinned run against an unpinned one: the runner records settings.cpu_affinity. */
@@ -530,7 +530,8 @@ TEST_IMPL(compare_formats)
     ASSERT(strstr(t, "only in base: gone/processkit") != NULL);
     ASSERT(strstr(t, "only in new: new/processkit") != NULL);
     ASSERT(strstr(t, "not compared: refused/processkit — refused in new") != NULL);
-    ASSERT(strstr(t, "1 regressed, 0 improved, 1 unchanged, 0 undecidable.") != NULL);
+    ASSERT(strstr(t, "1 regressed, 0 improved, 1 unchanged, 0 undecidable; 2 missing or failed "
+                     "in new.") != NULL);
     ASSERT(strstr(err_of(&r), "pkbench: regressed: fan/processkit (+") != NULL);
     pk_result_release(&r);
 
@@ -542,14 +543,17 @@ TEST_IMPL(compare_formats)
     ASSERT(strstr(r.out.data, "| **geomean** |") != NULL);
     pk_result_release(&r);
 
+    /* Above the threshold nothing regressed, but the base's gone/ and refused/ series are
+     * missing from the new file or refused there: the gate fails safe (exit 2). */
     ASSERT_EQ(
         PKBENCH(&r, "compare", base, cand, "--format", "json", "--out", out, "--threshold", "25%"),
-        0);
+        2);
     ASSERT(r.out.data == NULL || r.out.data[0] == '\0'); /* it went to --out */
     pk_result_release(&r);
     json_t *j = load(out);
     ASSERT_STR_EQ(json_string_value(json_object_get(j, "schema")), "pkbench-compare");
-    ASSERT_EQ(json_integer_value(json_object_get(j, "status")), 0);
+    ASSERT_EQ(json_integer_value(json_object_get(j, "status")), 2);
+    ASSERT_EQ(json_array_size(json_object_get(j, "missing_in_new")), 2);
     ASSERT(fabs(json_real_value(json_object_get(json_object_get(j, "options"), "threshold")) -
                 0.25) < 1e-12);
     json_t *s0 = json_array_get(json_object_get(j, "series"), 0);
@@ -756,7 +760,8 @@ TEST_IMPL(pkbench_run_aa_and_interleave)
         ASSERT_EQ(json_array_size(json_object_get(s, "procs_running")), 10);
     }
     ASSERT_EQ(json_array_size(json_object_get(j, "series")), 3);
-    ASSERT_EQ(json_array_size(json_object_get(j, "benchmarks")), 30);
+    /* Google Benchmark's records: 10 repetitions and 4 aggregates per series, in every mode. */
+    ASSERT_EQ(json_array_size(json_object_get(j, "benchmarks")), 3 * (10 + 4));
     json_decref(j);
 
     /* Compared with itself, every delta is 0: nothing regresses, and the floor is in the bar. */

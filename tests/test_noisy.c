@@ -17,6 +17,9 @@ TEST_IMPL(results_noisy_means_more_runnable_than_cpus)
 {
     static const double samples[] = {1e5, 1e5, 1e5, 1e5, 1e5};
     static const int running[] = {2, 3, 1, 0, 2};
+    pkb_disturbance disturb[5];
+    for (size_t i = 0; i < 5; i++)
+        disturb[i] = (pkb_disturbance){.procs_running = running[i], .migrations = -1};
     json_t *s = pkb_results_series_json(&(pkb_series_record){
         .name = "x/a",
         .scenario = "x",
@@ -24,7 +27,7 @@ TEST_IMPL(results_noisy_means_more_runnable_than_cpus)
         .status = PKB_SERIES_MEASURED,
         .n = 5,
         .samples_ns = samples,
-        .procs_running = running,
+        .disturb = disturb,
         .logical_cpus = 2,
     });
     ASSERT(s != NULL);

@@ -190,7 +190,7 @@ TEST_IMPL(pkbench_option_values_rejected)
         {{"run", "--suite", "forkathon", "--iterations=1e3"}, "--iterations needs a count"},
         {{"run", "--suite", "forkathon", "--iterations", "0"}, "--iterations needs a count"},
         {{"run", "--iterations=5"}, "--iterations does not apply to the scenarios suite"},
-        {{"run", "--suite", "forkathon", "--aa"}, "--interleave and --aa apply"},
+        {{"run", "--suite", "forkathon", "--aa"}, "--sequential and --aa apply"},
         {{"run", "--bogus"}, "run: unknown option '--bogus'"},
         {{"run", "stray"}, "run: unexpected argument 'stray'"},
         {{"report", fixture, "--out="}, "--out needs a directory"},

@@ -92,8 +92,10 @@ TEST_IMPL(pkbench_interrupt_keeps_finished_series)
     pk_test_need_jsonschema();
     char out[512];
     snprintf(out, sizeof out, "%s/interrupted.json", pk_test_tmpdir());
-    const char *const argv[] = {PK_PKBENCH_PATH, "run",          "--profile", "quick", "--no-prime",
-                                "--filter",      "^spawn_only/", "--out",     out,     NULL};
+    /* One series after another (rounds keep the rounds every series completed instead). */
+    const char *const argv[] = {
+        PK_PKBENCH_PATH, "run",          "--profile", "quick", "--no-prime", "--sequential",
+        "--filter",      "^spawn_only/", "--out",     out,     NULL};
     pk_process *p;
     ASSERT_OK(pk_spawn(&(pk_command){.argv = argv}, &p, NULL));
     /* Ctrl-C as soon as the first series has been written. */

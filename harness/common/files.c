@@ -154,6 +154,30 @@ int pkb_write_text_atomic(const char *path, const char *text, size_t len)
     return rc;
 }
 
+int pkb_check_writable(const char *path)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return -EISDIR;
+        if (access(path, W_OK) != 0)
+            return -errno;
+        if (!S_ISREG(st.st_mode))
+            return 0; /* written in place */
+    } else if (errno != ENOENT) {
+        return -errno;
+    }
+    /* The temporary file goes next to it. */
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path) >=
+             (int)sizeof dir)
+        return -ENAMETOOLONG;
+    return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
+}
+
 int pkb_write_json_atomic(const json_t *doc, const char *path)
 {
     char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -36,6 +36,11 @@ void pkb_sync_dir(const char *dir);
  * else a user can name as an output (/dev/stdout, a FIFO, a terminal); -EISDIR for a directory. */
 int pkb_write_text_atomic(const char *path, const char *text, size_t len);
 
+/* Whether pkb_write_text_atomic could write `path` now, checked before any work is done: an
+ * existing regular file (its directory must take the temporary file too), a new path in a writable
+ * directory, or something else writable in place. 0, or -EISDIR, -ENOENT, -EACCES, ... */
+int pkb_check_writable(const char *path);
+
 /* Writes `doc` as indented JSON (keys in insertion order, reals with 10 significant digits) to
  * `path`, followed by a newline, as pkb_write_text_atomic: a reader sees the old file or the new
  * one, never a mix. */

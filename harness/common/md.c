@@ -2,11 +2,13 @@
  * md — shared Markdown and number formatting (md.h). Everything here appends to a pkb_buf and
  * never fails on its own: an allocation failure is latched in the buffer.
  */
+#define _GNU_SOURCE
 #include "common/md.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *pkb_time_unit(double ns, double *scale)
 {
@@ -81,7 +83,20 @@ void pkb_fmt_rate(pkb_buf *b, double v)
 void pkb_md_json_value(pkb_buf *b, const json_t *v)
 {
     if (json_is_string(v)) {
-        pkb_md_text(b, json_string_value(v));
+        /* A cell shows the text, not the blanks around it (a compiler_flags of " -O3"). */
+        const char *t = json_string_value(v);
+        size_t n = strlen(t);
+        while (*t == ' ' || *t == '\t')
+            t++, n--;
+        while (n > 0 && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+            n--;
+        char *trimmed = strndup(t, n);
+        if (trimmed == NULL) {
+            b->failed = true;
+            return;
+        }
+        pkb_md_text(b, n > 0 ? trimmed : "(empty)");
+        free(trimmed);
     } else if (json_is_integer(v)) {
         pkb_buf_printf(b, "%lld", (long long)json_integer_value(v));
     } else if (json_is_real(v)) {
@@ -89,7 +104,7 @@ void pkb_md_json_value(pkb_buf *b, const json_t *v)
     } else if (json_is_boolean(v)) {
         pkb_buf_puts(b, json_is_true(v) ? "true" : "false");
     } else if (json_is_null(v)) {
-        pkb_buf_puts(b, "null");
+        pkb_buf_puts(b, "n/a"); /* not known on this machine: never a literal null */
     } else if (json_is_array(v)) {
         size_t i;
         const json_t *item;
@@ -112,17 +127,29 @@ void pkb_md_json_value(pkb_buf *b, const json_t *v)
     }
 }
 
-void pkb_md_object_table(pkb_buf *b, const json_t *obj)
+/* The rows of obj, a nested object's fields as "outer.inner" rows rather than a JSON blob. */
+static void object_rows(pkb_buf *b, const char *prefix, const json_t *obj)
 {
-    pkb_buf_puts(b, "| field | value |\n|---|---|\n");
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)obj, key, v)
     {
+        char path[256];
+        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", key);
+        if (json_is_object(v) && json_object_size(v) > 0 && prefix[0] == '\0') {
+            object_rows(b, path, v);
+            continue;
+        }
         pkb_buf_puts(b, "| ");
-        pkb_md_code(b, key);
+        pkb_md_code(b, path);
         pkb_buf_puts(b, " | ");
         pkb_md_json_value(b, v);
         pkb_buf_puts(b, " |\n");
     }
+}
+
+void pkb_md_object_table(pkb_buf *b, const json_t *obj)
+{
+    pkb_buf_puts(b, "| field | value |\n|---|---|\n");
+    object_rows(b, "", obj);
 }

@@ -23,10 +23,12 @@ void pkb_fmt_delta(pkb_buf *b, double d);
  * "n/a" when not finite. */
 void pkb_fmt_rate(pkb_buf *b, double v);
 
-/* A JSON value as a table cell: strings as text, numbers shortest, arrays joined with ", ",
- * objects as compact JSON in backticks. */
+/* A JSON value as a table cell: strings as text without surrounding blanks ("(empty)" when
+ * nothing is left), numbers shortest, null as "n/a", arrays joined with ", ", objects as
+ * compact JSON in backticks. */
 void pkb_md_json_value(pkb_buf *b, const json_t *v);
-/* A two-column `field | value` table of every field of a JSON object, in the object's order. */
+/* A two-column `field | value` table of every field of a JSON object, in the object's order; the
+ * fields of an object inside it become rows of their own ("disturbance.steal_above"). */
 void pkb_md_object_table(pkb_buf *b, const json_t *obj);
 
 #endif /* PKB_COMMON_MD_H */

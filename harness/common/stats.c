@@ -472,6 +472,50 @@ static double resample_median(pks_rng *rng, const double *x, size_t n, double *w
     return pks_quantile_sorted(w, n, 0.5);
 }
 
+/* A Gamma(shape, 1) deviate, shape ≥ 1: Marsaglia and Tsang's squeeze-and-reject method (2000). */
+static double gamma_draw(pks_rng *rng, double shape)
+{
+    double d = shape - 1.0 / 3, c = 1 / sqrt(9 * d);
+    for (;;) {
+        double x, v;
+        do {
+            x = pks_rng_normal(rng);
+            v = 1 + c * x;
+        } while (v <= 0);
+        v = v * v * v;
+        double u = pks_rng_uniform(rng);
+        if (u < 1 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1 - v + log(v)))
+            return d * v;
+    }
+}
+
+/* The index floor(n·u) of a uniform order statistic u in [0, 1], kept inside the sample. */
+static size_t order_index(double u, size_t n)
+{
+    double i = u * (double)n;
+    return i < (double)n ? (size_t)i : n - 1;
+}
+
+/* The median of n draws with replacement from the ascending `sorted`, drawn from its exact
+ * distribution instead of by drawing the n values. A draw is sorted[floor(n·U)] with U uniform
+ * on [0, 1), and floor is monotone, so the k-th smallest draw is sorted[floor(n·U(k))], where
+ * U(k), the k-th smallest of n uniforms, is Beta(k, n − k + 1) = G1 / (G1 + G2) with G1, G2
+ * Gamma(k) and Gamma(n − k + 1). Given U(k) = u, the other n − k uniforms are uniform on (u, 1),
+ * so U(k+1) = u + (1 − u)(1 − V^(1/(n − k))), V uniform (their minimum). The type-7 median is
+ * the ((n+1)/2)-th value for odd n, the mean of the (n/2)-th and (n/2+1)-th for even n. O(1)
+ * per resample instead of O(n log n); the same distribution, another use of the random stream. */
+static double resample_median_direct(pks_rng *rng, const double *sorted, size_t n)
+{
+    size_t k = (n + 1) / 2;
+    double g1 = gamma_draw(rng, (double)k), g2 = gamma_draw(rng, (double)(n - k + 1));
+    double u = g1 / (g1 + g2);
+    if (n % 2 == 1)
+        return sorted[order_index(u, n)];
+    double v = 1.0 - pks_rng_uniform(rng); /* (0, 1] */
+    double next = u + (1 - u) * (1 - pow(v, 1.0 / (double)(n - k)));
+    return (sorted[order_index(u, n)] + sorted[order_index(next, n)]) / 2;
+}
+
 int pks_bootstrap_ratio(const double *base,
                         size_t nbase,
                         const double *cand,
@@ -511,9 +555,15 @@ int pks_bootstrap_ratio(const double *base,
 
     pks_rng rng;
     pks_rng_seed(&rng, o.seed);
+    /* Small samples are resampled value by value (the classic bootstrap, whose numbers every
+     * existing seed reproduces); larger ones draw each resample's median directly. */
+    bool direct_b = nbase > PKS_BOOTSTRAP_RESAMPLE_MAX,
+         direct_c = ncand > PKS_BOOTSTRAP_RESAMPLE_MAX;
     for (size_t it = 0; it < o.iterations; it++) {
-        double mb = resample_median(&rng, base, nbase, wb);
-        double mc = resample_median(&rng, cand, ncand, wc);
+        double mb = direct_b ? resample_median_direct(&rng, wb, nbase)
+                             : resample_median(&rng, base, nbase, wb);
+        double mc = direct_c ? resample_median_direct(&rng, wc, ncand)
+                             : resample_median(&rng, cand, ncand, wc);
         ratios[it] = mc / mb; /* all values > 0, so both medians are */
     }
     sort_doubles(ratios, o.iterations);

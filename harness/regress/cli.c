@@ -1,21 +1,23 @@
 /*
  * `pkbench compare` and `pkbench check`: the command line over compare.h.
  *
- * compare reads files only. check measures: it runs `pkbench run --interleave` (this very
- * executable, as a child process, so every suite `run` knows works here unchanged, and the run
- * sees exactly the environment a direct run would: no extra cgroup, the same PKBENCH_TINY; rounds
- * spread a neighbour's burst over every series; --sequential opts out), compares the new file
- * with the baseline, and before it reports a regression re-runs only the series that regressed
- * (a filter built from their names) and compares again. A regression is reported only when it
- * repeats: two independent runs must both show it, so noise has to strike twice (≈ p² instead of
- * p). The re-run's comparison corrects for the re-run series only. Both new results files are
- * kept and named on stderr. (PKBENCH_CHECK_RUNNER names a program to start instead of this
- * pkbench: the tests use it to feed check prepared runs, so that "a regression that does not
+ * compare reads files only. check measures: it runs `pkbench run` (this very executable, as a
+ * child process, so every suite `run` knows works here unchanged, and the run sees exactly the
+ * environment a direct run would: no extra cgroup, the same PKBENCH_TINY; its rounds spread a
+ * neighbour's burst over every series; --sequential opts out), compares the new file with the
+ * baseline, and before it reports a regression re-runs only the series that regressed (a filter
+ * built from their names) and compares again. A regression is reported only when it repeats: two
+ * independent runs must both show it, so noise has to strike twice (≈ p² instead of p). The
+ * re-run's comparison corrects for the re-run series only. Both new results files are kept and
+ * named on stderr. A series the baseline measured that the run lacks or failed is not re-run: it
+ * fails the check (exit 2) as it is. (PKBENCH_CHECK_RUNNER names a program to start instead of
+ * this pkbench: the tests use it to feed check prepared runs, so that "a regression that does not
  * repeat is never confirmed" is checked deterministically rather than on a noisy machine.)
  *
- * Exit status (both commands): 0 no regression; 2 a (confirmed) regression; 3 no regression but
- * a series was undecidable (too few samples, too noisy: named); 1 a usage or input error (one
- * line on stderr, nothing written); 130 interrupted (check: the run's file keeps finished series).
+ * Exit status (both commands): 0 no regression; 2 a (confirmed) regression, or a series missing
+ * or failed in the new run; 3 none of those, but a series was undecidable (too few samples, too
+ * noisy) or could not run for an environmental reason (named); 1 a usage or input error (one line
+ * on stderr, nothing written); 130 interrupted (check: the run's file keeps finished series).
  */
 #define _GNU_SOURCE
 #include "regress/compare.h"
@@ -209,6 +211,30 @@ static void warn_env(const pkb_compare *c)
     fputs(" (--strict-env makes this an error)\n", stderr);
 }
 
+static void warn_settings(const pkb_compare *c)
+{
+    if (c->nsettings == 0)
+        return;
+    fputs("pkbench: warning: the runs were made with different settings:", stderr);
+    for (size_t i = 0; i < c->nsettings; i++)
+        fprintf(stderr, "%s %s '%s' (base) vs '%s' (new)", i ? ";" : "", c->settings[i].key,
+                c->settings[i].base, c->settings[i].cand);
+    fputs(" (--strict-env makes this an error)\n", stderr);
+}
+
+/* Between two runs, a rank test over each run's samples cannot tell a regression from the whole
+ * machine being slower in one run; an A/A noise floor, or a confirming re-run, can. */
+static void warn_no_floor(const pkb_compare *c, const char *how)
+{
+    if (c->cand_path == NULL || c->noise_floor_known)
+        return;
+    fprintf(
+        stderr,
+        "pkbench: warning: %s has no noise floor: between two runs a shift of the whole machine "
+        "reads as a change; make the base with `pkbench run --aa`%s\n",
+        c->base_path, how);
+}
+
 static void say_status(const pkb_compare *c, const char *prefix)
 {
     if (c->status == 0)
@@ -255,14 +281,21 @@ int pkb_cmd_compare(int argc, char **argv)
     if (o.baseline_contender == NULL && nfiles != 2)
         return usage_error(compare_usage, "compare: needs BASE.json and NEW.json");
 
+    int rc = out != NULL ? pkb_check_writable(out) : 0;
+    if (rc != 0) {
+        fprintf(stderr, "pkbench: cannot write %s: %s\n", out, strerror(-rc));
+        return 1;
+    }
     pkb_compare c;
     char err[1024] = "";
-    int rc = pkb_compare_files(files[0], files[1], &o, &c, err, sizeof err);
+    rc = pkb_compare_files(files[0], files[1], &o, &c, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));
         return 1;
     }
     warn_env(&c);
+    warn_settings(&c);
+    warn_no_floor(&c, ", or use `pkbench check`, which confirms a regression by a re-run");
     char *text;
     rc = pkb_compare_render(&c, format, &text);
     if (rc == 0) {
@@ -325,8 +358,8 @@ static int run_child(const struct check_args *a, const char *filter, const char 
     }
     if (!a->prime)
         argv[k++] = "--no-prime";
-    if (!a->sequential)
-        argv[k++] = "--interleave";
+    if (a->sequential)
+        argv[k++] = "--sequential";
     argv[k] = NULL;
     pk_result r;
     int rc = pk_run(
@@ -432,7 +465,10 @@ static int conclude(const pkb_compare *first,
             used += w > 0 ? (size_t)w : 0;
         }
     }
-    int status = confirmed > 0 ? 2 : undecided ? 3 : 0;
+    /* A series missing from the run is not re-run: it fails the check as it is. */
+    int status = confirmed > 0 || first->missing > 0     ? 2
+                 : undecided || first->environmental > 0 ? 3
+                                                         : 0;
     if (again == NULL)
         status = first->status;
     if (format == PKB_COMPARE_JSON) {
@@ -582,6 +618,15 @@ static int prepare_check(const struct check_cli *c, char *path, char *rerun, siz
         fprintf(stderr, "pkbench: cannot create results/: %s\n", strerror(errno));
         return 1;
     }
+    /* Before anything is measured: both runs' results, and the comparison. */
+    const char *outs[2] = {path, rerun};
+    for (int i = 0; i < 2; i++) {
+        int rc = pkb_check_writable(outs[i]);
+        if (rc != 0) {
+            fprintf(stderr, "pkbench: cannot write %s: %s\n", outs[i], strerror(-rc));
+            return 1;
+        }
+    }
     if (pk_cancel_new(&check_cancel) != 0) {
         fprintf(stderr, "pkbench: out of memory\n");
         return 1;
@@ -608,6 +653,8 @@ static int first_run(const struct check_cli *c, const char *path, pkb_compare *f
     }
     if (*have) {
         warn_env(first);
+        warn_settings(first);
+        warn_no_floor(first, " (a regression here is still confirmed by a re-run)");
         if (c->format != PKB_COMPARE_JSON)
             print_rendered(first, c->format);
     }
@@ -626,9 +673,16 @@ static int confirm_run(const struct check_cli *c,
 {
     char *filter = names_filter(first);
     *filter_out = filter;
-    char line[2048], err[1024] = "";
-    pkb_compare_summary_line(first, line, sizeof line); /* "regressed: a (+x%), ..." */
-    const char *list = line + strlen("regressed: ");
+    char list[2048] = "", err[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < first->nrows && used < sizeof list; i++) {
+        const pkb_compare_row *r = &first->rows[i];
+        if (r->d.verdict != PKS_REGRESSED)
+            continue;
+        int w = snprintf(list + used, sizeof list - used, "%s%s (%+.1f%%)", used ? ", " : "",
+                         r->name, 100 * r->s.delta);
+        used += w > 0 ? (size_t)w : 0;
+    }
     fprintf(stderr, "pkbench: re-running %zu series that regressed, to confirm: %s\n",
             first->regressed, list);
     if (c->format != PKB_COMPARE_JSON)
@@ -691,9 +745,9 @@ int pkb_cmd_check(int argc, char **argv)
     bool have_first = false, have_again = false;
     char *rerun_filter = NULL;
     status = first_run(&c, path, &first, &have_first);
-    if (have_first && first.status == 2)
+    if (have_first && first.regressed > 0)
         status = confirm_run(&c, &first, rerun, &again, &have_again, &rerun_filter);
-    if (have_first && (first.status != 2 || have_again))
+    if (have_first && (first.regressed == 0 || have_again))
         status = conclude(&first, have_again ? &again : NULL, path, rerun, c.baseline, c.format);
     say_where(status, &first, have_first, &again, have_again, path, rerun);
     pkb_compare_free(&first);

@@ -3,8 +3,9 @@
  * render.c prints the result).
  *
  * The files are read by the report's loader (results/load.c: the same validation and the same
- * one-line messages), so compare accepts exactly what `pkbench report` accepts. On top of it this
- * file reads the optional `noise_floor` object a `pkbench run --aa` file carries:
+ * one-line messages), so compare accepts exactly what `pkbench report` accepts, and every row is
+ * decided by results/verdict.h, the verdict the report's conclusions use. verdict.c also reads
+ * the optional `noise_floor` object a `pkbench run --aa` file carries:
  *
  *     "noise_floor": {"alpha": 0.05, "series": {"<name>": {"mde": 0.031, "samples_b_ns": [...]}}}
  *
@@ -14,6 +15,12 @@
  *
  * Bootstrap seeds are the option's seed mixed with a hash of the row's name, so every row has
  * its own stream and the whole output is reproducible from the two files and the options.
+ *
+ * Fail-safe matching: a series the base measured and the new file lacks, or holds failed or
+ * refused by its check, is a note that makes the status 2; refused or failed there for a reason
+ * of the host (the series' `environmental` flag) makes it 3. The run settings of the two files
+ * (profile, repetitions, time per sample, warm-up, interleaving) are compared and every
+ * difference named.
  */
 #define _GNU_SOURCE
 #include "regress/compare.h"
@@ -47,15 +54,6 @@ static char *xasprintf(const char *fmt, ...)
     return s;
 }
 
-/* FNV-1a: a stable per-row seed offset. */
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3u;
-    return h;
-}
-
 /* ==== Options ================================================================================ */
 
 static int
@@ -67,7 +65,8 @@ resolve_options(const pkb_compare_options *in, pkb_compare_options *o, char *err
     if (!(o->alpha > 0 && o->alpha < 1))
         return pkb_fail(err, err_len, -EINVAL, "--alpha must be in (0, 1), got %g", o->alpha);
     if (o->threshold == 0)
-        o->threshold = PKB_COMPARE_DEFAULT_THRESHOLD;
+        o->threshold = o->baseline_contender != NULL ? PKB_COMPARE_DEFAULT_CONTENDERS_THRESHOLD
+                                                     : PKB_COMPARE_DEFAULT_THRESHOLD;
     else if (o->threshold < 0)
         o->threshold = 0; /* none */
     if (!(isfinite(o->threshold) && o->threshold < 10))
@@ -87,59 +86,6 @@ resolve_options(const pkb_compare_options *in, pkb_compare_options *o, char *err
     return 0;
 }
 
-/* ==== The noise floor of the base file ======================================================= */
-
-struct floor {
-    const json_t *series; /* noise_floor.series, NULL when the file has none */
-    double alpha;
-};
-
-static int
-read_floor(const pkb_results *r, const char *path, struct floor *f, char *err, size_t err_len)
-{
-    *f = (struct floor){0};
-    const json_t *nf = json_object_get(r->root, "noise_floor");
-    if (nf == NULL || json_is_null(nf))
-        return 0;
-    if (!json_is_object(nf))
-        return pkb_fail(err, err_len, -EBADMSG, "%s: field noise_floor is not an object", path);
-    const json_t *alpha = json_object_get(nf, "alpha"), *series = json_object_get(nf, "series");
-    if (!json_is_number(alpha) || !(json_number_value(alpha) > 0 && json_number_value(alpha) < 1))
-        return pkb_fail(err, err_len, -EBADMSG, "%s: noise_floor.alpha is not a number in (0, 1)",
-                        path);
-    if (!json_is_object(series))
-        return pkb_fail(err, err_len, -EBADMSG, "%s: noise_floor.series is not an object", path);
-    const char *name;
-    const json_t *v;
-    json_object_foreach((json_t *)series, name, v)
-    {
-        const json_t *mde = json_object_get(v, "mde"), *b = json_object_get(v, "samples_b_ns");
-        if (!json_is_object(v) || !json_is_number(mde) || !isfinite(json_number_value(mde)) ||
-            json_number_value(mde) < 0)
-            return pkb_fail(err, err_len, -EBADMSG,
-                            "%s: noise_floor.series.%.80s.mde is not a non-negative number", path,
-                            name);
-        size_t i;
-        const json_t *x;
-        if (b != NULL && !json_is_array(b))
-            return pkb_fail(err, err_len, -EBADMSG,
-                            "%s: noise_floor.series.%.80s.samples_b_ns is not an array", path,
-                            name);
-        json_array_foreach(b, i, x)
-        {
-            if (!json_is_number(x) || !(json_number_value(x) > 0) ||
-                !(json_number_value(x) <= PKB_RESULTS_MAX_SAMPLE_NS))
-                return pkb_fail(err, err_len, -EBADMSG,
-                                "%s: noise_floor.series.%.80s.samples_b_ns[%zu] is not a positive "
-                                "time of at most 1e18 ns",
-                                path, name, i);
-        }
-    }
-    f->series = series;
-    f->alpha = json_number_value(alpha);
-    return 0;
-}
-
 static const pkb_results_series *find_by_name(const pkb_results *r, const char *name)
 {
     for (size_t i = 0; i < r->nseries; i++)
@@ -148,42 +94,12 @@ static const pkb_results_series *find_by_name(const pkb_results *r, const char *
     return NULL;
 }
 
-/* The MDE of `name` at `alpha`; 0 when the file has none for it. */
-static int floor_of(const struct floor *f,
-                    const pkb_results *r,
-                    const char *name,
-                    const pkb_compare_options *o,
-                    double *out)
-{
-    *out = 0;
-    const json_t *e = json_object_get(f->series, name);
-    if (e == NULL)
-        return 0;
-    *out = json_number_value(json_object_get(e, "mde"));
-    const json_t *b = json_object_get(e, "samples_b_ns");
-    const pkb_results_series *a = find_by_name(r, name);
-    if (fabs(f->alpha - o->alpha) < 1e-12 || json_array_size(b) == 0 || a == NULL || !a->measured)
-        return 0;
-    size_t nb = json_array_size(b);
-    double *xb = malloc(nb * sizeof *xb);
-    if (xb == NULL)
-        return -ENOMEM;
-    for (size_t i = 0; i < nb; i++)
-        xb[i] = json_number_value(json_array_get(b, i));
-    int rc =
-        pks_mde(a->samples, a->n, xb, nb, o->alpha,
-                &(pks_bootstrap){.iterations = o->iterations, .seed = o->seed ^ hash_name(name)},
-                NULL, out, NULL);
-    free(xb);
-    return rc == -ENOMEM ? rc : 0;
-}
-
 /* ==== Matching =============================================================================== */
 
 struct ctx {
     pkb_compare *c;
     const pkb_results *base, *cand;
-    struct floor floor;
+    pkb_noise_floor floor;
     regex_t re;
     bool have_re;
     size_t cap_rows, cap_notes;
@@ -208,7 +124,7 @@ static int push_str(char ***arr, size_t *n, const char *s)
     return 0;
 }
 
-static int push_note(struct ctx *x, const char *name, char *why)
+static int push_note(struct ctx *x, const char *name, char *why, pkb_compare_note_kind kind)
 {
     pkb_compare *c = x->c;
     if (why == NULL)
@@ -219,12 +135,14 @@ static int push_note(struct ctx *x, const char *name, char *why)
         return -ENOMEM;
     }
     c->skipped = bigger;
-    bigger[c->nskipped] = (pkb_compare_note){.name = xstrdup(name), .why = why};
+    bigger[c->nskipped] = (pkb_compare_note){.name = xstrdup(name), .why = why, .kind = kind};
     if (bigger[c->nskipped].name == NULL) {
         free(why);
         return -ENOMEM;
     }
     c->nskipped++;
+    c->missing += kind == PKB_NOTE_MISSING;
+    c->environmental += kind == PKB_NOTE_ENVIRONMENT;
     return 0;
 }
 
@@ -241,8 +159,13 @@ static int
 push_row(struct ctx *x, const char *name, const pkb_results_series *b, const pkb_results_series *n)
 {
     pkb_compare *c = x->c;
-    if (!b->measured || !n->measured)
-        return push_note(x, name, unmeasured(!b->measured ? b : n, !b->measured ? "base" : "new"));
+    if (!b->measured)
+        return push_note(x, name, unmeasured(b, "base"), PKB_NOTE_INFO);
+    if (!n->measured) /* the base measured it: the gate fails safe */
+        return push_note(x, name, unmeasured(n, "new"),
+                         n->environmental && strcmp(n->status, "measured") != 0
+                             ? PKB_NOTE_ENVIRONMENT
+                             : PKB_NOTE_MISSING);
     if (c->nrows == x->cap_rows) {
         size_t cap = x->cap_rows ? x->cap_rows * 2 : 16;
         pkb_compare_row *rows = realloc(c->rows, cap * sizeof *rows);
@@ -276,6 +199,10 @@ static int match_files(struct ctx *x)
         const pkb_results_series *n = find_by_name(x->cand, b->name);
         rc = n == NULL ? push_str(&x->c->only_base, &x->c->nonly_base, b->name)
                        : push_row(x, b->name, b, n);
+        if (rc == 0 && n == NULL && b->measured) { /* measured in base, absent in new */
+            rc = push_str(&x->c->absent, &x->c->nabsent, b->name);
+            x->c->missing++;
+        }
     }
     for (size_t i = 0; rc == 0 && i < x->cand->nseries; i++) {
         const pkb_results_series *n = &x->cand->series[i];
@@ -306,11 +233,13 @@ static int match_contenders(struct ctx *x, const char *path, char *err, size_t e
                 strcmp(r->series[k].contender, name) == 0)
                 b = &r->series[k];
         if (b == NULL)
-            rc = push_note(x, s->name, xasprintf("no %s series in scenario %s", name, s->scenario));
+            rc = push_note(x, s->name, xasprintf("no %s series in scenario %s", name, s->scenario),
+                           PKB_NOTE_INFO);
         else if (!b->measured)
-            rc = push_note(x, s->name, xasprintf("its base %s is %s", b->name, b->status));
+            rc = push_note(x, s->name, xasprintf("its base %s is %s", b->name, b->status),
+                           PKB_NOTE_INFO);
         else if (!s->measured)
-            rc = push_note(x, s->name, unmeasured(s, "the file"));
+            rc = push_note(x, s->name, unmeasured(s, "the file"), PKB_NOTE_INFO);
         else
             rc = push_row(x, s->name, b, s);
     }
@@ -319,55 +248,46 @@ static int match_contenders(struct ctx *x, const char *path, char *err, size_t e
 
 /* ==== Statistics and verdicts ================================================================ */
 
-/* The robust coefficient of variation (compare.h): NaN when it is not defined. */
-static double robust_cv(const pks_summary *s)
-{
-    return s->n >= 2 && s->median > 0 ? PKS_MAD_NORMAL_SCALE * s->mad / s->median : NAN;
-}
-
+/* Every row as one family of results/verdict.h: the report's statistics, here. */
 static int decide_rows(struct ctx *x)
 {
     pkb_compare *c = x->c;
     const pkb_compare_options *o = &c->opts;
-    double *p = calloc(c->nrows, sizeof *p);
-    if (p == NULL)
+    pkb_verdict *v = calloc(c->nrows > 0 ? c->nrows : 1, sizeof *v);
+    if (v == NULL)
         return -ENOMEM;
+    pkb_verdict_options vo = {.alpha = o->alpha,
+                              .threshold = o->threshold,
+                              .cv_limit = o->cv_limit,
+                              .iterations = o->iterations,
+                              .seed = o->seed};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
-        pkb_compare_row *r = &c->rows[i];
         const pkb_results_series *b = x->row_base[i], *n = x->row_cand[i];
-        rc = pks_series_compare(
-            b->samples, b->n, n->samples, n->n,
-            &(pks_bootstrap){.iterations = o->iterations, .seed = o->seed ^ hash_name(r->name)},
-            NULL, &r->s);
-        p[i] = r->s.mwu.p;
         double fb = 0, fc = 0;
-        if (rc == 0 && x->floor.series != NULL) {
-            rc = floor_of(&x->floor, x->base, r->base_name, o, &fb);
-            if (rc == 0 && o->baseline_contender != NULL)
-                rc = floor_of(&x->floor, x->base, r->name, o, &fc);
-        }
-        r->noise_floor = fmax(fb, fc);
+        rc = pkb_noise_floor_of(&x->floor, x->base, c->rows[i].base_name, &vo, &fb);
+        if (rc == 0 && o->baseline_contender != NULL)
+            rc = pkb_noise_floor_of(&x->floor, x->base, c->rows[i].name, &vo, &fc);
+        v[i] = (pkb_verdict){.name = c->rows[i].name,
+                             .base = b->samples,
+                             .nbase = b->n,
+                             .cand = n->samples,
+                             .ncand = n->n,
+                             .noise_floor = fmax(fb, fc)};
     }
     if (rc == 0)
-        rc = pks_holm(p, c->nrows, p, NULL);
+        rc = pkb_verdict_family(v, c->nrows, &vo);
     for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
         pkb_compare_row *r = &c->rows[i];
-        r->p_holm = p[i];
-        r->cv_base = robust_cv(&r->s.base);
-        r->cv_cand = robust_cv(&r->s.cand);
-        r->d = pks_decide(&(pks_decision_in){
-            .p = r->p_holm,
-            .alpha = o->alpha,
-            .delta = r->s.delta,
-            .threshold = o->threshold,
-            .noise_floor = r->noise_floor,
-            .samples =
-                pks_check_samples(r->s.base.n, r->s.cand.n, r->cv_base, r->cv_cand, o->cv_limit),
-        });
+        r->s = v[i].s;
+        r->cv_base = v[i].cv_base;
+        r->cv_cand = v[i].cv_cand;
+        r->p_holm = v[i].p_holm;
+        r->noise_floor = v[i].noise_floor;
+        r->d = v[i].d;
     }
-    free(p);
-    return rc == -ENOMEM ? rc : rc != 0 ? -EINVAL : 0;
+    free(v);
+    return rc;
 }
 
 static void tally(pkb_compare *c)
@@ -398,7 +318,9 @@ static void tally(pkb_compare *c)
     c->geomean_base = c->geomean_n ? exp(lb / n) : NAN;
     c->geomean_cand = c->geomean_n ? exp(lc / n) : NAN;
     c->geomean = c->geomean_n ? exp(lr / n) : NAN;
-    c->status = c->regressed > 0 ? 2 : c->undecidable > 0 ? 3 : 0;
+    c->status = c->regressed > 0 || c->missing > 0           ? 2
+                : c->undecidable > 0 || c->environmental > 0 ? 3
+                                                             : 0;
 }
 
 /* ==== Environment ============================================================================ */
@@ -409,8 +331,44 @@ static char *env_text(const json_t *v)
         return xstrdup("(absent)");
     if (json_is_string(v))
         return xstrdup(json_string_value(v));
+    if (json_is_real(v)) /* 0.03, not jansson's 0.029999999999999999 */
+        return xasprintf("%.15g", json_real_value(v));
     char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
     return s != NULL ? s : xstrdup("?");
+}
+
+static int push_diff(
+    pkb_compare_env_diff **arr, size_t *n, const char *key, const json_t *vb, const json_t *vc)
+{
+    pkb_compare_env_diff *bigger = realloc(*arr, (*n + 1) * sizeof *bigger);
+    if (bigger == NULL)
+        return -ENOMEM;
+    *arr = bigger;
+    bigger[*n] =
+        (pkb_compare_env_diff){.key = xstrdup(key), .base = env_text(vb), .cand = env_text(vc)};
+    (*n)++;
+    pkb_compare_env_diff *d = &bigger[*n - 1];
+    return d->key == NULL || d->base == NULL || d->cand == NULL ? -ENOMEM : 0;
+}
+
+/* With --strict-env, any difference is an error naming every key. */
+static int strict_fail(const pkb_compare_env_diff *d,
+                       size_t n,
+                       bool strict,
+                       const char *what,
+                       char *err,
+                       size_t err_len)
+{
+    if (n == 0 || !strict)
+        return 0;
+    pkb_buf b = {0};
+    for (size_t i = 0; i < n; i++)
+        pkb_buf_printf(&b, "%s%s '%.80s' vs '%.80s'", i ? ", " : "", d[i].key, d[i].base,
+                       d[i].cand);
+    int rc =
+        pkb_fail(err, err_len, -EPROTO, "%s (--strict-env): %s", what, b.failed ? "?" : b.data);
+    pkb_buf_free(&b);
+    return rc;
 }
 
 static int check_env(struct ctx *x, char *err, size_t err_len)
@@ -443,28 +401,42 @@ static int check_env(struct ctx *x, char *err, size_t err_len)
         }
         if ((vb == NULL && vc == NULL) || (vb != NULL && vc != NULL && json_equal(vb, vc)))
             continue;
-        pkb_compare_env_diff *bigger = realloc(c->env, (c->nenv + 1) * sizeof *bigger);
-        if (bigger == NULL)
-            return -ENOMEM;
-        c->env = bigger;
-        bigger[c->nenv] =
-            (pkb_compare_env_diff){.key = xstrdup(key), .base = env_text(vb), .cand = env_text(vc)};
-        c->nenv++;
-        if (bigger[c->nenv - 1].key == NULL || bigger[c->nenv - 1].base == NULL ||
-            bigger[c->nenv - 1].cand == NULL)
+        if (push_diff(&c->env, &c->nenv, key, vb, vc) != 0)
             return -ENOMEM;
     }
-    if (c->nenv > 0 && c->opts.strict_env) {
-        pkb_buf b = {0};
-        for (size_t i = 0; i < c->nenv; i++)
-            pkb_buf_printf(&b, "%s%s '%.80s' vs '%.80s'", i ? ", " : "", c->env[i].key,
-                           c->env[i].base, c->env[i].cand);
-        int rc = pkb_fail(err, err_len, -EPROTO, "the environments differ (--strict-env): %s",
-                          b.failed ? "?" : b.data);
-        pkb_buf_free(&b);
-        return rc;
+    return strict_fail(c->env, c->nenv, c->opts.strict_env, "the environments differ", err,
+                       err_len);
+}
+
+/* The run settings that change what a sample is: a difference is named, never silently
+ * compared (a quick file's samples are shorter and noisier than a full one's, a sequential
+ * run's series met drift a rounds run spreads). An absent `interleave` is a sequential run. */
+static int check_settings(struct ctx *x, char *err, size_t err_len)
+{
+    pkb_compare *c = x->c;
+    static const char *const keys[] = {"repetitions", "min_time_s", "warmup_s", "interleave"};
+    const json_t *pb = json_object_get(x->base->root, "profile");
+    const json_t *pc = json_object_get(x->cand->root, "profile");
+    if (!json_equal(pb, pc) && push_diff(&c->settings, &c->nsettings, "profile", pb, pc) != 0)
+        return -ENOMEM;
+    const json_t *sb = json_object_get(x->base->root, "settings");
+    const json_t *sc = json_object_get(x->cand->root, "settings");
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const json_t *vb = json_object_get(sb, keys[i]), *vc = json_object_get(sc, keys[i]);
+        bool interleave = strcmp(keys[i], "interleave") == 0;
+        if (interleave && vb == NULL)
+            vb = json_false();
+        if (interleave && vc == NULL)
+            vc = json_false();
+        bool same = vb != NULL && vc != NULL &&
+                    (json_equal(vb, vc) || (json_is_number(vb) && json_is_number(vc) &&
+                                            json_number_value(vb) == json_number_value(vc)));
+        if (!same && (vb != NULL || vc != NULL) &&
+            push_diff(&c->settings, &c->nsettings, keys[i], vb, vc) != 0)
+            return -ENOMEM;
     }
-    return 0;
+    return strict_fail(c->settings, c->nsettings, c->opts.strict_env, "the run settings differ",
+                       err, err_len);
 }
 
 /* ==== The comparison ========================================================================= */
@@ -481,6 +453,9 @@ void pkb_compare_free(pkb_compare *c)
         free(c->only_base[i]);
     for (size_t i = 0; i < c->nonly_cand; i++)
         free(c->only_cand[i]);
+    for (size_t i = 0; i < c->nabsent; i++)
+        free(c->absent[i]);
+    free(c->absent);
     for (size_t i = 0; i < c->nskipped; i++) {
         free(c->skipped[i].name);
         free(c->skipped[i].why);
@@ -490,6 +465,12 @@ void pkb_compare_free(pkb_compare *c)
         free(c->env[i].base);
         free(c->env[i].cand);
     }
+    for (size_t i = 0; i < c->nsettings; i++) {
+        free(c->settings[i].key);
+        free(c->settings[i].base);
+        free(c->settings[i].cand);
+    }
+    free(c->settings);
     free(c->rows);
     free(c->only_base);
     free(c->only_cand);
@@ -539,11 +520,13 @@ int pkb_compare_files(const char *base_path,
     if (rc == 0 && (c.base_path == NULL || (!contenders && c.cand_path == NULL)))
         rc = pkb_fail(err, err_len, -ENOMEM, "out of memory");
     if (rc == 0)
-        rc = read_floor(&rb, base_path, &x.floor, err, err_len);
+        rc = pkb_noise_floor_read(&rb, base_path, &x.floor, err, err_len);
     c.noise_floor_known = x.floor.series != NULL;
     c.noise_floor_alpha = c.noise_floor_known ? x.floor.alpha : 0;
     if (rc == 0 && !contenders)
         rc = check_env(&x, err, err_len);
+    if (rc == 0 && !contenders)
+        rc = check_settings(&x, err, err_len);
     if (rc == 0)
         rc = contenders ? match_contenders(&x, base_path, err, err_len) : match_files(&x);
     if (rc == 0 && c.nrows == 0)
@@ -581,8 +564,8 @@ int pkb_compare_files(const char *base_path,
 /* What a loaded base file must satisfy beyond the loader's checks: a well-formed noise floor. */
 static int check_loaded(pkb_results *r, const char *path, char *err, size_t err_len)
 {
-    struct floor f;
-    int rc = read_floor(r, path, &f, err, err_len);
+    pkb_noise_floor f;
+    int rc = pkb_noise_floor_read(r, path, &f, err, err_len);
     pkb_results_free(r);
     return rc;
 }
@@ -604,23 +587,21 @@ int pkb_compare_check_buffer(
 
 void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len)
 {
-    if (len == 0)
-        return;
-    buf[0] = '\0';
-    const pks_summary *b = &r->s.base, *n = &r->s.cand;
-    if (r->d.reason == PKS_TOO_FEW_SAMPLES) {
-        snprintf(buf, len, "too few samples: %zu in base, %zu in new, need %d", b->n, n->n,
-                 PKS_MIN_SAMPLES);
-    } else if (r->d.reason == PKS_TOO_NOISY) {
-        double lim = c->opts.cv_limit;
-        bool bad_b = !(r->cv_base <= lim), bad_n = !(r->cv_cand <= lim);
-        if (bad_b && bad_n)
-            snprintf(buf, len, "too noisy: cv %.1f%% in base and %.1f%% in new > %.1f%%",
-                     100 * r->cv_base, 100 * r->cv_cand, 100 * lim);
-        else
-            snprintf(buf, len, "too noisy: cv %.1f%% in %s > %.1f%%",
-                     100 * (bad_b ? r->cv_base : r->cv_cand), bad_b ? "base" : "new", 100 * lim);
-    }
+    pkb_verdict v = {.s = r->s, .cv_base = r->cv_base, .cv_cand = r->cv_cand, .d = r->d};
+    pkb_verdict_why(&v, c->opts.cv_limit, "base", "new", buf, len);
+}
+
+/* "name (why)" for every note of `kind`, after `lead` (once). */
+static void notes_of(const pkb_compare *c, pkb_compare_note_kind kind, const char *lead, pkb_buf *b)
+{
+    size_t k = 0;
+    if (kind == PKB_NOTE_MISSING)
+        for (size_t i = 0; i < c->nabsent; i++)
+            pkb_buf_printf(b, "%s%s (absent from the new file)", k++ ? ", " : lead, c->absent[i]);
+    for (size_t i = 0; i < c->nskipped; i++)
+        if (c->skipped[i].kind == kind)
+            pkb_buf_printf(b, "%s%s (%s)", k++ ? ", " : lead, c->skipped[i].name,
+                           c->skipped[i].why);
 }
 
 void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len)
@@ -629,7 +610,6 @@ void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len)
         return;
     pkb_buf b = {0};
     bool regress = c->status == 2;
-    pkb_buf_puts(&b, c->status == 0 ? "" : regress ? "regressed: " : "cannot decide: ");
     size_t k = 0;
     for (size_t i = 0; c->status != 0 && i < c->nrows; i++) {
         const pkb_compare_row *r = &c->rows[i];
@@ -640,8 +620,18 @@ void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len)
             snprintf(why, sizeof why, "%+.1f%%", 100 * r->s.delta);
         else
             pkb_compare_why(c, r, why, sizeof why);
-        pkb_buf_printf(&b, "%s%s (%s)", k++ ? ", " : "", r->name, why);
+        pkb_buf_printf(&b, "%s%s (%s)",
+                       k++       ? ", "
+                       : regress ? "regressed: "
+                                 : "cannot decide: ",
+                       r->name, why);
     }
+    if (c->status != 0)
+        notes_of(c, regress ? PKB_NOTE_MISSING : PKB_NOTE_ENVIRONMENT,
+                 k > 0     ? regress ? "; missing in new: " : "; could not run in new: "
+                 : regress ? "missing in new: "
+                           : "could not run in new: ",
+                 &b);
     const char *s = b.failed || b.data == NULL ? "" : b.data;
     size_t n = strlen(s);
     if (n < len) {

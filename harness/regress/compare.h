@@ -21,18 +21,27 @@
  *     outlier does not move, so one outlier — a neighbour's burst during one repetition — must not
  *     make a series undecidable either; a sample whose bulk is spread (two modes, drift) still is.
  *
- * Plus a geometric-mean row over the ratios of every decided series, the series present in only
- * one file, the series present in both but not measured in one (refused or failed), and the
- * environment keys whose values differ between the two files.
+ * The statistics are results/verdict.h's, the ones the report's conclusions use.
  *
- * Exit status of a comparison (pkb_compare.status): 2 when a series regressed; else 3 when a
- * series was undecidable; else 0. Errors (1 for the command line) are the negative returns of
- * pkb_compare_files.
+ * Plus a geometric-mean row over the ratios of every decided series, the series present in only
+ * one file, the series present in both but not measured in one (refused or failed), the
+ * environment keys whose values differ between the two files, and the run settings that differ
+ * (profile, repetitions, time per sample, warm-up, interleaving).
+ *
+ * The gate fails safe: a series the base file measured that the new file lacks, or holds failed
+ * or refused by its correctness check, counts as a regression; refused or failed for a reason of
+ * the host (the series says `environmental`: no cgroup delegated, not a session leader, ...)
+ * counts as undecidable, with the reason.
+ *
+ * Exit status of a comparison (pkb_compare.status): 2 when a series regressed or is missing from
+ * the new file; else 3 when a series was undecidable or could not run there for an environmental
+ * reason; else 0. Errors (1 for the command line) are the negative returns of pkb_compare_files.
  */
 #ifndef PKB_COMPARE_H
 #define PKB_COMPARE_H
 
 #include "common/stats.h"
+#include "results/verdict.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -45,8 +54,12 @@
  * unpinned spawn timings differ by up to 2x on a small VM). */
 #define PKB_COMPARE_ENV_KEYS "cpu_model,kernel,build_type,spawn_mechanism,cpu_affinity"
 
-#define PKB_COMPARE_DEFAULT_THRESHOLD 0.05 /* |delta| at or below 5% is never reported */
-#define PKB_COMPARE_DEFAULT_SEED      20240601u
+/* |delta| at or below 5% is never reported between two files; contenders of one file use the
+ * report's 10% negligible-overhead threshold, so compare --baseline-contender and the report
+ * agree. */
+#define PKB_COMPARE_DEFAULT_THRESHOLD            PKB_VERDICT_THRESHOLD
+#define PKB_COMPARE_DEFAULT_CONTENDERS_THRESHOLD PKB_VERDICT_NEGLIGIBLE
+#define PKB_COMPARE_DEFAULT_SEED                 PKB_VERDICT_SEED
 
 typedef enum pkb_compare_format {
     PKB_COMPARE_TEXT = 0, /* an aligned table for a terminal */
@@ -57,7 +70,8 @@ typedef enum pkb_compare_format {
 /* Options; all-zero (or NULL) gives the defaults noted. */
 typedef struct pkb_compare_options {
     double alpha;       /* family-wise significance level, in (0, 1); 0: 0.05 */
-    double threshold;   /* smallest |delta| reported, a fraction; 0: 5%; negative: none */
+    double threshold;   /* smallest |delta| reported, a fraction; 0: 5% (two files) or 10%
+                           (--baseline-contender); negative: none */
     double cv_limit;    /* largest coefficient of variation of a decidable sample; 0: 10%;
                            negative: no limit */
     const char *filter; /* extended regex over row names; NULL: every series */
@@ -80,9 +94,17 @@ typedef struct pkb_compare_row {
     pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
 } pkb_compare_row;
 
+/* What a note about a series not compared does to the exit status. */
+typedef enum pkb_compare_note_kind {
+    PKB_NOTE_INFO = 0,    /* nothing: e.g. the base file did not measure it */
+    PKB_NOTE_MISSING,     /* 2: measured in base, failed or refused by its check in new */
+    PKB_NOTE_ENVIRONMENT, /* 3: measured in base, could not run in new for a reason of the host */
+} pkb_compare_note_kind;
+
 typedef struct pkb_compare_note {
     char *name; /* a series */
     char *why;  /* e.g. "refused in new: ..." */
+    pkb_compare_note_kind kind;
 } pkb_compare_note;
 
 typedef struct pkb_compare_env_diff {
@@ -101,15 +123,22 @@ typedef struct pkb_compare {
     size_t nrows;
     char **only_base, **only_cand; /* series (matching the filter) present in one file only */
     size_t nonly_base, nonly_cand;
+    char **absent; /* of only_base, those the base measured: missing from the new file */
+    size_t nabsent;
     pkb_compare_note *skipped; /* present in both, not measured in one; or no base contender */
     size_t nskipped;
     pkb_compare_env_diff *env; /* differing environment keys */
     size_t nenv;
+    pkb_compare_env_diff *settings; /* differing run settings: profile, repetitions, ... */
+    size_t nsettings;
+    size_t missing;       /* base series absent, failed or refused (by the check) in new */
+    size_t environmental; /* base series that could not run in new for an environmental reason */
 
     size_t geomean_n;                           /* decided rows in the geomean */
     double geomean_base, geomean_cand, geomean; /* of medians (ns) and of ratios; NaN when n = 0 */
     size_t regressed, improved, unchanged, undecidable;
-    int status; /* 0, 2 (a regression) or 3 (no regression, something undecidable) */
+    int status; /* 0, 2 (a regression or a missing series) or 3 (none, but something undecidable
+                   or not run for an environmental reason) */
 } pkb_compare;
 
 /* Compares `base_path` with `cand_path` (two files), or the contenders of `base_path` with
@@ -121,7 +150,7 @@ typedef struct pkb_compare {
  *              (results/load.c's checks, plus the noise_floor object); -ENOTSUP another
  *              schema_version
  *   -ENODATA   no series to compare (none in common, or none matches the filter)
- *   -EPROTO    opts->strict_env and an environment key differs (the message names it)
+ *   -EPROTO    opts->strict_env and an environment key or a run setting differs (named)
  *   -ENOMEM
  * On error *out needs no freeing. */
 int pkb_compare_files(const char *base_path,
@@ -150,9 +179,10 @@ int pkb_compare_render(const pkb_compare *c, pkb_compare_format format, char **t
  * pkb_compare_render writes for PKB_COMPARE_JSON. */
 json_t *pkb_compare_json(const pkb_compare *c);
 
-/* One line naming what made the status non-zero: "regressed: a (+12.3%), b (+8.0%)" or "cannot
- * decide: c (too noisy: cv 14.1% in new > 10.0%)" (robust cv); "" when status is 0. Writes at most
- * len bytes (truncated with "..."). */
+/* One line naming what made the status non-zero: "regressed: a (+12.3%), b (+8.0%)", "missing
+ * in new: d (failed in new: ...)" or "cannot decide: c (too noisy: cv 14.1% in new > 10.0%)"
+ * (robust cv), joined with "; "; "" when status is 0. Writes at most len bytes (truncated with
+ * "..."). */
 void pkb_compare_summary_line(const pkb_compare *c, char *buf, size_t len);
 
 /* Why a row is undecidable, in words ("too few samples: 4 in base, need 6"). */

@@ -129,8 +129,13 @@ static void settings_line(const pkb_compare *c, pkb_buf *b, bool md)
 
 static void counts_line(const pkb_compare *c, pkb_buf *b)
 {
-    pkb_buf_printf(b, "%zu regressed, %zu improved, %zu unchanged, %zu undecidable.\n",
-                   c->regressed, c->improved, c->unchanged, c->undecidable);
+    pkb_buf_printf(b, "%zu regressed, %zu improved, %zu unchanged, %zu undecidable", c->regressed,
+                   c->improved, c->unchanged, c->undecidable);
+    if (c->missing > 0)
+        pkb_buf_printf(b, "; %zu missing or failed in new", c->missing);
+    if (c->environmental > 0)
+        pkb_buf_printf(b, "; %zu could not run in new", c->environmental);
+    pkb_buf_puts(b, ".\n");
 }
 
 /* The notes after the table, as "- " items (Markdown) or indented lines (text). */
@@ -158,9 +163,30 @@ static void notes(const pkb_compare *c, pkb_buf *b, bool md)
         pkb_buf_puts(b, "\n");
         any = true;
     }
+    if (c->nabsent > 0) {
+        pkb_buf_printf(b, "%s%smissing in new (the base measured them; counted as regressed): ",
+                       any ? "" : "\n", item);
+        for (size_t i = 0; i < c->nabsent; i++)
+            pkb_buf_printf(b, "%s%s", i ? ", " : "", c->absent[i]);
+        pkb_buf_puts(b, "\n");
+        any = true;
+    }
+    static const char *const counted[] = {
+        [PKB_NOTE_INFO] = "",
+        [PKB_NOTE_MISSING] = "; counted as regressed",
+        [PKB_NOTE_ENVIRONMENT] = "; counted as undecidable",
+    };
     for (size_t i = 0; i < c->nskipped; i++) {
-        pkb_buf_printf(b, "%s%snot compared: %s — %s\n", any ? "" : "\n", item, c->skipped[i].name,
-                       c->skipped[i].why);
+        pkb_buf_printf(b, "%s%snot compared: %s — %s%s\n", any ? "" : "\n", item,
+                       c->skipped[i].name, c->skipped[i].why, counted[c->skipped[i].kind]);
+        any = true;
+    }
+    for (size_t i = 0; i < c->nsettings; i++) {
+        pkb_buf_printf(b,
+                       md ? "%s- run settings differ: %s `%s` vs `%s`\n"
+                          : "%s  run settings differ: %s '%s' (base) vs '%s' (new)\n",
+                       any ? "" : "\n", c->settings[i].key, c->settings[i].base,
+                       c->settings[i].cand);
         any = true;
     }
     for (size_t i = 0; md && i < c->nenv; i++) {
@@ -362,9 +388,26 @@ json_t *pkb_compare_json(const pkb_compare *c)
     for (size_t i = 0; i < c->nenv; i++)
         json_array_append_new(env, json_pack("{s:s, s:s, s:s}", "key", c->env[i].key, "base",
                                              c->env[i].base, "new", c->env[i].cand));
-    for (size_t i = 0; i < c->nskipped; i++)
-        json_array_append_new(
-            skipped, json_pack("{s:s, s:s}", "name", c->skipped[i].name, "why", c->skipped[i].why));
+    static const char *const kinds[] = {
+        [PKB_NOTE_INFO] = "info",
+        [PKB_NOTE_MISSING] = "missing",
+        [PKB_NOTE_ENVIRONMENT] = "environmental",
+    };
+    json_t *missing = names_json(c->absent, c->nabsent), *not_run = json_array();
+    for (size_t i = 0; i < c->nskipped; i++) {
+        const pkb_compare_note *n = &c->skipped[i];
+        json_array_append_new(skipped, json_pack("{s:s, s:s, s:s}", "name", n->name, "why", n->why,
+                                                 "counts_as", kinds[n->kind]));
+        if (n->kind == PKB_NOTE_MISSING)
+            json_array_append_new(missing, json_string(n->name));
+        if (n->kind == PKB_NOTE_ENVIRONMENT)
+            json_array_append_new(not_run, json_string(n->name));
+    }
+    json_t *settings = json_array();
+    for (size_t i = 0; i < c->nsettings; i++)
+        json_array_append_new(settings,
+                              json_pack("{s:s, s:s, s:s}", "key", c->settings[i].key, "base",
+                                        c->settings[i].base, "new", c->settings[i].cand));
     json_t *geo = json_object();
     json_object_set_new(geo, "n", json_integer((json_int_t)c->geomean_n));
     json_object_set_new(geo, "base_median_ns", num(c->geomean_base));
@@ -384,16 +427,20 @@ json_t *pkb_compare_json(const pkb_compare *c)
                         json_pack("{s:b, s:o}", "known", c->noise_floor_known, "alpha",
                                   c->noise_floor_known ? num(c->noise_floor_alpha) : json_null()));
     json_object_set_new(doc, "environment_differs", env);
+    json_object_set_new(doc, "settings_differ", settings);
     json_object_set_new(doc, "series", series);
     json_object_set_new(doc, "geomean", geo);
     json_object_set_new(doc, "only_in_base", names_json(c->only_base, c->nonly_base));
     json_object_set_new(doc, "only_in_new", names_json(c->only_cand, c->nonly_cand));
     json_object_set_new(doc, "not_compared", skipped);
+    json_object_set_new(doc, "missing_in_new", missing);
+    json_object_set_new(doc, "not_run_in_new", not_run);
     json_object_set_new(doc, "counts",
-                        json_pack("{s:I, s:I, s:I, s:I}", "regressed", (json_int_t)c->regressed,
-                                  "improved", (json_int_t)c->improved, "unchanged",
-                                  (json_int_t)c->unchanged, "undecidable",
-                                  (json_int_t)c->undecidable));
+                        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "regressed",
+                                  (json_int_t)c->regressed, "improved", (json_int_t)c->improved,
+                                  "unchanged", (json_int_t)c->unchanged, "undecidable",
+                                  (json_int_t)c->undecidable, "missing", (json_int_t)c->missing,
+                                  "not_run", (json_int_t)c->environmental));
     json_object_set_new(doc, "regressed", regressed);
     json_object_set_new(doc, "undecidable", undecidable);
     json_object_set_new(doc, "status", json_integer(c->status));

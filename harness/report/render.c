@@ -97,17 +97,43 @@ static void md_priming(const pkb_results *r, pkb_buf *b)
 
 static void md_footnotes(const pkb_results *r, pkb_buf *b)
 {
-    bool noisy = false;
-    for (size_t i = 0; i < r->nseries; i++)
-        noisy = noisy || (r->series[i].measured && r->series[i].noisy > 0);
-    if (!noisy)
-        return;
-    pkb_buf_printf(b,
-                   "\n[^noisy]: A repetition is flagged noisy when the runnable tasks at its end "
-                   "(`procs_running` in /proc/stat) outnumbered the machine's %lld logical "
-                   "CPUs: something else competed for the CPUs while it ran. Noisy repetitions "
-                   "are kept in every statistic of this report, not removed.\n",
-                   r->logical_cpus);
+    bool noisy = false, measured = false, remeasured = false;
+    for (size_t i = 0; i < r->nseries; i++) {
+        const pkb_results_series *s = &r->series[i];
+        noisy = noisy || (s->measured && s->noisy > 0);
+        measured = measured || (s->measured && s->disturbance_measured);
+        remeasured = remeasured || (s->measured && s->attempts > 1);
+    }
+    const json_t *rule = pkb_results_field(r, "settings", "disturbance");
+    if (noisy && measured)
+        pkb_buf_printf(b,
+                       "\n[^noisy]: A repetition is marked disturbed when, while it ran, other "
+                       "processes used more than %.0f%% of the machine's CPU capacity (wall "
+                       "time × %lld logical CPUs; /proc/stat's busy time minus pkbench's and its "
+                       "children's CPU) or the hypervisor stole more than %.0f%% of it. The "
+                       "results file keeps every repetition's measures (`disturbance`: the "
+                       "others' share, steal, involuntary context switches, migrations, and "
+                       "`procs_running`). Disturbed repetitions are kept in every statistic of "
+                       "this report, not removed.\n",
+                       100 * json_number_value(json_object_get(rule, "others_cpu_above")),
+                       r->logical_cpus,
+                       100 * json_number_value(json_object_get(rule, "steal_above")));
+    else if (noisy)
+        pkb_buf_printf(b,
+                       "\n[^noisy]: A repetition is marked disturbed (noisy) when the runnable "
+                       "tasks at its end (`procs_running` in /proc/stat) outnumbered the "
+                       "machine's %lld logical CPUs: something else competed for the CPUs while "
+                       "it ran. They are kept in every statistic of this report, not removed.\n",
+                       r->logical_cpus);
+    if (remeasured)
+        pkb_buf_printf(
+            b,
+            "\n[^remeasured]: A series more than %.0f%% of whose repetitions were "
+            "disturbed was measured once more, after the others; both attempts are in "
+            "the results file (`attempts`), and its numbers here are the less "
+            "disturbed attempt's (the first one on a tie).\n",
+            100 * json_number_value(json_object_get(pkb_results_field(r, "settings", "remeasure"),
+                                                    "disturbed_share_above")));
 }
 
 void pkb_md_appendix(const pkb_results *r, pkb_buf *b)

@@ -17,27 +17,36 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_FILE_BYTES (1024L * 1024 * 1024)
+bool pkb_results_sample_ok(double x)
+{
+    return x > 0 && x <= PKB_RESULTS_MAX_SAMPLE_NS; /* false for NaN */
+}
 
-/* Reads the whole file into a malloc'd buffer. */
+/* Reads the whole file into a malloc'd buffer, but never more than PKB_RESULTS_MAX_FILE_BYTES:
+ * a regular file is refused from its size before anything is read, anything else (a pipe, a
+ * device) once one byte past the limit has arrived, so memory stays bounded either way. */
 static int read_all(const char *path, char **data, size_t *len)
 {
+    const size_t limit = (size_t)PKB_RESULTS_MAX_FILE_BYTES;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     struct stat st;
     int rc = fstat(fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
+    if (rc == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)limit)
+        rc = -EFBIG;
     if (rc != 0) {
         close(fd);
         return rc;
     }
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
     char *buf = malloc(cap);
     for (;;) {
         if (buf == NULL) {
@@ -45,17 +54,18 @@ static int read_all(const char *path, char **data, size_t *len)
             break;
         }
         if (n == cap) {
-            if (cap > (size_t)MAX_FILE_BYTES) {
+            if (cap > limit) {
                 rc = -EFBIG;
                 break;
             }
-            char *bigger = realloc(buf, cap * 2);
+            size_t bigger_cap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+            char *bigger = realloc(buf, bigger_cap);
             if (bigger == NULL) {
                 rc = -ENOMEM;
                 break;
             }
             buf = bigger;
-            cap *= 2;
+            cap = bigger_cap;
         }
         ssize_t r = read(fd, buf + n, cap - n);
         if (r < 0 && errno == EINTR)
@@ -69,7 +79,7 @@ static int read_all(const char *path, char **data, size_t *len)
         n += (size_t)r;
     }
     close(fd);
-    if (rc == 0 && n > (size_t)MAX_FILE_BYTES)
+    if (rc == 0 && n > limit)
         rc = -EFBIG;
     if (rc != 0) {
         free(buf);
@@ -230,6 +240,10 @@ static const struct field series_fields[] = {
     {"samples_ns", T_ARR, true},
     {"procs_running", T_ARR, false},
     {"noisy", T_ARR, false},
+    {"disturbed", T_ARR, false},
+    {"attempts", T_ARR, false},
+    {"attempt_used", T_INT, false},
+    {"environmental", T_BOOL, false},
 };
 
 /* The checks that make a file a version-1 results file at all. */
@@ -262,6 +276,24 @@ static int check_identity(const char *file, const json_t *root, char *err, size_
     return 0;
 }
 
+/* A number field already type-checked, within its physical bounds [lo, hi]. */
+static int check_range(const char *file,
+                       const json_t *obj,
+                       const char *where,
+                       const char *key,
+                       double lo,
+                       double hi,
+                       char *err,
+                       size_t err_len)
+{
+    const json_t *v = json_object_get(obj, key);
+    double x = json_number_value(v);
+    if (v == NULL || (x >= lo && x <= hi))
+        return 0;
+    return pkb_fail(err, err_len, -EBADMSG, "%s: %s%s is %g, outside [%g, %g]", file, where, key, x,
+                    lo, hi);
+}
+
 static int check_structure(const char *file, const json_t *root, char *err, size_t err_len)
 {
     int rc = check_fields(file, root, "", top_fields, N_OF(top_fields), err, err_len);
@@ -274,11 +306,18 @@ static int check_structure(const char *file, const json_t *root, char *err, size
     if (rc == 0)
         rc = check_items(file, json_object_get(env, "loadavg_start"), "environment.loadavg_start",
                          T_NUM, err, err_len);
-    if (rc == 0 && json_integer_value(json_object_get(env, "logical_cpus")) < 1)
-        rc = pkb_fail(err, err_len, -EBADMSG, "%s: environment.logical_cpus is less than 1", file);
     if (rc == 0)
-        rc = check_fields(file, json_object_get(root, "settings"), "settings.", settings_fields,
-                          N_OF(settings_fields), err, err_len);
+        rc = check_range(file, env, "environment.", "logical_cpus", 1, 65536, err, err_len);
+    const json_t *settings = json_object_get(root, "settings");
+    if (rc == 0)
+        rc = check_fields(file, settings, "settings.", settings_fields, N_OF(settings_fields), err,
+                          err_len);
+    if (rc == 0)
+        rc = check_range(file, settings, "settings.", "repetitions", 1, 1e6, err, err_len);
+    if (rc == 0)
+        rc = check_range(file, settings, "settings.", "min_time_s", 0, 86400, err, err_len);
+    if (rc == 0)
+        rc = check_range(file, settings, "settings.", "warmup_s", 0, 86400, err, err_len);
     const json_t *priming = json_object_get(root, "priming");
     if (rc == 0)
         rc = check_fields(file, priming, "priming.", priming_fields, N_OF(priming_fields), err,
@@ -286,10 +325,126 @@ static int check_structure(const char *file, const json_t *root, char *err, size
     if (rc == 0)
         rc = check_items(file, json_object_get(priming, "batch_ms"), "priming.batch_ms", T_NUM, err,
                          err_len);
+    size_t i;
+    const json_t *v;
+    json_array_foreach(json_object_get(priming, "batch_ms"), i, v)
+    {
+        double ms = json_number_value(v);
+        if (rc == 0 && !(ms >= 0 && ms <= 8.64e7))
+            rc = pkb_fail(err, err_len, -EBADMSG,
+                          "%s: priming.batch_ms[%zu] is not a time from 0 to one day", file, i);
+    }
     return rc;
 }
 
 /* ---- series and scenarios ------------------------------------------------------------------ */
+
+/* A samples_ns array (at path `where`): every value a sample the readers accept. */
+static int
+check_samples(const char *file, const json_t *a, const char *where, char *err, size_t err_len)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(a, i, v)
+    {
+        if (!json_is_number(v) || !pkb_results_sample_ok(json_number_value(v)))
+            return pkb_fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i,
+                            json_is_number(v) ? PKB_RESULTS_SAMPLE_WORDS : "a number");
+    }
+    return 0;
+}
+
+static int load_samples(const char *file,
+                        const json_t *j,
+                        size_t index,
+                        pkb_results_series *s,
+                        char *err,
+                        size_t err_len)
+{
+    char where[64];
+    snprintf(where, sizeof where, "series[%zu].samples_ns", index);
+    const json_t *samples = json_object_get(j, "samples_ns");
+    int rc = check_samples(file, samples, where, err, err_len);
+    if (rc != 0)
+        return rc;
+    s->n = json_array_size(samples);
+    s->samples = calloc(s->n > 0 ? s->n : 1, sizeof *s->samples);
+    if (s->samples == NULL)
+        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+    for (size_t i = 0; i < s->n; i++)
+        s->samples[i] = json_number_value(json_array_get(samples, i));
+    s->measured = strcmp(s->status, "measured") == 0 && s->n > 0;
+    if (s->measured && pks_summarize(s->samples, s->n, NULL, &s->sum) != 0)
+        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+    return 0;
+}
+
+/* A re-measured series keeps every attempt (run.h): each an object with its own samples_ns;
+ * attempt_used says which one samples_ns holds. */
+static int load_attempts(const char *file,
+                         const json_t *j,
+                         size_t index,
+                         pkb_results_series *s,
+                         char *err,
+                         size_t err_len)
+{
+    const json_t *attempts = json_object_get(j, "attempts");
+    const json_t *used = json_object_get(j, "attempt_used");
+    s->attempts = attempts != NULL ? json_array_size(attempts) : 1;
+    s->attempt_used = used != NULL ? (long)json_integer_value(used) : 0;
+    if (s->attempt_used < 0 || (size_t)s->attempt_used >= (s->attempts > 0 ? s->attempts : 1))
+        return pkb_fail(err, err_len, -EBADMSG,
+                        "%s: series[%zu].attempt_used %ld names no attempt (%zu recorded)", file,
+                        index, s->attempt_used, s->attempts);
+    size_t i;
+    const json_t *a;
+    json_array_foreach(attempts, i, a)
+    {
+        char where[96];
+        snprintf(where, sizeof where, "series[%zu].attempts[%zu].samples_ns", index, i);
+        const json_t *samples = json_object_get(a, "samples_ns");
+        if (!json_is_object(a) || !json_is_array(samples))
+            return pkb_fail(err, err_len, -EBADMSG, "%s: %s is not an array", file, where);
+        int rc = check_samples(file, samples, where, err, err_len);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Marked repetitions: the measured `disturbed` flags, else the older `noisy` flags, else
+ * procs_running against the CPUs. An entry past the samples describes no repetition. */
+static int load_marks(const char *file,
+                      const json_t *j,
+                      size_t index,
+                      long long cpus,
+                      pkb_results_series *s,
+                      char *err,
+                      size_t err_len)
+{
+    const json_t *disturbed = json_object_get(j, "disturbed"), *noisy = json_object_get(j, "noisy");
+    const json_t *running = json_object_get(j, "procs_running");
+    const json_t *flags = disturbed != NULL ? disturbed : noisy;
+    char where[64];
+    snprintf(where, sizeof where, "series[%zu].%s", index,
+             disturbed ? "disturbed"
+             : noisy   ? "noisy"
+                       : "procs_running");
+    if (flags != NULL || running != NULL) {
+        int rc =
+            check_items(file, flags ? flags : running, where, flags ? T_BOOL : T_INT, err, err_len);
+        if (rc != 0)
+            return rc;
+    }
+    s->disturbance_measured = disturbed != NULL;
+    for (size_t i = 0; i < s->n; i++) {
+        if (flags != NULL)
+            s->noisy += json_is_true(json_array_get(flags, i));
+        else if (running != NULL && i < json_array_size(running))
+            s->noisy += json_integer_value(json_array_get(running, i)) > cpus;
+    }
+    return 0;
+}
 
 static int load_series(const char *file,
                        const json_t *j,
@@ -321,47 +476,17 @@ static int load_series(const char *file,
         return pkb_fail(err, err_len, -EBADMSG,
                         "%s: series[%zu].status \"%.40s\" is not measured, refused or failed", file,
                         index, s->status);
-    if (!isfinite(s->work) || s->work < 0)
+    if (!(s->work >= 0 && s->work <= PKB_RESULTS_MAX_WORK))
         return pkb_fail(err, err_len, -EBADMSG,
-                        "%s: series[%zu].work_per_iteration is not a non-negative number", file,
-                        index);
-
-    const json_t *samples = json_object_get(j, "samples_ns");
-    s->n = json_array_size(samples);
-    s->samples = calloc(s->n > 0 ? s->n : 1, sizeof *s->samples);
-    if (s->samples == NULL)
-        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
-    for (size_t i = 0; i < s->n; i++) {
-        const json_t *v = json_array_get(samples, i);
-        double x = json_is_number(v) ? json_number_value(v) : NAN;
-        if (!(x > 0 && x <= PKB_RESULTS_MAX_SAMPLE_NS))
-            return pkb_fail(err, err_len, -EBADMSG, "%s: series[%zu].samples_ns[%zu] is not %s",
-                            file, index, i,
-                            json_is_number(v) ? "a positive time of at most 1e18 ns" : "a number");
-        s->samples[i] = x;
-    }
-    s->measured = strcmp(s->status, "measured") == 0 && s->n > 0;
-    if (s->measured && pks_summarize(s->samples, s->n, NULL, &s->sum) != 0)
-        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
-
-    /* Noisy repetitions: the file's own flags, else procs_running against the CPUs. */
-    const json_t *noisy = json_object_get(j, "noisy");
-    const json_t *running = json_object_get(j, "procs_running");
-    snprintf(where, sizeof where, "series[%zu].%s", index, noisy ? "noisy" : "procs_running");
-    if (noisy != NULL || running != NULL) {
-        rc =
-            check_items(file, noisy ? noisy : running, where, noisy ? T_BOOL : T_INT, err, err_len);
-        if (rc != 0)
-            return rc;
-    }
-    /* Per repetition: an entry past the samples describes no repetition of this report. */
-    for (size_t i = 0; i < s->n; i++) {
-        if (noisy != NULL)
-            s->noisy += json_is_true(json_array_get(noisy, i));
-        else if (running != NULL && i < json_array_size(running))
-            s->noisy += json_integer_value(json_array_get(running, i)) > cpus;
-    }
-    return 0;
+                        "%s: series[%zu].work_per_iteration is not a number from 0 to %g", file,
+                        index, PKB_RESULTS_MAX_WORK);
+    s->environmental = json_is_true(json_object_get(j, "environmental"));
+    rc = load_samples(file, j, index, s, err, err_len);
+    if (rc == 0)
+        rc = load_attempts(file, j, index, s, err, err_len);
+    if (rc == 0)
+        rc = load_marks(file, j, index, cpus, s, err, err_len);
+    return rc;
 }
 
 static pkb_results_scenario *find_scenario(pkb_results *r, const char *name)
@@ -483,7 +608,8 @@ int pkb_results_load(const char *path, pkb_results *r, char *err, size_t err_len
     rc = read_all(path, &data, &len);
     if (rc != 0)
         return pkb_fail(err, err_len, rc, "%s: cannot read: %s", path,
-                        rc == -EFBIG ? "larger than 1 GiB" : strerror(-rc));
+                        rc == -EFBIG ? "larger than 64 MiB, the limit for a results file"
+                                     : strerror(-rc));
     rc = pkb_results_load_buffer(path, data, len, r, err, err_len);
     free(data);
     return rc;

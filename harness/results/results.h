@@ -19,9 +19,21 @@
 #define PKB_RESULTS_SCHEMA         "pkbench-results"
 #define PKB_RESULTS_SCHEMA_VERSION 1
 
-/* The largest sample a reader accepts, in ns (about 32 years): no iteration takes longer, and
- * below it every sum and square the statistics take of a series stays finite. */
-#define PKB_RESULTS_MAX_SAMPLE_NS 1e18
+/* Physical bounds a reader enforces before any statistic sees a value. A sample (the mean wall
+ * time of one iteration) lies in (0, one day]: no iteration of any suite takes a day, and below
+ * it every sum and square the statistics take stays finite and exact enough. */
+#define PKB_RESULTS_MAX_SAMPLE_NS 8.64e13
+#define PKB_RESULTS_SAMPLE_WORDS  "a positive time of at most one day (8.64e13 ns)"
+/* Work per iteration (runs, MiB, children): at most 1e12. */
+#define PKB_RESULTS_MAX_WORK 1e12
+/* A noise floor (minimum detectable effect, a fraction): at most 10, i.e. 1000%. */
+#define PKB_RESULTS_MAX_MDE 10.0
+/* A results file is read whole, but never more than this: a larger file (or a device that never
+ * ends, like /dev/zero) is refused after reading at most this much. */
+#define PKB_RESULTS_MAX_FILE_BYTES (64L * 1024 * 1024)
+
+/* Whether x is a sample a reader accepts: finite and in (0, PKB_RESULTS_MAX_SAMPLE_NS]. */
+bool pkb_results_sample_ok(double x);
 
 /* A series' status in the file. PENDING is never written: it is a series still to be timed. */
 typedef enum pkb_series_status {
@@ -56,29 +68,60 @@ json_t *pkb_results_doc_new(const pkb_results_head *head);
 /* Marks the document finished at `finished` (ISO 8601 UTC). */
 void pkb_results_doc_finish(json_t *doc, const char *finished, bool complete, bool interrupted);
 
+/* What disturbed one repetition (measured by run/disturb.h around it). */
+typedef struct pkb_disturbance {
+    int procs_running;    /* runnable tasks at its end; -1 unknown */
+    double others_cpu;    /* share of the CPU capacity other processes used; NaN unknown */
+    double steal;         /* share of the capacity the hypervisor stole; NaN unknown */
+    long nivcsw;          /* involuntary context switches of pkbench and its reaped children */
+    long long migrations; /* moves of pkbench's main thread between CPUs; -1 unknown */
+    double started;       /* when it started, Unix time in seconds (to line it up with events) */
+    bool disturbed;       /* the rule's verdict (run/disturb.h) */
+} pkb_disturbance;
+
 /* One series as the file holds it (every pointer borrowed for the call). */
 typedef struct pkb_series_record {
     const char *name, *scenario, *contender;
     const char *description; /* NULL: "" */
     const char *unit;        /* throughput unit; NULL: "" */
     const char *reason;      /* why it was refused or failed; NULL or "": none */
+    bool environmental;      /* refused or failed for a reason of the host (no cgroup, ...) */
     bool baseline;
     pkb_series_status status;
     double work_per_iteration;
-    size_t n;                    /* repetitions */
-    const double *samples_ns;    /* n values: mean wall time of one iteration */
-    const double *child_cpu_ns;  /* n values, or NULL */
-    const double *parent_cpu_ns; /* n values, or NULL */
-    const long long *iterations; /* n values, or NULL */
-    const int *procs_running;    /* n values, or NULL */
-    int logical_cpus;            /* for the `noisy` flags: procs_running > logical_cpus */
-    const json_t *extra;         /* suite fields merged into the object, or NULL */
+    size_t n;                       /* repetitions */
+    const double *samples_ns;       /* n values: mean wall time of one iteration */
+    const double *child_cpu_ns;     /* n values, or NULL */
+    const double *parent_cpu_ns;    /* n values (all of pkbench's threads), or NULL */
+    const long long *iterations;    /* n values, or NULL */
+    const pkb_disturbance *disturb; /* n values, or NULL (procs_running and noise unknown) */
+    int logical_cpus;               /* for the `noisy` flags: procs_running > logical_cpus */
+    /* A re-measured series: every attempt in the order measured (their own attempts NULL), and
+     * which one the fields above hold. NULL / 0: measured once. */
+    const struct pkb_series_record *attempts;
+    size_t nattempts, attempt_used;
+    const json_t *extra; /* suite fields merged into the object, or NULL */
 } pkb_series_record;
 
-/* The series object of the file: the record's fields, the per-repetition arrays, `noisy`, a
- * `summary` (n, mean, sd, median, min, max, cv) when it has samples, then `extra`'s fields. New
- * reference, NULL when out of memory. */
+/* The series object of the file: the record's fields, the per-repetition arrays (samples_ns,
+ * iterations, child and parent CPU, procs_running, `noisy` and `disturbed` flags, the measured
+ * `disturbance`), `attempts` and `attempt_used` when it was re-measured, a `summary` (n, mean, sd,
+ * median, min, max, cv) when it has samples, then `extra`'s fields. New reference, NULL when out
+ * of memory. */
 json_t *pkb_results_series_json(const pkb_series_record *rec);
+
+/* Appends the Google Benchmark-compatible records of one series to `benchmarks`: one
+ * "iteration" record per repetition, named `name` (the series' name, which carries no setting),
+ * with repetitions and repetition_index true to the records written, family_index as given and
+ * per_family_instance_index 0, real_time = the sample, cpu_time = pkbench's CPU per iteration
+ * (every thread, children excluded), the counters child_cpu_ns and throughput; then, with two
+ * or more repetitions, Google Benchmark's aggregates mean, median, stddev and cv (cv a fraction,
+ * aggregate_unit "percentage"), of the times and of each counter. Nothing for a series without
+ * samples; a failed series gets one record with error_occurred. Returns 0 or -ENOMEM. */
+int pkb_results_gb_records(const pkb_series_record *rec, int family_index, json_t *benchmarks);
+
+/* Google Benchmark's date for a context block: local time as "2026-12-01T04:21:45+01:00". */
+void pkb_results_gb_date(char *buf, size_t cap);
 
 /* Replaces the document's `series` and `benchmarks` arrays (references stolen) and writes it to
  * `path` with common/files.h's pkb_write_json_atomic. Returns 0 or a negative errno. */
@@ -99,7 +142,13 @@ typedef struct pkb_results_series {
     size_t n;
     bool measured;
     pks_summary sum; /* of samples (valid when measured); sd and cv NaN when n < 2 */
-    size_t noisy;    /* repetitions flagged noisy (the `noisy` array, else procs_running > CPUs) */
+    /* Repetitions marked disturbed: the `disturbed` array (measured disturbance, see run.h), else
+     * in older files the `noisy` array, else procs_running > CPUs. */
+    size_t noisy;
+    bool disturbance_measured; /* the file has `disturbed` flags (not the older `noisy`) */
+    size_t attempts;           /* measurements of this series: 2 when it was re-measured */
+    long attempt_used;         /* which attempt samples_ns holds (0-based) */
+    bool environmental;        /* refused or failed for a reason of the host, not of the code */
 } pkb_results_series;
 
 typedef struct pkb_results_scenario {
@@ -128,11 +177,12 @@ typedef struct pkb_results {
  * Returns 0, or a negative errno with a one-line message in err naming the file and the problem:
  *   -EINVAL           a path with no file name
  *   -ENOENT, -EACCES, the file cannot be opened or read (the errno of open/read); -EFBIG when it
- *   -EISDIR, ...      is larger than 1 GiB
+ *   -EISDIR, ...      is larger than PKB_RESULTS_MAX_FILE_BYTES (refused before reading it whole)
  *   -EBADMSG          not valid JSON; not a results file; a required field missing or of the
- *                     wrong type (its path is named, e.g. series[3].samples_ns[2]); a sample
- *                     not in (0, PKB_RESULTS_MAX_SAMPLE_NS]; a scenario with two measured
- *                     baseline series
+ *                     wrong type (its path is named, e.g. series[3].samples_ns[2]); a value
+ *                     outside its physical bounds (a sample not in (0, one day], work per
+ *                     iteration above PKB_RESULTS_MAX_WORK, a count below zero); a scenario with
+ *                     two measured baseline series
  *   -ENOTSUP          schema_version is not 1
  *   -ENOMEM
  * On error *r needs no freeing; on success pkb_results_free. */

@@ -46,13 +46,18 @@ void pkb_results_doc_finish(json_t *doc, const char *finished, bool complete, bo
     json_object_set_new(doc, "interrupted", json_boolean(interrupted));
 }
 
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
 /* The per-repetition arrays; an absent one is written as zeros so every array has n entries. */
 static void add_arrays(json_t *o, const pkb_series_record *r)
 {
     json_t *samples = json_array(), *child = json_array(), *parent = json_array(),
            *iters = json_array(), *procs = json_array(), *noisy = json_array();
     for (size_t i = 0; i < r->n; i++) {
-        int running = r->procs_running ? r->procs_running[i] : 0;
+        int running = r->disturb ? r->disturb[i].procs_running : 0;
         json_array_append_new(samples, json_real(r->samples_ns[i]));
         json_array_append_new(child, json_real(r->child_cpu_ns ? r->child_cpu_ns[i] : 0));
         json_array_append_new(parent, json_real(r->parent_cpu_ns ? r->parent_cpu_ns[i] : 0));
@@ -67,6 +72,44 @@ static void add_arrays(json_t *o, const pkb_series_record *r)
     json_object_set_new(o, "parent_cpu_ns", parent);
     json_object_set_new(o, "procs_running", procs);
     json_object_set_new(o, "noisy", noisy);
+    if (r->disturb == NULL)
+        return;
+    /* The measured disturbance (run/disturb.h) and the flags its rule gives. */
+    json_t *flags = json_array(), *others = json_array(), *steal = json_array(),
+           *nivcsw = json_array(), *moved = json_array(), *started = json_array();
+    size_t marked = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const pkb_disturbance *d = &r->disturb[i];
+        json_array_append_new(flags, json_boolean(d->disturbed));
+        json_array_append_new(others, num_or_null(d->others_cpu));
+        json_array_append_new(steal, num_or_null(d->steal));
+        json_array_append_new(nivcsw, json_integer(d->nivcsw));
+        json_array_append_new(moved,
+                              d->migrations >= 0 ? json_integer(d->migrations) : json_null());
+        json_array_append_new(started, d->started > 0 ? json_real(d->started) : json_null());
+        marked += d->disturbed;
+    }
+    json_object_set_new(o, "disturbed", flags);
+    json_object_set_new(o, "disturbance",
+                        json_pack("{s:o, s:o, s:o, s:o, s:o, s:f}", "started", started,
+                                  "others_cpu", others, "steal", steal, "nivcsw", nivcsw,
+                                  "migrations", moved, "disturbed_share",
+                                  r->n > 0 ? (double)marked / (double)r->n : 0.0));
+}
+
+/* A re-measured series keeps every attempt: each its own arrays, the used one marked. */
+static void add_attempts(json_t *o, const pkb_series_record *r)
+{
+    if (r->attempts == NULL || r->nattempts < 2)
+        return;
+    json_t *a = json_array();
+    for (size_t k = 0; k < r->nattempts; k++) {
+        json_t *one = json_object();
+        add_arrays(one, &r->attempts[k]);
+        json_array_append_new(a, one);
+    }
+    json_object_set_new(o, "attempts", a);
+    json_object_set_new(o, "attempt_used", json_integer((json_int_t)r->attempt_used));
 }
 
 json_t *pkb_results_series_json(const pkb_series_record *r)
@@ -80,7 +123,10 @@ json_t *pkb_results_series_json(const pkb_series_record *r)
         return NULL;
     if (r->reason != NULL && r->reason[0] != '\0')
         json_object_set_new(o, "reason", json_string(r->reason));
+    if (r->environmental)
+        json_object_set_new(o, "environmental", json_true());
     add_arrays(o, r);
+    add_attempts(o, r);
     pks_summary sum;
     if (r->n > 0 && pks_summarize(r->samples_ns, r->n, NULL, &sum) == 0)
         json_object_set_new(o, "summary",

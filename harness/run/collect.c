@@ -1,12 +1,16 @@
 /*
- * The runner's collection layer, shared by the sequential run (run.c) and the rounds mode
- * (rounds.c): the Google Benchmark function every series runs in, the progress line, and the
- * collection of Google Benchmark's runs into the series and the results document, which is
- * rewritten after every finished series (see run.c for the timing and noise rules).
+ * The runner's collection layer, shared by the sequential run (run.c), the rounds mode
+ * (rounds.c) and the re-measuring (remeasure.c): the Google Benchmark function every series runs
+ * in, with the disturbance of every call measured around it (run/disturb.h), the progress line,
+ * and the collection of Google Benchmark's runs into the series and the results document, which
+ * is rewritten after every finished series (see run.c for the timing and noise rules). The
+ * document's `benchmarks` are built from the series (results.h's pkb_results_gb_records), not
+ * copied from Google Benchmark's runs: the same records in every mode.
  */
 #define _GNU_SOURCE
 #include "run/collect.h"
 
+#include "run/disturb.h"
 #include "run/env.h"
 
 #include <errno.h>
@@ -55,17 +59,19 @@ static void show(const char *phase)
 
 /* ---- the benchmark function ---------------------------------------------------------------- */
 
-static void record_call(pkb_series *s)
+/* What disturbed this call of the benchmark function: one repetition in rounds mode, one of
+ * Google Benchmark's sizing calls or repetitions in a sequential run. */
+static void record_call(pkb_series *s, const pkb_disturb_mark *mark)
 {
     if (s->ncalls == s->capcalls) {
         size_t cap = s->capcalls ? s->capcalls * 2 : 64;
-        int *p = realloc(s->call_procs, cap * sizeof *p);
+        pkb_disturbance *p = realloc(s->calls, cap * sizeof *p);
         if (p == NULL)
             return;
-        s->call_procs = p;
+        s->calls = p;
         s->capcalls = cap;
     }
-    s->call_procs[s->ncalls++] = pkb_env_procs_running();
+    pkb_disturb_end(mark, &s->calls[s->ncalls++]);
 }
 
 void pkb__bench(pkb_state *st, void *user)
@@ -81,6 +87,8 @@ void pkb__bench(pkb_state *st, void *user)
     }
     double child_ns = 0, self_ns = 0;
     int64_t n = 0;
+    pkb_disturb_mark mark;
+    pkb_disturb_begin(&mark);
     while (pkb_keep_running(st)) {
         if (pkb_interrupted) {
             pkb_skip_with_error(st, "interrupted");
@@ -127,7 +135,7 @@ void pkb__bench(pkb_state *st, void *user)
         pkb_counter_set(st, "throughput", s->work_per_iteration,
                         PKB_COUNTER_ITERATION_INVARIANT_RATE);
     }
-    record_call(s);
+    record_call(s, &mark);
     show(pkb__progress.phase[0] != '\0' ? pkb__progress.phase
          : pkb__now_s() - pkb__progress.series_start < pkb__progress.prof->warmup_s ? "warm-up"
                                                                                     : "measuring");
@@ -154,34 +162,6 @@ static double counter(const pkb_run *run, const char *name)
     return NAN;
 }
 
-json_t *pkb__gb_record(const pkb_run *run)
-{
-    json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:I, s:I}", "name", run->name, "family_index",
-                          (json_int_t)run->family_index, "per_family_instance_index",
-                          (json_int_t)run->per_family_instance_index, "run_name", run->run_name,
-                          "run_type", pkb_run_type_name(run->run_type), "repetitions",
-                          (json_int_t)run->repetitions, "threads", (json_int_t)run->threads);
-    if (run->run_type == PKB_RUN_ITERATION) {
-        json_object_set_new(o, "repetition_index", json_integer(run->repetition_index));
-    } else {
-        json_object_set_new(o, "aggregate_name", json_string(run->aggregate_name));
-        json_object_set_new(o, "aggregate_unit", json_string(run->aggregate_unit));
-    }
-    if (run->error_occurred) {
-        json_object_set_new(o, "error_occurred", json_true());
-        json_object_set_new(o, "error_message", json_string(run->error_message));
-    }
-    json_object_set_new(o, "iterations", json_integer(run->iterations));
-    json_object_set_new(o, "real_time", json_real(run->real_time));
-    json_object_set_new(o, "cpu_time", json_real(run->cpu_time));
-    json_object_set_new(o, "time_unit", json_string(run->time_unit));
-    if (run->label[0] != '\0')
-        json_object_set_new(o, "label", json_string(run->label));
-    for (size_t i = 0; i < run->counter_count; i++)
-        json_object_set_new(o, run->counters[i].name, json_real(run->counters[i].value));
-    return o;
-}
-
 static int grow_samples(pkb_series *s, size_t need)
 {
     size_t n = need;
@@ -196,59 +176,74 @@ static int grow_samples(pkb_series *s, size_t need)
     PKB__GROW(child_cpu_ns);
     PKB__GROW(parent_cpu_ns);
     PKB__GROW(iterations);
-    PKB__GROW(procs_running);
+    PKB__GROW(disturb);
 #undef PKB__GROW
     return 0;
 }
 
-json_t *pkb_series_json(const pkb_series *s)
+/* The record of one attempt's arrays (the series' own fields filled by the caller). */
+static pkb_series_record attempt_record(const pkb_attempt *a)
 {
-    return pkb_results_series_json(&(pkb_series_record){
-        .name = s->name,
-        .scenario = s->scenario,
-        .contender = s->contender,
-        .description = s->description,
-        .unit = s->unit,
-        .reason = s->reason,
-        .baseline = s->baseline,
-        .status = s->status,
-        .work_per_iteration = s->work_per_iteration,
-        .n = s->nreps,
-        .samples_ns = s->samples_ns,
-        .child_cpu_ns = s->child_cpu_ns,
-        .parent_cpu_ns = s->parent_cpu_ns,
-        .iterations = s->iterations,
-        .procs_running = s->procs_running,
-        .logical_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
-        .extra = s->extra,
-    });
+    return (pkb_series_record){.n = a->nreps,
+                               .samples_ns = a->samples_ns,
+                               .child_cpu_ns = a->child_cpu_ns,
+                               .parent_cpu_ns = a->parent_cpu_ns,
+                               .iterations = a->iterations,
+                               .disturb = a->disturb,
+                               .logical_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN)};
 }
 
-void pkb_series_gb_records(pkb_series *s)
+static pkb_series_record series_record(const pkb_series *s)
 {
-    s->gb_runs = json_array();
-    for (size_t k = 0; k < s->nreps; k++)
-        json_array_append_new(
-            s->gb_runs,
-            json_pack("{s:s, s:s, s:s, s:I, s:I, s:i, s:I, s:f, s:f, s:s, s:f, s:f}", "name",
-                      s->name, "run_name", s->name, "run_type", "iteration", "repetitions",
-                      (json_int_t)s->nreps, "repetition_index", (json_int_t)k, "threads", 1,
-                      "iterations", (json_int_t)s->iterations[k], "real_time", s->samples_ns[k],
-                      "cpu_time", s->parent_cpu_ns[k], "time_unit", "ns", "child_cpu_ns",
-                      s->child_cpu_ns[k], "parent_cpu_ns", s->parent_cpu_ns[k]));
+    pkb_series_record rec = attempt_record(&(pkb_attempt){.nreps = s->nreps,
+                                                          .samples_ns = s->samples_ns,
+                                                          .child_cpu_ns = s->child_cpu_ns,
+                                                          .parent_cpu_ns = s->parent_cpu_ns,
+                                                          .iterations = s->iterations,
+                                                          .disturb = s->disturb});
+    rec.name = s->name;
+    rec.scenario = s->scenario;
+    rec.contender = s->contender;
+    rec.description = s->description;
+    rec.unit = s->unit;
+    rec.reason = s->reason;
+    rec.environmental = s->environmental;
+    rec.baseline = s->baseline;
+    rec.status = s->status;
+    rec.work_per_iteration = s->work_per_iteration;
+    rec.extra = s->extra;
+    return rec;
+}
+
+json_t *pkb_series_json(const pkb_series *s)
+{
+    pkb_series_record rec = series_record(s), attempts[2];
+    if (s->remeasured) {
+        /* In the order measured; attempt_used names the one the fields above hold. */
+        attempts[s->other_first ? 1 : 0] = rec;
+        attempts[s->other_first ? 0 : 1] = attempt_record(&s->other);
+        rec.attempts = attempts;
+        rec.nattempts = 2;
+        rec.attempt_used = s->other_first ? 1 : 0;
+    }
+    return pkb_results_series_json(&rec);
 }
 
 /* Rebuilds series[] and benchmarks[] from the finished series and writes the file. */
 int pkb__write_doc(struct pkb__collect *c)
 {
     json_t *series = json_array(), *benchmarks = json_array();
-    for (size_t i = 0; series != NULL && i < c->n; i++) {
+    int family = 0;
+    for (size_t i = 0; series != NULL && benchmarks != NULL && i < c->n; i++) {
         pkb_series *s = &c->series[i];
         if (!s->done)
             continue;
         json_array_append_new(series, pkb_series_json(s));
-        if (s->gb_runs != NULL && benchmarks != NULL)
-            json_array_extend(benchmarks, s->gb_runs);
+        pkb_series_record rec = series_record(s);
+        if (pkb_results_gb_records(&rec, family++, benchmarks) != 0) {
+            json_decref(benchmarks);
+            benchmarks = NULL;
+        }
     }
     int rc = pkb_results_write(c->doc, series, benchmarks, c->opts->out_path);
     if (rc != 0 && c->write_error == 0) {
@@ -284,17 +279,26 @@ void pkb__finish_series(struct pkb__collect *c, pkb_series *s)
     /* The last nreps calls of the benchmark function were the repetitions. */
     for (size_t i = 0; i < s->nreps; i++) {
         size_t call = s->ncalls >= s->nreps ? s->ncalls - s->nreps + i : 0;
-        s->procs_running[i] = call < s->ncalls ? s->call_procs[call] : -1;
+        s->disturb[i] =
+            call < s->ncalls
+                ? s->calls[call]
+                : (pkb_disturbance){
+                      .procs_running = -1, .others_cpu = NAN, .steal = NAN, .migrations = -1};
     }
     if (s->status == PKB_SERIES_PENDING)
         s->status = PKB_SERIES_MEASURED;
     s->done = true;
-    pkb__write_doc(c);
+    if (!s->remeasuring) /* a second attempt is written once it is settled (remeasure.c) */
+        pkb__write_doc(c);
 }
 
+/* Google Benchmark's context block, in its JSON reporter's order, with its date (local time)
+ * and its integer mhz_per_cpu. The first context of a run is kept: the one at its start. */
 int pkb__on_context(const pkb_context *ctx, void *user)
 {
     struct pkb__collect *c = user;
+    if (json_object_size(json_object_get(c->doc, "context")) > 0)
+        return 0;
     json_t *load = json_array(), *caches = json_array();
     for (size_t i = 0; i < ctx->load_avg_count; i++)
         json_array_append_new(load, json_real(ctx->load_avg[i]));
@@ -303,14 +307,18 @@ int pkb__on_context(const pkb_context *ctx, void *user)
                                                 "level", ctx->caches[i].level, "size",
                                                 (json_int_t)ctx->caches[i].size, "num_sharing",
                                                 ctx->caches[i].num_sharing));
-    json_t *o = json_pack("{s:s, s:s, s:i, s:f, s:o, s:o, s:s}", "host_name", ctx->host_name,
+    char date[64];
+    pkb_results_gb_date(date, sizeof date);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:I}", "date", date, "host_name", ctx->host_name,
                           "executable", ctx->executable, "num_cpus", ctx->num_cpus, "mhz_per_cpu",
-                          ctx->mhz_per_cpu, "caches", caches, "load_avg", load,
-                          "library_build_type", ctx->library_build_type);
-    if (ctx->cpu_scaling != PKB_CPU_SCALING_UNKNOWN)
+                          (json_int_t)llround(ctx->mhz_per_cpu));
+    if (o != NULL && ctx->cpu_scaling != PKB_CPU_SCALING_UNKNOWN)
         json_object_set_new(o, "cpu_scaling_enabled",
                             json_boolean(ctx->cpu_scaling == PKB_CPU_SCALING_ENABLED));
-    json_object_set_new(c->doc, "context", o);
+    json_object_set_new(o, "caches", caches);
+    json_object_set_new(o, "load_avg", load);
+    json_object_set_new(o, "library_build_type", json_string(ctx->library_build_type));
+    json_object_set_new(c->doc, "context", o != NULL ? o : json_object());
     return 0;
 }
 
@@ -322,9 +330,6 @@ int pkb__on_run(const pkb_run *run, void *user)
         return pkb_interrupted ? 1 : 0;
     if (run->error_occurred && pkb_interrupted)
         return 1; /* an interrupted series is dropped, not recorded as failed */
-    if (s->gb_runs == NULL)
-        s->gb_runs = json_array();
-    json_array_append_new(s->gb_runs, pkb__gb_record(run));
     if (run->run_type == PKB_RUN_ITERATION) {
         if (run->error_occurred) {
             if (s->status != PKB_SERIES_FAILED)

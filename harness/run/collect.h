@@ -29,10 +29,12 @@ struct pkb__collect {
     int write_error;
 };
 
+/* Registers one series with Google Benchmark as a sequential run does (run.c): the profile's
+ * repetitions, warm-up and time per repetition, manual time. */
+int pkb__register(pkb_series *s, const pkb_profile *prof);
+
 /* The Google Benchmark function of every series (user data: the pkb_series). */
 void pkb__bench(pkb_state *st, void *user);
-/* A Google Benchmark-compatible record of one run (new reference). */
-json_t *pkb__gb_record(const pkb_run *run);
 /* Adds an iteration run's sample to the series; returns its index, or -1. */
 long pkb__append_sample(pkb_series *s, const pkb_run *run);
 void pkb__finish_series(struct pkb__collect *c, pkb_series *s);
@@ -42,5 +44,12 @@ int pkb__on_context(const pkb_context *ctx, void *user);
 int pkb__on_run(const pkb_run *run, void *user);
 /* CLOCK_MONOTONIC in seconds. */
 double pkb__now_s(void);
+
+/* remeasure.c: measures once more every timed series more than PKB_REMEASURE_SHARE of whose
+ * repetitions were disturbed, the same way it was measured (in rounds, or one after another),
+ * keeps both attempts and uses the less disturbed one. Returns 0 or a negative errno. */
+int pkb__remeasure(struct pkb__collect *c);
+/* The share of a series' repetitions marked disturbed. */
+double pkb__disturbed_share(const pkb_series *s);
 
 #endif /* PKB_RUN_COLLECT_H */

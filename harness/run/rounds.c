@@ -1,11 +1,15 @@
 /*
- * The runner's rounds mode (pkbench run --interleave, --aa): instead of one series after another,
- * every series gets one repetition per round, in an order rotated every round, so drift on a shared
+ * The runner's rounds mode (pkbench's default; --aa): instead of one series after another, every
+ * series gets one repetition per round, in an order rotated every round, so drift on a shared
  * machine spreads over all series alike. Round 0 calibrates (warm-up, and Google Benchmark sizes
  * each series' iteration count; its sample is discarded); every later round runs each series once
  * with that fixed count. --aa adds an identical B copy of every series next to it (A B in odd
  * rounds, B A in even ones) and stores each series' minimum detectable effect in "noise_floor".
  * The file is rewritten after every round.
+ *
+ * The same rounds measure a too-disturbed series again (pkb__run_rounds_again, remeasure.c): only
+ * the series marked `remeasuring`, with the iteration counts round 0 sized, after one discarded
+ * round that warms them up again.
  */
 #define _GNU_SOURCE
 #include "run/rounds.h"
@@ -29,13 +33,15 @@
 
 struct rounds {
     struct pkb__collect *c;
-    pkb_series *b;    /* --aa: the B copy of every series (NULL otherwise) */
-    long long *iters; /* per series: the iteration count round 0 sized */
-    int round;        /* 0: calibration; 1..R: measured */
+    pkb_series *b; /* --aa: the B copy of every series (NULL otherwise) */
+    int round;     /* 0: calibration (again: a discarded warm round); 1..R: measured */
+    bool again;    /* re-measuring the series marked `remeasuring` */
 };
 
-static bool in_play(const pkb_series *s)
+static bool in_play(const struct rounds *x, const pkb_series *s)
 {
+    if (x->again && !s->remeasuring)
+        return false;
     return s->status != PKB_SERIES_REFUSED && s->status != PKB_SERIES_FAILED;
 }
 
@@ -71,22 +77,18 @@ static int on_round_run(const pkb_run *run, void *user)
         return 0;
     }
     if (x->round == 0) {
-        x->iters[i] = run->iterations;
+        if (!x->again)
+            a->rounds_iterations = run->iterations;
         return 0;
     }
     long k = pkb__append_sample(s, run);
     if (k < 0)
         return -ENOMEM;
-    s->procs_running[k] = s->ncalls > 0 ? s->call_procs[s->ncalls - 1] : -1;
-    if (!is_b) {
-        json_t *rec = pkb__gb_record(run);
-        json_object_set_new(rec, "family_index", json_integer((json_int_t)i));
-        json_object_set_new(rec, "repetitions", json_integer(c->opts->profile->repetitions));
-        json_object_set_new(rec, "repetition_index", json_integer(x->round - 1));
-        if (a->gb_runs == NULL)
-            a->gb_runs = json_array();
-        json_array_append_new(a->gb_runs, rec);
-    }
+    /* One call of the benchmark function was this repetition: its disturbance is the call's. */
+    s->disturb[k] =
+        s->ncalls > 0 ? s->calls[s->ncalls - 1]
+                      : (pkb_disturbance){
+                            .procs_running = -1, .others_cpu = NAN, .steal = NAN, .migrations = -1};
     return 0;
 }
 
@@ -105,7 +107,7 @@ static int register_round(struct rounds *x)
     for (size_t k = 0; k < c->n && rc == 0; k++) {
         size_t i = (k + (size_t)x->round) % c->n; /* rotate the order every round */
         pkb_series *a = &c->series[i];
-        if (!in_play(a))
+        if (!in_play(x, a))
             continue;
         pkb_series *copies[2] = {a, x->b != NULL && x->round > 0 ? &x->b[i] : NULL};
         if (x->round % 2 == 0 && copies[1] != NULL) { /* B A in even rounds */
@@ -119,11 +121,11 @@ static int register_round(struct rounds *x)
                            .time_mode = PKB_TIME_MANUAL,
                            .unit = PKB_UNIT_NS,
                            .repetitions = 1};
-            if (x->round == 0) {
+            if (x->round == 0 && !x->again) {
                 def.min_warmup_time = prof->warmup_s;
                 def.min_time = prof->min_time_s;
             } else {
-                def.iterations = x->iters[i] > 0 ? x->iters[i] : 1;
+                def.iterations = a->rounds_iterations > 0 ? a->rounds_iterations : 1;
             }
             rc = pkb_register(&def);
             if (rc != 0)
@@ -171,86 +173,114 @@ static void settle_round(struct rounds *x, size_t completed)
     struct pkb__collect *c = x->c;
     for (size_t i = 0; i < c->n; i++) {
         pkb_series *a = &c->series[i];
+        if (x->again && !a->remeasuring)
+            continue;
         if (a->nreps > completed)
             a->nreps = completed;
         if (x->b != NULL && x->b[i].nreps > completed)
             x->b[i].nreps = completed;
-        if (in_play(a) && completed > 0) {
+        if (in_play(x, a) && completed > 0 && !x->again) {
             a->status = PKB_SERIES_MEASURED;
             a->done = true;
         }
     }
 }
 
-int pkb__run_rounds(struct pkb__collect *c)
+/* The B copies of --aa: same workload, same state, same iteration count, "<name> [B]". */
+static int make_b_copies(struct rounds *x)
 {
-    const pkb_profile *prof = c->opts->profile;
-    struct rounds x = {.c = c, .iters = calloc(c->n, sizeof *x.iters)};
-    int rc = x.iters != NULL ? 0 : -ENOMEM;
-    if (rc == 0 && c->opts->aa) {
-        x.b = calloc(c->n, sizeof *x.b);
-        for (size_t i = 0; x.b != NULL && i < c->n; i++) {
-            const pkb_series *a = &c->series[i];
-            pkb_series *b = &x.b[i];
-            if (snprintf(b->name, sizeof b->name, "%.150s [B]", a->name) >= (int)sizeof b->name)
-                rc = -ENAMETOOLONG;
-            snprintf(b->scenario, sizeof b->scenario, "%s", a->scenario);
-            snprintf(b->contender, sizeof b->contender, "%s", a->contender);
-            b->iterate = a->iterate;
-            b->ctx = a->ctx;
-            b->check_counts = a->check_counts;
-            b->expect_bytes = a->expect_bytes;
-            b->expect_lines = a->expect_lines;
-            b->expect_children = a->expect_children;
-        }
-        if (x.b == NULL)
-            rc = -ENOMEM;
+    struct pkb__collect *c = x->c;
+    x->b = calloc(c->n, sizeof *x->b);
+    if (x->b == NULL)
+        return -ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const pkb_series *a = &c->series[i];
+        pkb_series *b = &x->b[i];
+        if (snprintf(b->name, sizeof b->name, "%.150s [B]", a->name) >= (int)sizeof b->name)
+            rc = -ENAMETOOLONG;
+        snprintf(b->scenario, sizeof b->scenario, "%s", a->scenario);
+        snprintf(b->contender, sizeof b->contender, "%s", a->contender);
+        b->iterate = a->iterate;
+        b->ctx = a->ctx;
+        b->check_counts = a->check_counts;
+        b->expect_bytes = a->expect_bytes;
+        b->expect_lines = a->expect_lines;
+        b->expect_children = a->expect_children;
     }
+    return rc;
+}
+
+/* Rounds 0..R of x (see the top of this file); the file rewritten after every measured round. */
+static int run_all_rounds(struct rounds *x)
+{
+    struct pkb__collect *c = x->c;
+    const pkb_profile *prof = c->opts->profile;
     size_t per_round = 0;
     for (size_t i = 0; i < c->n; i++)
-        per_round += in_play(&c->series[i]) ? (x.b != NULL ? 2 : 1) : 0;
+        per_round += in_play(x, &c->series[i]) ? (x->b != NULL ? 2 : 1) : 0;
     pkb__progress.rounds = true;
-    int completed = 0;
-    for (x.round = 0; rc == 0 && x.round <= prof->repetitions && !pkb_interrupted; x.round++) {
+    int completed = 0, rc = 0;
+    for (x->round = 0; rc == 0 && x->round <= prof->repetitions && !pkb_interrupted; x->round++) {
         pkb__progress.name = NULL; /* every call is a new line of pkb__progress */
         pkb__progress.index = 0;
         double per_call = prof->min_time_s * 1.2 + 0.005;
-        pkb__progress.later_s = per_call * (double)per_round * (prof->repetitions - x.round);
-        if (x.round == 0) {
-            pkb__progress.total = per_round / (x.b != NULL ? 2 : 1);
-            pkb__progress.per_series_s = prof->warmup_s + 3 * prof->min_time_s + 0.05;
-            snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "calibrate");
+        pkb__progress.later_s = per_call * (double)per_round * (prof->repetitions - x->round);
+        if (x->round == 0) {
+            pkb__progress.total = per_round / (x->b != NULL ? 2 : 1);
+            pkb__progress.per_series_s =
+                x->again ? per_call : prof->warmup_s + 3 * prof->min_time_s + 0.05;
+            snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "%s",
+                     x->again ? "warm again" : "calibrate");
         } else {
             pkb__progress.total = per_round;
             pkb__progress.per_series_s = per_call;
-            snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "round %d/%d", x.round,
-                     prof->repetitions);
+            snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "%sround %hu/%hu",
+                     x->again ? "again " : "", (unsigned short)x->round,
+                     (unsigned short)prof->repetitions);
         }
         if (!pkb__progress.tty)
-            fprintf(
-                stderr, "pkbench: %s (%zu series%s)\n",
-                x.round == 0 ? "calibrating: warm-up and iteration counts" : pkb__progress.phase,
-                per_round / (x.b != NULL ? 2 : 1), x.b != NULL && x.round > 0 ? ", A and B" : "");
-        rc = register_round(&x);
+            fprintf(stderr, "pkbench: %s (%zu series%s)\n",
+                    x->round == 0 && !x->again ? "calibrating: warm-up and iteration counts"
+                    : x->round == 0            ? "re-measuring: one discarded round to warm up"
+                                               : pkb__progress.phase,
+                    per_round / (x->b != NULL ? 2 : 1),
+                    x->b != NULL && x->round > 0 ? ", A and B" : "");
+        rc = register_round(x);
         if (rc == 0)
             rc = pkb_run_benchmarks(&(pkb_run_options){.filter = "all",
                                                        .on_context = on_round_context,
                                                        .on_run = on_round_run,
-                                                       .user = &x},
+                                                       .user = x},
                                     NULL);
-        if (rc == 0 && !pkb_interrupted && x.round > 0) {
-            completed = x.round;
-            settle_round(&x, (size_t)completed);
-            pkb__write_doc(c);
+        if (rc == 0 && !pkb_interrupted && x->round > 0) {
+            completed = x->round;
+            settle_round(x, (size_t)completed);
+            if (!x->again)
+                pkb__write_doc(c);
         }
     }
-    settle_round(&x, (size_t)completed);
+    settle_round(x, (size_t)completed);
+    pkb__progress.phase[0] = '\0';
+    return rc;
+}
+
+int pkb__run_rounds(struct pkb__collect *c)
+{
+    struct rounds x = {.c = c};
+    int rc = c->opts->aa ? make_b_copies(&x) : 0;
+    if (rc == 0)
+        rc = run_all_rounds(&x);
     if (x.b != NULL)
         json_object_set_new(c->doc, "noise_floor", noise_floor(&x));
     for (size_t i = 0; x.b != NULL && i < c->n; i++)
         pkb_series_free(&x.b[i]);
     free(x.b);
-    free(x.iters);
-    pkb__progress.phase[0] = '\0';
     return rc;
+}
+
+int pkb__run_rounds_again(struct pkb__collect *c)
+{
+    struct rounds x = {.c = c, .again = true};
+    return run_all_rounds(&x);
 }

@@ -14,17 +14,24 @@
  * resets the count, a batch within 1.10x of the best counts one, anything slower resets it; five
  * in a row stop, and a time budget caps the loop. The batch times go into the file.
  *
- * Noise. procs_running (/proc/stat) is read at the end of every call of the benchmark function;
- * GB calls it once per repetition after the first repetition's sizing trials, so the last N calls
- * are the N repetitions. A repetition that ended with more runnable tasks than CPUs is flagged.
+ * Disturbance. Around every call of the benchmark function the runner measures what else used
+ * the machine (run/disturb.h: other processes' share of the CPUs from /proc/stat, steal,
+ * procs_running, involuntary context switches, migrations). In rounds mode a call is one
+ * repetition; in a sequential run GB calls it once per repetition after the first repetition's
+ * sizing trials, so the last N calls are the N repetitions. A repetition is marked disturbed by
+ * disturb.h's rule; the marks are kept with the samples, never used to drop one.
+ *
+ * Re-measuring (remeasure.c). A timed series more than PKB_REMEASURE_SHARE of whose repetitions
+ * were disturbed is measured once more after the others, the same way; both attempts are kept in
+ * the file and the less disturbed one is the series' samples. Not with --aa.
  *
  * Nothing lost. The results file is rewritten atomically after every finished series; an
  * interrupt (SIGINT/SIGTERM) makes the running series stop at its next iteration, its partial
  * data is dropped, and the file keeps every finished series with "complete": false.
  *
- * Rounds (--interleave, --aa). By default each series runs all its repetitions in one go (one
- * registration with `repetitions`), so a drift of the machine lands on whichever series was
- * running. In rounds mode the runner calls pkb_run_benchmarks once per round instead,
+ * Rounds (the default; --aa). A sequential run (--sequential) runs each series' repetitions in
+ * one go (one registration with `repetitions`), so a drift of the machine lands on whichever
+ * series was running. In rounds mode the runner calls pkb_run_benchmarks once per round instead,
  * re-registering the series for each call:
  *   - round 0 calibrates: every series is registered with the profile's warm-up and min_time and
  *     one repetition; Google Benchmark warms it up and sizes its iteration count. That sample is
@@ -37,13 +44,17 @@
  * even ones so neither copy always goes first. A's samples are the series' samples_ns as usual;
  * B's go to "noise_floor", with the series' minimum detectable effect (stats.h's pks_mde of A and
  * B at --alpha): the noise floor `pkbench compare` uses when this file is the base. The file is
- * rewritten after every round; an interrupt keeps the rounds every series completed. Series
- * records in `benchmarks` are the measured rounds' iteration runs, numbered as repetitions.
+ * rewritten after every round; an interrupt keeps the rounds every series completed.
+ *
+ * Google Benchmark's own records are not copied into the file: `benchmarks` is built from the
+ * series (results.h's pkb_results_gb_records), the same in every mode, and `context` is GB's,
+ * captured once at the start.
  */
 #define _GNU_SOURCE
 #include "run/run.h"
 
 #include "run/collect.h"
+#include "run/disturb.h"
 #include "run/env.h"
 #include "run/rounds.h"
 #include "processkit.h"
@@ -153,9 +164,17 @@ static json_t *new_doc(const pkb_suite_options *opts, json_t *env)
         json_pack("{s:i, s:f, s:f, s:f, s:o}", "repetitions", prof->repetitions, "min_time_s",
                   prof->min_time_s, "warmup_s", prof->warmup_s, "priming_budget_s",
                   prof->priming_budget_s, "cpu_affinity", cpu_affinity());
-    if (settings != NULL && (opts->interleave || opts->aa)) { /* see "Rounds" above */
-        json_object_set_new(settings, "interleave", json_true());
-        json_object_set_new(settings, "aa", json_boolean(opts->aa));
+    if (settings != NULL) { /* see "Rounds", "Disturbance" and "Re-measuring" above */
+        json_object_set_new(settings, "interleave", json_boolean(opts->interleave || opts->aa));
+        if (opts->interleave || opts->aa)
+            json_object_set_new(settings, "aa", json_boolean(opts->aa));
+        json_object_set_new(settings, "disturbance", pkb_disturb_rule_json());
+        json_object_set_new(settings, "remeasure",
+                            opts->aa ? json_null()
+                                     : json_pack("{s:f, s:s}", "disturbed_share_above",
+                                                 PKB_REMEASURE_SHARE, "keeps",
+                                                 "both attempts; the series' samples are the less "
+                                                 "disturbed one, the first on a tie"));
     }
     json_t *doc = settings == NULL ? NULL
                                    : pkb_results_doc_new(&(pkb_results_head){
@@ -190,20 +209,26 @@ static long register_series(pkb_series *series, size_t n, const pkb_suite_option
         timed++;
         if (opts->interleave || opts->aa)
             continue;
-        int rc = pkb_register(&(pkb_def){.name = s->name,
-                                         .fn = pkb__bench,
-                                         .user = s,
-                                         .time_mode = PKB_TIME_MANUAL,
-                                         .unit = PKB_UNIT_NS,
-                                         .repetitions = prof->repetitions,
-                                         .min_warmup_time = prof->warmup_s,
-                                         .min_time = prof->min_time_s});
-        if (rc != 0) {
-            fprintf(stderr, "pkbench: cannot register %s: %s\n", s->name, strerror(-rc));
+        int rc = pkb__register(s, prof);
+        if (rc != 0)
             return rc;
-        }
     }
     return timed;
+}
+
+int pkb__register(pkb_series *s, const pkb_profile *prof)
+{
+    int rc = pkb_register(&(pkb_def){.name = s->name,
+                                     .fn = pkb__bench,
+                                     .user = s,
+                                     .time_mode = PKB_TIME_MANUAL,
+                                     .unit = PKB_UNIT_NS,
+                                     .repetitions = prof->repetitions,
+                                     .min_warmup_time = prof->warmup_s,
+                                     .min_time = prof->min_time_s});
+    if (rc != 0)
+        fprintf(stderr, "pkbench: cannot register %s: %s\n", s->name, strerror(-rc));
+    return rc;
 }
 
 /* Times every registered series, one after another or in rounds. */
@@ -257,11 +282,14 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
         return (int)timed;
     }
     pkb__progress.total = (size_t)timed;
+    pkb_context_capture(pkb__on_context, &c); /* GB's context, at the start of the run */
     pkb__write_doc(&c); /* the file exists from the start: refused series and the environment */
     json_object_set_new(doc, "priming", prime(prof, opts->prime && timed > 0));
     pkb__write_doc(&c);
 
     int rc = timed == 0 ? 0 : time_series(&c);
+    if (rc == 0 && timed > 0)
+        rc = pkb__remeasure(&c);
     if (pkb__progress.tty)
         fprintf(stderr, "\r\033[K");
     if (rc < 0 && !pkb_interrupted)
@@ -283,9 +311,13 @@ void pkb_series_free(pkb_series *s)
     free(s->child_cpu_ns);
     free(s->parent_cpu_ns);
     free(s->iterations);
-    free(s->procs_running);
-    free(s->call_procs);
-    json_decref(s->gb_runs);
+    free(s->disturb);
+    free(s->calls);
+    free(s->other.samples_ns);
+    free(s->other.child_cpu_ns);
+    free(s->other.parent_cpu_ns);
+    free(s->other.iterations);
+    free(s->other.disturb);
     json_decref(s->extra);
     memset(s, 0, sizeof *s);
 }

@@ -14,6 +14,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* One measurement of a series: per-repetition arrays of nreps entries each (owned). */
+typedef struct pkb_attempt {
+    size_t nreps;
+    double *samples_ns, *child_cpu_ns, *parent_cpu_ns;
+    long long *iterations;
+    pkb_disturbance *disturb;
+} pkb_attempt;
+
 typedef struct pkb_series {
     /* set by the suite */
     char name[160]; /* what --filter matches, e.g. "spawn_capture_small/processkit" */
@@ -31,16 +39,21 @@ typedef struct pkb_series {
     int expect_children;
     json_t *extra; /* suite-specific fields merged into the series object (owned, may be NULL) */
 
-    /* filled by the runner */
+    /* filled by the runner (a suite that measures itself fills them too) */
     pkb_series_status status;
     char reason[256];
+    bool environmental; /* refused or failed for a reason of the host, set by the suite */
     size_t nreps;
-    double *samples_ns, *child_cpu_ns, *parent_cpu_ns;
+    double *samples_ns, *child_cpu_ns, *parent_cpu_ns; /* parent: every thread of pkbench */
     long long *iterations;
-    int *procs_running;
-    int *call_procs; /* procs_running at the end of every call of the benchmark function */
+    pkb_disturbance *disturb; /* what disturbed each repetition (run/disturb.h) */
+    pkb_disturbance *calls;   /* ... each call of the benchmark function */
     size_t ncalls, capcalls;
-    json_t *gb_runs; /* Google Benchmark-compatible records of this series */
+    long long rounds_iterations; /* rounds mode: the iteration count round 0 sized */
+    /* Re-measured ("Re-measuring" in run.c): `other` is the attempt the fields above do not
+     * hold; other_first says it was measured first. */
+    bool remeasuring, remeasured, other_first;
+    pkb_attempt other;
     bool done;
 } pkb_series;
 
@@ -65,9 +78,11 @@ typedef struct pkb_suite_options {
     json_t *suite_section; /* merged into the results document under the suite's name */
 
     /* Rounds (run.c, "Rounds"): `interleave` samples the series in rounds, one repetition of
-     * every series per round, instead of one series after another; `aa` also runs an identical
-     * second copy (B) of every series next to it in each round and writes each series' minimum
-     * detectable effect at `aa_alpha` (0: 0.05) into the top-level "noise_floor" object. */
+     * every series per round, instead of one series after another (pkbench's default; false is
+     * --sequential); `aa` also runs an identical second copy (B) of every series next to it in
+     * each round and writes each series' minimum detectable effect at `aa_alpha` (0: 0.05) into
+     * the top-level "noise_floor" object. A suite that measures itself sets `interleave` when it
+     * samples in rounds of its own. */
     bool interleave;
     bool aa;
     double aa_alpha;
@@ -84,19 +99,20 @@ extern volatile sig_atomic_t pkb_interrupted;
 
 /* Runs the series (those with status PENDING are timed; REFUSED ones are recorded, and so are
  * MEASURED or FAILED ones a suite settled itself: their samples, per-repetition arrays of nreps
- * entries, extra and gb_runs are written as they are) and writes
- * the results file after every finished series and at the end, atomically. Returns 0, 130 when
- * interrupted (the file holds the finished series), or a negative errno (message printed). */
+ * entries and extra are written as they are) and writes the results file after every finished
+ * series and at the end, atomically. A timed series more than PKB_REMEASURE_SHARE of whose
+ * repetitions were disturbed is measured once more (not with --aa), both attempts kept.
+ * Returns 0, 130 when interrupted (the file holds the finished series), or a negative errno
+ * (message printed). */
 int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts);
+
+/* A series with more than this share of its repetitions disturbed is re-measured once. */
+#define PKB_REMEASURE_SHARE 0.25
 
 void pkb_series_free(pkb_series *s);
 
 /* The series as the results file holds it (results.h's pkb_results_series_json). New reference. */
 json_t *pkb_series_json(const pkb_series *s);
-
-/* For a series a suite measured itself (forkathon): Google Benchmark-style records, one
- * "iteration" run per sample, into s->gb_runs. */
-void pkb_series_gb_records(pkb_series *s);
 
 /* The current time, UTC, as ISO 8601 ("2026-12-01T02:21:45Z"). */
 void pkb_iso_time(char *buf, size_t cap);

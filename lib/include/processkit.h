@@ -172,9 +172,10 @@ typedef struct pk_command {
     pk_containment containment;
     int pdeathsig; /* signal the direct child gets when this thread's process dies; 0: none */
 
-    /* Time limits in milliseconds, 0 for none. When one passes, the tree gets SIGTERM, then
-     * SIGKILL after grace_ms (at once when grace_ms is 0); a child that exits on SIGTERM ends the
-     * grace early. The outcome says which limit fired; output read so far is kept. */
+    /* Time limits in milliseconds, 0 for none. When one passes, the tree gets SIGTERM (and
+     * SIGCONT, so a stopped tree acts on it), then SIGKILL after grace_ms (at once when grace_ms
+     * is 0); a child that exits on SIGTERM ends the grace early. The outcome says which limit
+     * fired; output read so far is kept. */
     int64_t timeout_ms;      /* from the start */
     int64_t idle_timeout_ms; /* without any output on stdout or stderr */
     int64_t grace_ms;
@@ -297,7 +298,9 @@ PK_API int pk_spawn(const pk_command *cmd, pk_process **proc, pk_result *failure
 
 /* Writes pending stdin bytes, drains captured streams into res->out / res->err, and reaps the
  * child (waitid on its pidfd: never waitpid(-1), so a host's own SIGCHLD handling keeps
- * working). Fills res->outcome. Returns 0, or a negative error when waiting itself failed. */
+ * working). Fills res->outcome. Returns 0, or a negative error when waiting itself failed. In a
+ * host that ignores SIGCHLD (the kernel then reaps children itself) the status comes from the
+ * pidfd (Linux 6.15), with user_us/sys_us 0; -ECHILD on older kernels. */
 PK_API int pk_process_wait(pk_process *proc, pk_result *res);
 
 /* Sends `signo` to the child through its pidfd, so a recycled pid is never hit. Returns 0,
@@ -365,7 +368,8 @@ PK_API int pk_group_signal(pk_group *group, int signo);
  * Returns 0, -ETIMEDOUT when members remain after 5 s, or a negative errno. */
 PK_API int pk_group_kill(pk_group *group);
 
-/* SIGTERM to the tree, waits up to grace_ms for it to empty; then SIGKILL when `escalate`.
+/* SIGTERM (then SIGCONT) to the tree, waits up to grace_ms for it to empty; then SIGKILL when
+ * `escalate`.
  * Returns 0 when the group is empty afterwards, -ETIMEDOUT when members remain (escalate off).
  * The group stays kill-on-close either way. */
 PK_API int pk_group_shutdown(pk_group *group, int64_t grace_ms, bool escalate);

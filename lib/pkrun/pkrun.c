@@ -1,626 +1,471 @@
 /*
  * pkrun — a tree-safe timeout(1): runs a command in a private group so that nothing it starts
- * outlives it, forwards its output line by line as it comes, enforces time limits with a grace
- * period, keeps a bounded head or tail of the output, and can write the typed outcome as JSON.
+ * outlives it, ends the whole tree at a time limit, and passes the command's bytes through
+ * untouched.
  *
- * Exit status (as coreutils timeout where they overlap):
- *   the child's own code; 124 when a time limit ended it; 125 pkrun's own failure (bad
- *   arguments, containment unavailable, output over a fail-loud cap); 126 found but not
- *   executable; 127 not found; 128+N when the child died of signal N.
- * SIGINT, SIGTERM and SIGHUP sent to pkrun are forwarded to the whole tree (through a cancel
- * handle), followed by SIGKILL after the grace; pkrun returns only when the tree is gone.
+ * The run, in order: parse (args.c); give closed standard descriptors a placeholder so nothing of
+ * pkrun's lands on 0..2; catch the terminating signals (signals.c); check the --json path; set up
+ * the relay only when an option needs the output (relay.c), else the command inherits pkrun's
+ * stdin, stdout and stderr; spawn it with processkit (its own group, PR_SET_PDEATHSIG, a
+ * shebang-less script run by /bin/sh as execvp does); hand it the terminal if it leads its own
+ * process group (tty.c). Then one ppoll loop waits on the command's pidfd, the signal self-pipe,
+ * the relay's descriptors and the next deadline:
+ *   - a limit (DURATION, --idle-timeout, or SIGALRM, which means "time is up" as for timeout)
+ *     sends -s's signal to the tree, then SIGCONT, and SIGKILL after -k;
+ *   - a terminating signal pkrun receives goes to the tree the same way, except one the terminal
+ *     sent that already reached the command in pkrun's own process group;
+ *   - the command's exit ends the run: processkit tears the group down and reaps, the relay
+ *     delivers what is left (dropping only what a stalled reader has not taken, after pkrun was
+ *     told to stop).
+ * Last, the terminal goes back, the JSON is written, and pkrun exits as timeout does: the
+ * command's status; 124 after a limit (137 when SIGKILL was needed, the command's own with
+ * --preserve-status); or, when the command died of a signal, by that same signal.
  */
 #define _GNU_SOURCE
-#include "processkit.h"
+#include "pkrun.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#define EXIT_TIMEOUT  124
-#define EXIT_OWN      125
-#define EXIT_NOEXEC   126
-#define EXIT_NOTFOUND 127
-
-static const char usage_text[] =
-    "usage: pkrun [--timeout S] [--grace S] [--idle-timeout S] [--max-bytes N] [--max-lines N]\n"
-    "             [--keep head|tail|fail] [--containment auto|cgroup|pgroup] [--pdeathsig]\n"
-    "             [--json FILE|-] [--verbose] -- PROGRAM [ARGS...]\n";
-
-static void usage(FILE *f)
-{
-    fputs(usage_text, f);
-}
-
-static _Noreturn void help(void)
-{
-    usage(stdout);
-    fputs("\n"
-          "Runs PROGRAM in a private group (a cgroup v2 leaf when the host delegates one, else a\n"
-          "process group) so that nothing it starts outlives it, forwarding its stdout and stderr\n"
-          "line by line.\n"
-          "\n"
-          "  --timeout S        end the tree S after the start\n"
-          "  --idle-timeout S   end it after S without any output\n"
-          "  --grace S          after a limit: SIGTERM, then SIGKILL S later (default 2; 0 kills\n"
-          "                     at once). Also used for forwarded signals.\n"
-          "  --max-bytes N      keep at most N bytes of each stream (default 1M when no cap is\n"
-          "                     given)\n"
-          "  --max-lines N      keep at most N lines of each stream\n"
-          "  --keep POLICY      tail (default): the last lines; head: the first lines; fail: like\n"
-          "                     head, and exit 125 when the output did not fit\n"
-          "  --containment M    auto (default), cgroup (fail when unavailable), pgroup\n"
-          "  --pdeathsig        SIGKILL the child if pkrun itself dies\n"
-          "  --json FILE|-      write the outcome as JSON to FILE (- for stdout, after the run)\n"
-          "  --verbose          say on stderr which mechanisms are in use and how the run ended\n"
-          "  -h, --help         print this help and exit\n"
-          "\n"
-          "S, a duration: a decimal number (1, 1.5, .25, 2e-3) and an optional unit: ms, s (the\n"
-          "default), m, h or d; at most 1e9 seconds. N, a count: digits and an optional K, M or G\n"
-          "(binary: 1K = 1024); at most 1T. No signs, spaces or hex in either.\n"
-          "A value follows its option as --timeout=5 or --timeout 5; a long option may be\n"
-          "shortened while it stays unambiguous. Options end at PROGRAM or at --: everything\n"
-          "after is PROGRAM's, untouched.\n"
-          "\n"
-          "Exit status: the child's code; 124 time limit; 125 pkrun failed or bad arguments;\n"
-          "126 not executable; 127 not found; 128+N the child died of signal N.\n",
-          stdout);
-    exit(fflush(stdout) == 0 ? 0 : EXIT_OWN);
-}
-
-/* ---- arguments ----------------------------------------------------------------------------- */
-
-struct options {
-    double timeout, grace, idle;
-    size_t max_bytes, max_lines;
-    pk_keep keep;
-    pk_containment containment;
-    bool pdeathsig, verbose;
-    const char *json;
-    char **argv;
+struct run {
+    struct pkr_options o;
+    struct pkr_relay relay;
+    struct pkr_tty tty;
+    pk_process *proc;
+    int pidfd;
+    bool exited; /* the command exited and processkit reaped it (into res) */
+    pk_result res;
+    int wait_rc;
+    bool same_pgrp;        /* the command shares pkrun's process group (and its terminal signals) */
+    int64_t deadline_ns;   /* the time limit, absolute; 0: none */
+    int64_t kill_at_ns;    /* when SIGKILL follows the first signal; 0: not scheduled */
+    bool kill_scheduled;   /* -k runs once, from the first signal, as with timeout */
+    pk_outcome_kind limit; /* TIMED_OUT or IDLE_TIMED_OUT once a limit fired */
+    int stop_signal;       /* the first terminating signal pkrun received */
+    bool forwarded;        /* ... and sent to the tree (it was still running) */
 };
 
-/* getopt_long's codes for the options: above any character, so that only -h has a short form. */
-enum {
-    OPT_TIMEOUT = 256,
-    OPT_GRACE,
-    OPT_IDLE,
-    OPT_MAX_BYTES,
-    OPT_MAX_LINES,
-    OPT_KEEP,
-    OPT_CONTAINMENT,
-    OPT_PDEATHSIG,
-    OPT_JSON,
-    OPT_VERBOSE,
-    OPT_HELP = 'h',
-};
-
-static const struct option long_options[] = {
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"grace", required_argument, NULL, OPT_GRACE},
-    {"idle-timeout", required_argument, NULL, OPT_IDLE},
-    {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
-    {"max-lines", required_argument, NULL, OPT_MAX_LINES},
-    {"keep", required_argument, NULL, OPT_KEEP},
-    {"containment", required_argument, NULL, OPT_CONTAINMENT},
-    {"pdeathsig", no_argument, NULL, OPT_PDEATHSIG},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"verbose", no_argument, NULL, OPT_VERBOSE},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-/* The table entry of an option code; messages use its full name, as the user may have typed a
- * shortened one. */
-static const struct option *option_by_code(int code)
+static int64_t now_ns(void)
 {
-    for (const struct option *lo = long_options; lo->name != NULL; lo++)
-        if (lo->val == code)
-            return lo;
-    return NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static _Noreturn void bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void bad_arg(const char *fmt, ...)
+/* ---- signals to the tree ------------------------------------------------------------------- */
+
+static void send_tree(struct run *r, int signo)
 {
-    va_list ap;
-    fputs("pkrun: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    usage(stderr);
-    exit(EXIT_OWN);
+    if (r->o.verbose) {
+        char name[16];
+        fprintf(stderr, "pkrun: sending signal %s to command '%s'\n", pkr_signal_name(signo, name),
+                r->o.argv[0]);
+    }
+    if (signo != 0)
+        (void)pk_process_signal_tree(r->proc, signo);
+    /* A stopped process acts on the signal only once continued. */
+    if (signo != 0 && signo != SIGKILL && signo != SIGCONT)
+        (void)pk_process_signal_tree(r->proc, SIGCONT);
 }
 
-/* Explains what getopt_long rejected (it prints nothing itself: opterr is 0). `arg` is the
- * argument it stopped at. */
-static _Noreturn void bad_option(int c, const char *arg)
+static void schedule_kill(struct run *r)
 {
-    const struct option *lo = option_by_code(optopt);
-    if (c == ':' && lo != NULL)
-        bad_arg("--%s: needs a value", lo->name);
-    const char *eq = strchr(arg, '=');
-    if (lo != NULL)
-        bad_arg("--%s: takes no value, got '%s'", lo->name, eq != NULL ? eq + 1 : arg);
-    if (optopt != 0)
-        bad_arg("unknown option '-%c'", optopt);
-    /* A long option: unknown, or a prefix of more than one (getopt_long says not which). */
-    size_t len = strcspn(arg + 2, "=");
-    char some[128] = "";
+    if (r->kill_scheduled)
+        return;
+    r->kill_scheduled = true;
+    r->kill_at_ns = now_ns() + r->o.kill_after_ns;
+}
+
+/* The first signal of an ending: with -k 0, SIGKILL straight away (not the signal, then a
+ * SIGKILL racing it, which would make the exit status a matter of luck). */
+static void begin_ending(struct run *r, int signo)
+{
+    if (r->o.kill_after_ns == 0 && !r->kill_scheduled) {
+        r->kill_scheduled = true;
+        send_tree(r, SIGKILL);
+        return;
+    }
+    send_tree(r, signo);
+    if (signo != SIGKILL)
+        schedule_kill(r);
+}
+
+static void fire_limit(struct run *r, pk_outcome_kind kind)
+{
+    if (r->limit != PK_OUTCOME_NONE || r->exited)
+        return;
+    r->limit = kind;
+    begin_ending(r, r->o.signo);
+}
+
+static void on_signal(struct run *r, struct pkr_signal s)
+{
+    if (s.signo == SIGCHLD) {
+        pkr_tty_check_stop(&r->tty, r->pidfd);
+        return;
+    }
+    if (r->exited) {
+        /* Told to stop while delivering the last output: stop waiting for the reader. */
+        if (r->stop_signal == 0 && s.signo != SIGALRM)
+            r->stop_signal = s.signo;
+        return;
+    }
+    if (s.signo == SIGALRM) {
+        fire_limit(r, PK_OUTCOME_TIMED_OUT); /* timeout's meaning: the time is up now */
+        return;
+    }
+    if (s.from_kernel && r->same_pgrp)
+        return; /* the terminal sent it to its foreground group: the command has it already */
+    if (r->stop_signal == 0)
+        r->stop_signal = s.signo;
+    r->forwarded = true;
+    begin_ending(r, s.signo);
+}
+
+static void on_timers(struct run *r, int64_t now)
+{
+    if (r->exited)
+        return;
+    if (r->deadline_ns != 0 && now >= r->deadline_ns)
+        fire_limit(r, PK_OUTCOME_TIMED_OUT);
+    if (r->o.idle_ns != 0 && !pkr_relay_stalled(&r->relay) &&
+        now >= r->relay.last_io_ns + r->o.idle_ns)
+        fire_limit(r, PK_OUTCOME_IDLE_TIMED_OUT);
+    if (r->kill_at_ns != 0 && now >= r->kill_at_ns) {
+        r->kill_at_ns = 0;
+        send_tree(r, SIGKILL);
+    }
+}
+
+static int64_t next_wakeup(const struct run *r)
+{
+    if (r->exited)
+        return 0;
+    int64_t t = r->kill_at_ns;
+    if (r->limit == PK_OUTCOME_NONE) {
+        if (r->deadline_ns != 0 && (t == 0 || r->deadline_ns < t))
+            t = r->deadline_ns;
+        int64_t idle = r->relay.last_io_ns + r->o.idle_ns;
+        if (r->o.idle_ns != 0 && !pkr_relay_stalled(&r->relay) && (t == 0 || idle < t))
+            t = idle;
+    }
+    return t;
+}
+
+/* ---- the loop ------------------------------------------------------------------------------ */
+
+static void command_exited(struct run *r)
+{
+    r->wait_rc = pk_process_wait(r->proc, &r->res); /* tears the group down, then reaps */
+    r->exited = true;
+    r->relay.draining = true;
+}
+
+/* Without a pidfd (kernels before 5.3) the exit is looked for at every wake-up. */
+static bool exited_without_pidfd(const struct run *r)
+{
+    siginfo_t si = {0};
+    return waitid(P_PID, (id_t)pk_process_pid(r->proc), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           si.si_pid != 0;
+}
+
+static void wait_once(struct run *r)
+{
+    struct pollfd pfd[8];
+    int tags[8];
     int n = 0;
-    for (lo = long_options; lo->name != NULL; lo++) {
-        if (strncmp(lo->name, arg + 2, len) == 0) {
-            size_t used = strlen(some);
-            snprintf(some + used, sizeof some - used, "%s--%s", n++ ? ", " : "", lo->name);
-        }
+    pfd[n++] = (struct pollfd){pkr_signals_fd(), POLLIN, 0};
+    int pid_slot = -1;
+    if (!r->exited && r->pidfd >= 0) {
+        pid_slot = n;
+        pfd[n++] = (struct pollfd){r->pidfd, POLLIN, 0};
     }
-    if (n > 1 && len > 0)
-        bad_arg("ambiguous option '%.*s': %s", (int)len + 2, arg, some);
-    bad_arg("unknown option '%.*s'", (int)len + 2, arg);
-}
+    int relay_at = n;
+    n += pkr_relay_poll_set(&r->relay, pfd + n, tags);
 
-/* A duration into seconds: a decimal number and an optional unit. Strict, so that a typo never
- * becomes a different limit: no sign, space, hex, inf or nan, nothing after the unit. Returns
- * NULL, or what is wrong with v. */
-static const char *parse_duration(const char *v, double *seconds)
-{
-    static const struct {
-        const char *unit;
-        double scale;
-    } units[] = {{"", 1}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
-    static const char bad[] = "is not a duration (examples: 1.5, 250ms, 2m)";
-    /* strtod alone would take leading spaces, signs, "inf", "nan" and hex floats. */
-    if ((v[0] < '0' || v[0] > '9') && v[0] != '.')
-        return bad;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || strspn(v, "0123456789.eE+-") < (size_t)(end - v))
-        return bad;
-    if (errno == ERANGE && d < 1)
-        return bad; /* an underflow: more digits than any clock has */
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].unit) == 0) {
-            *seconds = d * units[i].scale;
-            return errno == 0 && *seconds <= 1e9 ? NULL : "is over the limit of 1e9 seconds";
-        }
+    struct timespec ts, *tsp = NULL;
+    int64_t wake = next_wakeup(r), now = now_ns();
+    if (wake != 0) {
+        int64_t left = wake > now ? wake - now : 0;
+        ts = (struct timespec){left / 1000000000, left % 1000000000};
+        tsp = &ts;
     }
-    return bad;
-}
-
-/* A count with an optional binary K, M or G suffix. Strict like parse_duration. Returns NULL, or
- * what is wrong with v. */
-static const char *parse_count(const char *v, size_t *count)
-{
-    static const char bad[] = "is not a count (examples: 500, 64K, 1M)";
-    if (v[0] < '0' || v[0] > '9')
-        return bad; /* strtoull would take spaces and signs, and wrap "-1" around */
-    char *end;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k')
-        shift = 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30, end++;
-    if (*end != '\0')
-        return bad;
-    if (errno != 0 || n > (1ULL << 40) >> shift)
-        return "is over the limit of 1T";
-    *count = (size_t)(n << shift);
-    return NULL;
-}
-
-/* The values --keep and --containment accept, in the order the help lists them. */
-struct choice {
-    const char *name;
-    int value;
-};
-
-static const struct choice keep_choices[] = {
-    {"head", PK_KEEP_HEAD}, {"tail", PK_KEEP_TAIL}, {"fail", PK_KEEP_FAIL}, {NULL, 0}};
-static const struct choice containment_choices[] = {{"auto", PK_CONTAIN_AUTO},
-                                                    {"cgroup", PK_CONTAIN_CGROUP},
-                                                    {"pgroup", PK_CONTAIN_PGROUP},
-                                                    {NULL, 0}};
-
-static int parse_choice(const char *opt, const char *v, const struct choice *choices)
-{
-    char names[64] = "";
-    for (const struct choice *c = choices; c->name != NULL; c++) {
-        if (strcmp(v, c->name) == 0)
-            return c->value;
-        size_t used = strlen(names);
-        snprintf(names + used, sizeof names - used, "%s%s", c == choices ? "" : ", ", c->name);
+    if (!r->exited && r->pidfd < 0 && (tsp == NULL || ts.tv_sec > 0 || ts.tv_nsec > 10000000)) {
+        ts = (struct timespec){0, 10000000};
+        tsp = &ts;
     }
-    bad_arg("--%s: '%s' is not one of %s", opt, v, names);
+    if (ppoll(pfd, (nfds_t)n, tsp, NULL) < 0 && errno != EINTR) {
+        fprintf(stderr, "pkrun: ppoll: %s\n", strerror(errno));
+        exit(PKR_EXIT_OWN); /* the command dies with pkrun (PR_SET_PDEATHSIG) */
+    }
+    struct pkr_signal sigs[32];
+    size_t ns = pfd[0].revents != 0 ? pkr_signals_take(sigs, 32) : 0;
+    for (size_t i = 0; i < ns; i++)
+        on_signal(r, sigs[i]);
+    /* The relay first: what the command wrote before it exited is read before the exit. */
+    pkr_relay_handle(&r->relay, pfd + relay_at, tags, n - relay_at);
+    bool exited = pid_slot >= 0 ? pfd[pid_slot].revents != 0
+                                : !r->exited && r->pidfd < 0 && exited_without_pidfd(r);
+    if (exited)
+        command_exited(r);
+    on_timers(r, now_ns());
 }
 
-static double duration_arg(const char *opt, const char *v)
+static void run_loop(struct run *r)
 {
-    double d;
-    const char *why = parse_duration(v, &d);
-    if (why != NULL)
-        bad_arg("--%s: '%s' %s", opt, v, why);
-    return d;
-}
-
-static size_t count_arg(const char *opt, const char *v)
-{
-    size_t n;
-    const char *why = parse_count(v, &n);
-    if (why != NULL)
-        bad_arg("--%s: '%s' %s", opt, v, why);
-    return n;
-}
-
-/* Applies one option getopt_long found (with its value, if it takes one); a bad value ends
- * pkrun with exit 125 and a message naming the option. */
-static void apply_option(struct options *o, int code, const char *v)
-{
-    const char *opt = option_by_code(code)->name;
-    switch (code) {
-    case OPT_TIMEOUT:
-        o->timeout = duration_arg(opt, v);
-        break;
-    case OPT_GRACE:
-        o->grace = duration_arg(opt, v);
-        break;
-    case OPT_IDLE:
-        o->idle = duration_arg(opt, v);
-        break;
-    case OPT_MAX_BYTES:
-        o->max_bytes = count_arg(opt, v);
-        break;
-    case OPT_MAX_LINES:
-        o->max_lines = count_arg(opt, v);
-        break;
-    case OPT_KEEP:
-        o->keep = (pk_keep)parse_choice(opt, v, keep_choices);
-        break;
-    case OPT_CONTAINMENT:
-        o->containment = (pk_containment)parse_choice(opt, v, containment_choices);
-        break;
-    case OPT_PDEATHSIG:
-        o->pdeathsig = true;
-        break;
-    case OPT_JSON:
-        if (v[0] == '\0')
-            bad_arg("--json: needs a file name, or - for stdout");
-        o->json = v;
-        break;
-    case OPT_VERBOSE:
-        o->verbose = true;
-        break;
-    case OPT_HELP:
-        help();
+    for (;;) {
+        if (r->exited && r->stop_signal != 0 && pkr_relay_stalled(&r->relay))
+            pkr_relay_give_up(&r->relay); /* told to stop: the reader is not taking more */
+        if (r->exited && pkr_relay_done(&r->relay))
+            return;
+        if (r->exited)
+            pkr_relay_handle(&r->relay, NULL, NULL, 0); /* drain what is buffered */
+        if (r->exited && pkr_relay_done(&r->relay))
+            return;
+        wait_once(r);
     }
 }
 
-static void parse(int argc, char **argv, struct options *o)
+/* ---- the start ----------------------------------------------------------------------------- */
+
+/* Starts the command; a file without a #! line (ENOEXEC) is run by /bin/sh, as execvp (and so
+ * timeout) does. */
+static int spawn(struct run *r, pk_command *cmd, pk_result *failure)
 {
-    *o = (struct options){.grace = 2.0, .keep = PK_KEEP_TAIL};
-    opterr = 0;
-    /* "+": options end at the first non-option (PROGRAM) or at "--", so the program's own options
-     * reach it untouched; ":" tells a missing value apart from an unknown option. */
-    int c;
-    while ((c = getopt_long(argc, argv, "+:h", long_options, NULL)) != -1) {
-        if (c == '?' || c == ':')
-            bad_option(c, argv[optind - 1]);
-        apply_option(o, c, optarg);
-    }
-    if (optind >= argc)
-        bad_arg("no PROGRAM given");
-    o->argv = argv + optind;
-    if (o->max_bytes == 0 && o->max_lines == 0)
-        o->max_bytes = 1 << 20;
-}
-
-/* ---- forwarding and signals ---------------------------------------------------------------- */
-
-static pk_cancel *cancel;
-
-static void on_signal(int sig)
-{
-    pk_cancel_trigger_signal(cancel, sig); /* async-signal-safe */
-}
-
-/* Writes the line and, when it had one, its newline, in one call. */
-static void write_line(int fd, const char *p, size_t n, bool newline)
-{
-    struct iovec iov[2] = {{(void *)p, n}, {"\n", newline ? 1 : 0}};
-    int cnt = 2;
-    struct iovec *v = iov;
-    while (cnt > 0) {
-        ssize_t k = writev(fd, v, cnt);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            return; /* our own output is gone: keep running the child, drop its output */
-        while (cnt > 0 && (size_t)k >= v->iov_len) {
-            k -= (ssize_t)v->iov_len;
-            v++, cnt--;
-        }
-        if (cnt > 0) {
-            v->iov_base = (char *)v->iov_base + k;
-            v->iov_len -= (size_t)k;
-        }
-    }
-}
-
-static int forward(void *user, const pk_line *line)
-{
-    (void)user;
-    /* Raw mode: the line is the child's bytes, unchanged. */
-    write_line(line->stream == 1 ? 1 : 2, line->data, line->len, line->newline);
-    return 0;
-}
-
-/* ---- JSON ---------------------------------------------------------------------------------- */
-
-/* A JSON string: escapes, and U+FFFD for bytes that are not valid UTF-8. */
-static void json_string(FILE *f, const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = u[i];
-        if (c == '"' || c == '\\') {
-            fprintf(f, "\\%c", c), i++;
-        } else if (c == '\n') {
-            fputs("\\n", f), i++;
-        } else if (c == '\t') {
-            fputs("\\t", f), i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            fprintf(f, "\\u%04x", c), i++;
-        } else if (c < 0x80) {
-            fputc(c, f), i++;
-        } else {
-            size_t len = c >= 0xC2 && c <= 0xDF   ? 2
-                         : c >= 0xE0 && c <= 0xEF ? 3
-                         : c >= 0xF0 && c <= 0xF4 ? 4
-                                                  : 0;
-            bool ok = len > 0 && i + len <= n;
-            for (size_t k = 1; ok && k < len; k++)
-                ok = (u[i + k] & 0xC0) == 0x80;
-            /* overlongs, surrogates and values above U+10FFFF */
-            if (ok && len == 3)
-                ok = !(c == 0xE0 && u[i + 1] < 0xA0) && !(c == 0xED && u[i + 1] > 0x9F);
-            if (ok && len == 4)
-                ok = !(c == 0xF0 && u[i + 1] < 0x90) && !(c == 0xF4 && u[i + 1] > 0x8F);
-            if (ok) {
-                fwrite(u + i, 1, len, f);
-                i += len;
-            } else {
-                fputs("\\ufffd", f);
-                i++;
-            }
-        }
-    }
-    fputc('"', f);
-}
-
-static void json_stream(FILE *f, const char *name, const pk_output *o, pk_keep keep)
-{
-    fprintf(f, "    \"%s\": {\"bytes\": %llu, \"lines\": %llu, \"dropped_lines\": %llu, ", name,
-            (unsigned long long)o->total_bytes, (unsigned long long)o->total_lines,
-            (unsigned long long)o->dropped_lines);
-    fprintf(f, "\"truncated\": %s, \"kept\": \"%s\", \"kept_bytes\": %zu, \"text\": ",
-            o->truncated ? "true" : "false", keep == PK_KEEP_TAIL ? "tail" : "head", o->len);
-    json_string(f, o->data != NULL ? o->data : "", o->len);
-    fputs("}", f);
-}
-
-/* How the run ended: the outcome's kind and its details, pkrun's own exit status, the times. */
-static void json_outcome(FILE *f, const pk_outcome *oc, int rc, int status)
-{
-    fprintf(f, "  \"outcome\": \"%s\",\n", pk_outcome_kind_name(oc->kind));
-    if (oc->kind == PK_OUTCOME_SPAWN_FAILED)
-        fprintf(f, "  \"stage\": \"%s\",\n  \"error\": \"%s\",\n", pk_stage_name(oc->stage),
-                pk_errname(oc->error));
-    else if (oc->signo != 0)
-        fprintf(f, "  \"signal\": %d,\n  \"core_dumped\": %s,\n", oc->signo,
-                oc->core_dumped ? "true" : "false");
-    else
-        fprintf(f, "  \"exit_code\": %d,\n", oc->code);
-    if (rc != 0)
-        fprintf(f, "  \"run_error\": \"%s\",\n", pk_errname(rc));
-    fprintf(f, "  \"pkrun_exit_status\": %d,\n", status);
-    fprintf(f, "  \"wall_ms\": %.3f,\n  \"user_ms\": %.3f,\n  \"sys_ms\": %.3f,\n",
-            (double)oc->wall_ns / 1e6, (double)oc->user_us / 1e3, (double)oc->sys_us / 1e3);
-}
-
-static int
-write_json(const char *path, const struct options *o, const pk_result *r, int rc, int status)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdout : NULL;
-    char tmp[4096];
-    if (f == NULL) {
-        /* Atomic: a reader never sees half a file. */
-        snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-        f = fopen(tmp, "we");
-        if (f == NULL) {
-            fprintf(stderr, "pkrun: cannot write %s: %s\n", tmp, strerror(errno));
-            return -1;
-        }
-    }
-    bool downgraded = r->containment != PK_CONTAIN_CGROUP && o->containment == PK_CONTAIN_AUTO;
-    fprintf(f, "{\n  \"schema\": \"pkrun\",\n  \"schema_version\": 1,\n  \"argv\": [");
-    for (char **a = o->argv; *a != NULL; a++) {
-        json_string(f, *a, strlen(*a));
-        if (a[1] != NULL)
-            fputs(", ", f);
-    }
-    fprintf(f, "],\n  \"spawn_mechanism\": \"%s\",\n", pk_mechanism_name(pk_spawn_mechanism()));
-    fprintf(f, "  \"containment\": \"%s\",\n  \"containment_requested\": \"%s\",\n",
-            pk_containment_name(r->containment), pk_containment_name(o->containment));
-    fprintf(f, "  \"containment_downgraded\": %s,\n", downgraded ? "true" : "false");
-    json_outcome(f, &r->outcome, rc, status);
-    fputs("  \"streams\": {\n", f);
-    json_stream(f, "stdout", &r->out, o->keep);
-    fputs(",\n", f);
-    json_stream(f, "stderr", &r->err, o->keep);
-    fputs("\n  }\n}\n", f);
-    if (f == stdout)
-        return fflush(f) == 0 ? 0 : -1;
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "pkrun: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- main ---------------------------------------------------------------------------------- */
-
-static int exit_status(int rc, const pk_result *r)
-{
-    const pk_outcome *oc = &r->outcome;
-    switch (oc->kind) {
-    case PK_OUTCOME_SPAWN_FAILED:
-        if (rc == PK_ENOTFOUND || (rc == -ENOENT && oc->stage == PK_STAGE_EXEC))
-            return EXIT_NOTFOUND;
-        if (rc == -EACCES || rc == -ENOEXEC || rc == -EISDIR)
-            return EXIT_NOEXEC;
-        return EXIT_OWN;
-    case PK_OUTCOME_TIMED_OUT:
-    case PK_OUTCOME_IDLE_TIMED_OUT:
-        return EXIT_TIMEOUT;
-    case PK_OUTCOME_EXITED:
-    case PK_OUTCOME_SIGNALED:
-    case PK_OUTCOME_CANCELLED:
-        if (rc == PK_ETOOLARGE)
-            return EXIT_OWN;
-        return oc->signo != 0 ? 128 + oc->signo : oc->code;
-    case PK_OUTCOME_NONE:
-        break;
-    }
-    return EXIT_OWN;
-}
-
-/* SIGINT, SIGTERM and SIGHUP trigger the cancel handle instead of ending pkrun: the run then
- * signals the whole tree, SIGKILLs it after the grace, and pkrun returns once it is gone. */
-static int forward_signals(void)
-{
-    int rc = pk_cancel_new(&cancel);
-    if (rc != 0)
+    int rc = pk_spawn(cmd, &r->proc, failure);
+    if (rc != -ENOEXEC || failure->outcome.stage != PK_STAGE_EXEC)
         return rc;
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    return 0;
-}
-
-/* Seconds to whole milliseconds, rounded. */
-static int64_t to_ms(double seconds)
-{
-    return (int64_t)(seconds * 1000 + 0.5);
-}
-
-/* A limit in milliseconds: a tiny positive one stays a limit (1 ms), as 0 would mean none. */
-static int64_t limit_ms(double seconds)
-{
-    return seconds > 0 && to_ms(seconds) == 0 ? 1 : to_ms(seconds);
-}
-
-/* The run the options describe: stdin inherited; stdout and stderr captured raw, so the
- * forwarded bytes are the child's own, each kept within the cap. */
-static pk_command command_for(const struct options *o)
-{
-    pk_stdio out = {
-        .kind = PK_STDIO_CAPTURE,
-        .raw = true,
-        .capture = {.keep = o->keep, .max_bytes = o->max_bytes, .max_lines = o->max_lines},
-    };
-    return (pk_command){
-        .argv = (const char *const *)o->argv,
-        .in.kind = PK_STDIO_INHERIT,
-        .out = out,
-        .err = out,
-        .containment = o->containment,
-        .pdeathsig = o->pdeathsig ? SIGKILL : 0,
-        .timeout_ms = limit_ms(o->timeout),
-        .idle_timeout_ms = limit_ms(o->idle),
-        .grace_ms = to_ms(o->grace),
-        .cancel = cancel,
-        .on_line = forward,
-    };
-}
-
-/* One line on stderr for a run that failed in a way the exit status alone does not explain. */
-static void report_failure(const struct options *o, int rc, const pk_result *r)
-{
-    if (r->outcome.kind == PK_OUTCOME_SPAWN_FAILED) {
-        if (rc == PK_ENOTFOUND)
-            fprintf(stderr, "pkrun: %s: not found in PATH (searched %s)\n", o->argv[0],
-                    r->searched ? r->searched : "");
-        else if (rc == PK_ENOCONTAIN)
-            fprintf(stderr, "pkrun: --containment %s: %s\n", pk_containment_name(o->containment),
-                    pk_strerror(rc));
-        else
-            fprintf(stderr, "pkrun: %s: %s (stage %s)\n", o->argv[0], pk_strerror(rc),
-                    pk_stage_name(r->outcome.stage));
-    } else if (rc == PK_ETOOLARGE) {
-        fprintf(stderr,
-                "pkrun: output over the --keep fail cap: stdout %llu bytes / %llu lines, "
-                "stderr %llu bytes / %llu lines\n",
-                (unsigned long long)r->out.total_bytes, (unsigned long long)r->out.total_lines,
-                (unsigned long long)r->err.total_bytes, (unsigned long long)r->err.total_lines);
-    } else if (rc != 0) {
-        fprintf(stderr, "pkrun: %s\n", pk_strerror(rc));
+    char *path = NULL;
+    if (pk_resolve_program(r->o.argv[0], NULL, &path, NULL) != 0)
+        return rc;
+    size_t n = 0;
+    while (r->o.argv[n] != NULL)
+        n++;
+    const char **argv = calloc(n + 2, sizeof *argv);
+    if (argv != NULL) {
+        argv[0] = "/bin/sh";
+        argv[1] = path;
+        for (size_t i = 1; i < n; i++)
+            argv[i + 1] = r->o.argv[i];
+        pk_command sh = *cmd;
+        sh.program = "/bin/sh";
+        sh.argv = argv;
+        pk_result_release(failure);
+        rc = pk_spawn(&sh, &r->proc, failure);
+        free(argv);
     }
+    free(path);
+    return rc;
 }
 
-/* --verbose after the run: the containment actually used (and why it is weaker, when it is) and
- * how the run ended. */
-static void report_verbose(const struct options *o, const pk_result *r, int status)
+/* One line on stderr for a start that failed; the exit status timeout would give. */
+static int start_failed(const struct run *r, int rc, const pk_result *f)
 {
-    fprintf(stderr, "pkrun: containment %s%s; outcome %s", pk_containment_name(r->containment),
-            r->containment != PK_CONTAIN_CGROUP && o->containment == PK_CONTAIN_AUTO
+    const char *prog = r->o.argv[0];
+    if (rc == PK_ENOTFOUND) {
+        fprintf(stderr, "pkrun: %s: not found in PATH (searched %s)\n", prog,
+                f->searched ? f->searched : "");
+        return PKR_EXIT_NOTFOUND;
+    }
+    if (rc == PK_ENOCONTAIN) {
+        fprintf(stderr, "pkrun: --containment %s: %s\n", pk_containment_name(r->o.containment),
+                pk_strerror(rc));
+        return PKR_EXIT_OWN;
+    }
+    fprintf(stderr, "pkrun: %s: %s (stage %s)\n", prog, pk_strerror(rc),
+            pk_stage_name(f->outcome.stage));
+    if (f->outcome.stage == PK_STAGE_EXEC || f->outcome.stage == PK_STAGE_RESOLVE)
+        return rc == -ENOENT ? PKR_EXIT_NOTFOUND : PKR_EXIT_NOEXEC;
+    return PKR_EXIT_OWN;
+}
+
+/* The containment to ask for: --foreground keeps the command in pkrun's process group, so it may
+ * be a cgroup (the whole tree still ends) or, without one, only the command itself. */
+static pk_containment containment_for(const struct pkr_options *o)
+{
+    if (!o->foreground || o->containment != PK_CONTAIN_AUTO)
+        return o->containment;
+    return pk_host_containment() == PK_CONTAIN_CGROUP ? PK_CONTAIN_CGROUP : PK_CONTAIN_NONE;
+}
+
+static void say_start(const struct run *r)
+{
+    fprintf(stderr, "pkrun: spawn mechanism %s, containment requested %s, host offers %s; ",
+            pk_mechanism_name(pk_spawn_mechanism()), pk_containment_name(r->o.containment),
+            pk_containment_name(pk_host_containment()));
+    if (!r->relay.active)
+        fprintf(stderr, "output inherited\n");
+    else
+        fprintf(stderr, "output relayed through pipes%s\n",
+                r->relay.merged ? " (stdout and stderr are one file: one pipe)" : "");
+}
+
+/* ---- the end ------------------------------------------------------------------------------- */
+
+/* pkrun's exit status (128 + N when it must end by signal N: *die_by then says N). */
+static int final_status(const struct run *r, int *die_by)
+{
+    const pk_outcome *oc = &r->res.outcome;
+    *die_by = 0;
+    if (oc->kind != PK_OUTCOME_EXITED && oc->kind != PK_OUTCOME_SIGNALED) {
+        fprintf(stderr, "pkrun: waiting for '%s' failed: %s\n", r->o.argv[0],
+                pk_strerror(r->wait_rc));
+        return PKR_EXIT_OWN;
+    }
+    if (oc->core_dumped)
+        fprintf(stderr, "pkrun: the command dumped core\n");
+    int own = oc->kind == PK_OUTCOME_SIGNALED ? 128 + oc->signo : oc->code;
+    if (pkr_relay_error(&r->relay) != 0)
+        return PKR_EXIT_OWN; /* its output could not be delivered (said when it happened) */
+    if (r->limit != PK_OUTCOME_NONE) {
+        if (r->o.preserve_status)
+            return own;
+        return oc->signo == SIGKILL ? 128 + SIGKILL : PKR_EXIT_TIMEOUT;
+    }
+    if (oc->kind == PK_OUTCOME_SIGNALED)
+        *die_by = oc->signo;
+    return own;
+}
+
+/* --keep fail: the output did not fit. */
+static bool over_fail_cap(const struct run *r)
+{
+    bool over = false;
+    for (int i = 0; i < r->relay.nstreams; i++) {
+        struct pkr_stream *s = (struct pkr_stream *)&r->relay.streams[i];
+        const char *text;
+        size_t len;
+        bool truncated = false;
+        if (s->capturing)
+            pkr_capture_kept(&s->cap, &text, &len, &truncated);
+        if (truncated) {
+            fprintf(stderr, "pkrun: output over the --keep fail cap: %s %llu bytes / %llu lines\n",
+                    s->id == 1 ? "stdout" : "stderr", (unsigned long long)s->cap.total_bytes,
+                    (unsigned long long)pkr_capture_lines(&s->cap));
+            over = true;
+        }
+    }
+    return over;
+}
+
+static void say_end(const struct run *r, pk_outcome_kind kind, int status)
+{
+    const pk_result *res = &r->res;
+    fprintf(stderr, "pkrun: containment %s%s; outcome %s", pk_containment_name(res->containment),
+            res->containment != PK_CONTAIN_CGROUP && r->o.containment == PK_CONTAIN_AUTO &&
+                    !r->o.foreground
                 ? " (downgraded: no cgroup v2 delegated here; setsid descendants can escape)"
                 : "",
-            pk_outcome_kind_name(r->outcome.kind));
-    if (r->outcome.signo != 0)
-        fprintf(stderr, ", signal %d", r->outcome.signo);
-    else if (r->outcome.kind != PK_OUTCOME_SPAWN_FAILED)
-        fprintf(stderr, ", exit code %d", r->outcome.code);
-    fprintf(stderr, "; wall %.1f ms; exit status %d\n", (double)r->outcome.wall_ns / 1e6, status);
+            pk_outcome_kind_name(kind));
+    if (res->outcome.signo != 0)
+        fprintf(stderr, ", signal %d", res->outcome.signo);
+    else if (res->outcome.kind != PK_OUTCOME_SPAWN_FAILED)
+        fprintf(stderr, ", exit code %d", res->outcome.code);
+    fprintf(stderr, "; wall %.1f ms; exit status %d\n", (double)res->outcome.wall_ns / 1e6, status);
+}
+
+static void write_json(const struct run *r, pk_outcome_kind kind, int rc, int status)
+{
+    struct pkr_report rep = {.o = &r->o,
+                             .res = &r->res,
+                             .run_rc = rc,
+                             .kind = kind,
+                             .status = status,
+                             .relay = (struct pkr_relay *)&r->relay};
+    char *text = NULL;
+    size_t len = 0;
+    int wrc = pkr_json(&rep, &text, &len);
+    if (wrc == 0)
+        wrc = pkr_output_write(r->o.json, text, len);
+    free(text);
+    /* Said, but the command's status stands: the run itself did what it did. */
+    if (wrc != 0)
+        fprintf(stderr, "pkrun: --json: cannot write '%s': %s\n", r->o.json, pk_strerror(wrc));
 }
 
 int main(int argc, char **argv)
 {
-    struct options o;
-    parse(argc, argv, &o);
-    int rc = forward_signals();
+    struct run r = {.pidfd = -1};
+    pkr_parse(argc, argv, &r.o);
+    pkr_relay_reserve_std(&r.relay);
+    int rc = pkr_signals_init();
+    if (rc == 0 && r.o.json != NULL && strcmp(r.o.json, "-") == 0 && r.relay.closed[1]) {
+        fprintf(stderr, "pkrun: --json -: pkrun's stdout is closed\n");
+        return PKR_EXIT_OWN;
+    }
+    if (r.o.argv[0][0] == '\0') {
+        fprintf(stderr, "pkrun: '': %s\n", strerror(ENOENT)); /* as execvp("") */
+        return PKR_EXIT_NOTFOUND;
+    }
+    pk_command cmd = {
+        .argv = (const char *const *)r.o.argv,
+        .containment = containment_for(&r.o),
+        .pdeathsig = SIGKILL,
+    };
+    bool relay = r.o.idle_ns != 0 || r.o.keep == PK_KEEP_FAIL || (r.o.json && r.o.capture);
+    if (rc == 0)
+        rc = pkr_relay_prepare(&r.relay, relay, &r.o, &cmd);
     if (rc != 0) {
         fprintf(stderr, "pkrun: %s\n", pk_strerror(rc));
-        return EXIT_OWN;
+        return PKR_EXIT_OWN;
     }
-    pk_command cmd = command_for(&o);
-    if (o.verbose)
-        fprintf(stderr, "pkrun: spawn mechanism %s, containment requested %s, host offers %s\n",
-                pk_mechanism_name(pk_spawn_mechanism()), pk_containment_name(o.containment),
-                pk_containment_name(pk_host_containment()));
-    pk_result r;
-    rc = pk_run(&cmd, &r);
-    int status = exit_status(rc, &r);
-    report_failure(&o, rc, &r);
-    if (o.verbose)
-        report_verbose(&o, &r, status);
-    if (o.json != NULL && write_json(o.json, &o, &r, rc, status) != 0)
-        status = EXIT_OWN;
-    pk_result_release(&r);
-    pk_cancel_free(cancel);
+    if (r.o.verbose)
+        say_start(&r);
+    rc = spawn(&r, &cmd, &r.res);
+    pkr_relay_spawned(&r.relay);
+    if (rc != 0) {
+        int status = start_failed(&r, rc, &r.res);
+        if (r.o.verbose)
+            say_end(&r, PK_OUTCOME_SPAWN_FAILED, status);
+        if (r.o.json != NULL)
+            write_json(&r, PK_OUTCOME_SPAWN_FAILED, rc, status);
+        pk_result_release(&r.res);
+        return status;
+    }
+    pkr_signals_after_spawn();
+    r.pidfd = pk_process_pidfd(r.proc);
+    pk_containment got = pk_process_containment(r.proc);
+    r.same_pgrp = got != PK_CONTAIN_PGROUP;
+    if (got == PK_CONTAIN_PGROUP)
+        pkr_tty_start(&r.tty, pk_process_pid(r.proc), r.pidfd);
+    else
+        r.tty.fd = -1;
+    if (r.o.timeout_ns != 0)
+        r.deadline_ns = now_ns() + r.o.timeout_ns;
+
+    run_loop(&r);
+    pkr_tty_restore(&r.tty);
+    if (r.relay.dropped > 0)
+        fprintf(stderr,
+                "pkrun: %llu bytes of the command's output were not delivered: the reader "
+                "did not take them before pkrun was told to stop\n",
+                (unsigned long long)r.relay.dropped);
+
+    int die_by;
+    int status = final_status(&r, &die_by);
+    if (r.o.keep == PK_KEEP_FAIL && over_fail_cap(&r))
+        status = PKR_EXIT_OWN, die_by = 0;
+    pk_outcome_kind kind = r.limit != PK_OUTCOME_NONE ? r.limit
+                           : r.forwarded              ? PK_OUTCOME_CANCELLED
+                                                      : r.res.outcome.kind;
+    if (r.o.verbose)
+        say_end(&r, kind, status);
+    if (r.o.json != NULL)
+        write_json(&r, kind, r.wait_rc, status);
+    pk_result_release(&r.res);
+    pk_process_free(r.proc);
+    pkr_relay_release(&r.relay);
+    pk_cleanup();
+    if (fflush(stdout) != 0 && status == 0)
+        status = PKR_EXIT_OWN;
+    if (die_by != 0)
+        pkr_die_like(die_by);
     return status;
 }

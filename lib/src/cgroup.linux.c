@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,10 +47,14 @@
 #define SYS_pidfd_open 434
 #endif
 
-static pthread_once_t parent_once = PTHREAD_ONCE_INIT;
+/* Where leaves go, probed at first use. A probe that could not run for want of the caller's
+ * resources (EMFILE, ENFILE, ENOMEM) decides nothing: the next use probes again, so a moment of
+ * descriptor pressure never turns into "no cgroup here" for the rest of the process. */
+enum { PARENT_UNKNOWN, PARENT_FOUND, PARENT_NONE };
+static pthread_mutex_t parent_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int parent_state;
 static char parent_dir[PATH_MAX];
 static char own_path[PATH_MAX]; /* the `0::` path, for membership checks */
-static bool parent_found;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef char leaf_name[48];
@@ -67,7 +72,14 @@ static size_t made_n, made_cap;
 static unsigned long leaf_counter;
 static bool exit_hook, swept;
 
-static void find_parent(void)
+/* An fopen failure: -errno when the caller ran out of something, else "none here". */
+static int open_failure(void)
+{
+    return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : PK_ENOCONTAIN;
+}
+
+/* 0 with parent_dir set, PK_ENOCONTAIN when there is no cgroup v2 for us, or -errno. */
+static int find_parent(void)
 {
     char mount[PATH_MAX] = "";
     FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -92,10 +104,10 @@ static void find_parent(void)
         fclose(f);
     }
     if (mount[0] == '\0')
-        return;
+        return f == NULL ? open_failure() : PK_ENOCONTAIN;
     f = fopen("/proc/self/cgroup", "re");
     if (f == NULL)
-        return;
+        return open_failure();
     char line[PATH_MAX + 8];
     while (fgets(line, sizeof line, f) != NULL) {
         if (strncmp(line, "0::", 3) == 0) {
@@ -107,24 +119,41 @@ static void find_parent(void)
     }
     fclose(f);
     if (own_path[0] != '/')
-        return;
+        return PK_ENOCONTAIN;
     /* The root of the hierarchy is "/"; avoid a double slash. */
     int n = snprintf(parent_dir, sizeof parent_dir, "%s%s", mount,
                      strcmp(own_path, "/") == 0 ? "" : own_path);
-    parent_found = n > 0 && (size_t)n < sizeof parent_dir - 64;
+    return n > 0 && (size_t)n < sizeof parent_dir - 64 ? 0 : PK_ENOCONTAIN;
 }
 
-const char *pk__cgroup_parent(void)
+int pk__cgroup_parent(const char **dir)
 {
-    pthread_once(&parent_once, find_parent);
-    return parent_found ? parent_dir : NULL;
+    int state = atomic_load_explicit(&parent_state, memory_order_acquire);
+    int rc = 0;
+    if (state == PARENT_UNKNOWN) {
+        pthread_mutex_lock(&parent_lock);
+        state = atomic_load_explicit(&parent_state, memory_order_relaxed);
+        if (state == PARENT_UNKNOWN) {
+            rc = find_parent();
+            if (rc == 0 || rc == PK_ENOCONTAIN) {
+                state = rc == 0 ? PARENT_FOUND : PARENT_NONE;
+                atomic_store_explicit(&parent_state, state, memory_order_release);
+            }
+        }
+        pthread_mutex_unlock(&parent_lock);
+    }
+    if (state == PARENT_FOUND) {
+        *dir = parent_dir;
+        return 0;
+    }
+    return state == PARENT_NONE ? PK_ENOCONTAIN : rc;
 }
 
 bool pk__cgroup_usable(void)
 {
-    const char *parent = pk__cgroup_parent();
+    const char *parent;
     /* A prediction only: the mkdir at group creation is the real check. */
-    return parent != NULL && access(parent, W_OK | X_OK) == 0;
+    return pk__cgroup_parent(&parent) == 0 && access(parent, W_OK | X_OK) == 0;
 }
 
 /* ---- small file helpers -------------------------------------------------------------------- */
@@ -213,12 +242,13 @@ static void forget_after_fork(void)
     pthread_mutex_init(&pool_lock, NULL);
 }
 
-/* Removes leaves of processes that died without cleaning up ("pk-<pid>-*" with a dead pid). */
-static void sweep_stale(void)
+/* Removes leaves of processes that died without cleaning up ("pk-<pid>-*" with a dead pid).
+ * False when the directory could not be read (then a later creation tries again). */
+static bool sweep_stale(void)
 {
     DIR *d = opendir(parent_dir);
     if (d == NULL)
-        return;
+        return false;
     struct dirent *e;
     char dir[PATH_MAX + 300];
     while ((e = readdir(d)) != NULL) {
@@ -231,6 +261,7 @@ static void sweep_stale(void)
         (void)remove_leaf(dir);
     }
     closedir(d);
+    return true;
 }
 
 static int grow(leaf_name **arr, size_t *cap, size_t need)
@@ -309,8 +340,10 @@ static int make_leaf(leaf_name name)
 
 int pk__cgroup_create(struct pk_group *g, bool pooled)
 {
-    if (pk__cgroup_parent() == NULL)
-        return PK_ENOCONTAIN;
+    const char *parent;
+    int prc = pk__cgroup_parent(&parent);
+    if (prc != 0)
+        return prc; /* PK_ENOCONTAIN, or the caller's -EMFILE / -ENOMEM */
     struct pooled_leaf e = {.dirfd = -1, .events_fd = -1};
     int rc = 0;
     pthread_mutex_lock(&pool_lock);
@@ -319,10 +352,8 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
         atexit(remove_made_leaves);
         pthread_atfork(NULL, NULL, forget_after_fork);
     }
-    if (!swept) {
-        swept = true;
-        sweep_stale();
-    }
+    if (!swept)
+        swept = sweep_stale();
     if (pooled && pool_n > 0)
         e = pool_free[--pool_n];
     else

@@ -16,8 +16,9 @@
  * Time limits: a deadline, an inactivity limit (reset by any output) and a grace period. When a
  * limit passes (or the cancel handle fires) the tree gets SIGTERM (or the cancel's signal) and,
  * grace_ms later, SIGKILL; a tree that exits on the first signal ends the grace early since the
- * exit ends the run. Runs in a shared group signal only their direct child, so one run's timeout
- * never kills its neighbours.
+ * exit ends the run. SIGCONT follows the first signal, so a stopped tree acts on it too. Runs in
+ * a shared group signal only their direct child, so one run's timeout never kills its
+ * neighbours.
  *
  * Writing to a pipe whose reader is gone raises SIGPIPE, which would kill a host that has not
  * ignored it; stdin writes therefore run with SIGPIPE blocked, and a SIGPIPE our own write
@@ -168,6 +169,10 @@ static void begin_end(struct pk_process *p, pk_outcome_kind kind, int signo, int
     p->ending = kind;
     if (p->grace_ns > 0) {
         tree_signal(p, signo);
+        /* A stopped process only acts on the signal once continued: without this, a stopped
+         * tree would always wait out the grace and die of SIGKILL. */
+        if (signo != SIGCONT)
+            tree_signal(p, SIGCONT);
         p->kill_at_ns = now + p->grace_ns;
     } else {
         tree_signal(p, SIGKILL);

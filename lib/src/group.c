@@ -183,6 +183,7 @@ int pk_group_shutdown(pk_group *g, int64_t grace_ms, bool escalate)
     int rc = pk__group_signal(g, SIGTERM);
     if (rc != 0)
         return rc;
+    (void)pk__group_signal(g, SIGCONT); /* a stopped member acts on SIGTERM only once continued */
     rc = wait_empty(g, grace_ms);
     if (rc == -ETIMEDOUT && escalate)
         rc = pk__group_kill_wait(g, 5000);

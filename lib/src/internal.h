@@ -175,9 +175,10 @@ struct pk_group {
     bool heap;
 };
 
-/* The cgroup v2 directory this process lives in (mount + the `0::` path), probed once; NULL when
- * there is none we could use. */
-const char *pk__cgroup_parent(void);
+/* The cgroup v2 directory this process lives in (mount + the `0::` path), into *dir. Returns 0,
+ * PK_ENOCONTAIN when there is none we could use (decided once), or -EMFILE / -ENFILE / -ENOMEM
+ * when the probe could not run (not remembered: the next call probes again). */
+int pk__cgroup_parent(const char **dir);
 /* Makes a new leaf (name prefix "pk-<pid>-"), or borrows one from the private-run pool. */
 int pk__cgroup_create(struct pk_group *g, bool pooled);
 /* Kills what is left, waits until empty, then removes the leaf or returns it to the pool. */

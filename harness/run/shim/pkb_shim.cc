@@ -271,6 +271,30 @@ pkb_cpu_scaling scaling(benchmark::CPUInfo::Scaling s)
     }
 }
 
+/* A context as the C struct, handed to fn. */
+int deliver(const BenchmarkReporter::Context &ctx, pkb_context_fn *fn, void *user)
+{
+    const benchmark::CPUInfo &cpu = ctx.cpu_info;
+    std::vector<pkb_cache> caches;
+    caches.reserve(cpu.caches.size());
+    for (const benchmark::CPUInfo::CacheInfo &c : cpu.caches)
+        caches.push_back({c.type.c_str(), c.level, c.size, c.num_sharing});
+    pkb_context c = {};
+    c.host_name = ctx.sys_info.name.c_str();
+    c.executable = BenchmarkReporter::Context::executable_name != nullptr
+                       ? BenchmarkReporter::Context::executable_name
+                       : "";
+    c.num_cpus = cpu.num_cpus;
+    c.mhz_per_cpu = cpu.cycles_per_second / 1e6;
+    c.cpu_scaling = scaling(cpu.scaling);
+    c.load_avg = cpu.load_avg.data();
+    c.load_avg_count = cpu.load_avg.size();
+    c.caches = caches.data();
+    c.cache_count = caches.size();
+    c.library_build_type = library_build_type(ctx).c_str();
+    return fn(&c, user);
+}
+
 class Reporter final : public BenchmarkReporter
 {
   public:
@@ -338,23 +362,7 @@ class Reporter final : public BenchmarkReporter
   private:
     int deliver_context(const Context &ctx)
     {
-        const benchmark::CPUInfo &cpu = ctx.cpu_info;
-        std::vector<pkb_cache> caches;
-        caches.reserve(cpu.caches.size());
-        for (const benchmark::CPUInfo::CacheInfo &c : cpu.caches)
-            caches.push_back({c.type.c_str(), c.level, c.size, c.num_sharing});
-        pkb_context c = {};
-        c.host_name = ctx.sys_info.name.c_str();
-        c.executable = Context::executable_name != nullptr ? Context::executable_name : "";
-        c.num_cpus = cpu.num_cpus;
-        c.mhz_per_cpu = cpu.cycles_per_second / 1e6;
-        c.cpu_scaling = scaling(cpu.scaling);
-        c.load_avg = cpu.load_avg.data();
-        c.load_avg_count = cpu.load_avg.size();
-        c.caches = caches.data();
-        c.cache_count = caches.size();
-        c.library_build_type = library_build_type(ctx).c_str();
-        return opts_.on_context(&c, opts_.user);
+        return deliver(ctx, opts_.on_context, opts_.user);
     }
 
     int deliver_run(const Run &run)
@@ -644,6 +652,22 @@ int pkb_run_benchmarks(const pkb_run_options *opts, size_t *matched)
         return session.stop_error;
     } catch (...) {
         g_session = nullptr;
+        return error_from_exception();
+    }
+}
+
+int pkb_context_capture(pkb_context_fn *fn, void *user)
+{
+    if (fn == nullptr)
+        return -EINVAL;
+    int rc = pkb_init(nullptr, nullptr);
+    if (rc != 0)
+        return rc;
+    try {
+        BenchmarkReporter::Context ctx;
+        rc = deliver(ctx, fn, user);
+        return rc > 0 ? -ECANCELED : rc;
+    } catch (...) {
         return error_from_exception();
     }
 }

@@ -271,6 +271,12 @@ typedef struct pkb_context {
 typedef int pkb_context_fn(const pkb_context *ctx, void *user);
 typedef int pkb_run_fn(const pkb_run *run, void *user);
 
+/* The context GB would report, captured now without running anything (for a results file whose
+ * series were measured outside GB), handed to fn once. Calls pkb_init(NULL, NULL) when nobody
+ * did. Returns fn's return (a positive one becomes -ECANCELED), pkb_init's errors, -EINVAL for a
+ * NULL fn, -ENOMEM. */
+int pkb_context_capture(pkb_context_fn *fn, void *user);
+
 typedef struct pkb_run_options {
     /* An extended regular expression (std::regex, as GB) searched for in each full run name, so
      * "^spawn/" selects the family "spawn". A leading '-' negates it (GB). NULL: GB's

@@ -5,12 +5,14 @@
  *
  *   <name>-wemm        grouped bars: µs per fork (wall / N) of forkathon.static,
  *                      vforkathon.static, forkathon.dynamic, vforkathon.dynamic — this run's
- *                      median with its min–max, next to Wemm's 2003 figure
+ *                      median with its min–max and every run beside it (disturbed ones marked),
+ *                      next to Wemm's 2003 figure
  *   <name>-rss_ladder  µs per spawn+exec+wait against the parent's RSS, both axes logarithmic:
  *                      one line per mechanism (colour) and THP setting (solid off, dashed on),
- *                      the median with min–max error bars. x is the VmRSS measured at each step,
- *                      so the "0 MiB" step sits at pkbench's own few MiB, where a log axis can
- *                      show it, rather than at a made-up floor.
+ *                      the median with min–max error bars over every sample (faint, in the
+ *                      mechanism's colour; disturbed ones marked). x is the VmRSS measured at each
+ * step, so the "0 MiB" step sits at pkbench's own few MiB, where a log axis can show it, rather
+ * than at a made-up floor.
  *
  * The scripts read the .dat next to them by its relative name and embed no number (only the
  * curves' names), so `gnuplot <stem>.gp` or `/usr/bin/python3 <stem>.py` in the report's directory
@@ -93,6 +95,26 @@ static void wemm_dat(const pkb_results *r, const json_t *sum, pkb_buf *b)
                        json_number_value(json_object_get(row, "wall_min_s")) / n * 1e6,
                        json_number_value(json_object_get(row, "wall_max_s")) / n * 1e6, ref);
     }
+    /* Every run beside its bar, disturbed ones marked: the few runs a bar summarizes. */
+    pkb_buf_puts(b, "\n\n# block 1, every run: index\toffset\tus_per_fork\tdisturbed\n");
+    index = 0;
+    json_array_foreach(ours, i, row)
+    {
+        const char *name = json_string_value(json_object_get(row, "series"));
+        for (size_t k = 0; name != NULL && k < r->nseries; k++) {
+            const pkb_results_series *s = &r->series[k];
+            if (strcmp(s->name, name) != 0 || !s->measured)
+                continue;
+            const json_t *flags = json_object_get(s->json, "disturbed");
+            if (flags == NULL)
+                flags = json_object_get(s->json, "noisy");
+            for (size_t q = 0; q < s->n; q++)
+                pkb_buf_printf(b, "%zu\t%.3f\t%.6f\t%d\n", index,
+                               -0.2 + 0.24 * ((double)((q * 7) % 11) / 10.0 - 0.5),
+                               s->samples[q] / 1e3, json_is_true(json_array_get(flags, q)));
+        }
+        index++;
+    }
 }
 
 static const char wemm_title[] = "Wemm's forkathon: fork vs vfork, static vs dynamic parent "
@@ -117,17 +139,21 @@ static void wemm_gp(const pkb_results *r, const char *stem, size_t bars, pkb_buf
                    "set xtics nomirror scale 0\n"
                    "set ytics nomirror\n"
                    "set key top left\n"
-                   "plot dat using 1:(0):xtic(2) with points ps 0 notitle, \\\n"
-                   "     dat using ($1 - 0.2):3 with boxes lc rgb '#0072B2' "
+                   "plot dat index 0 using 1:(0):xtic(2) with points ps 0 notitle, \\\n"
+                   "     dat index 0 using ($1 - 0.2):3 with boxes lc rgb '#0072B2' "
                    "title 'this run (median, min–max)', \\\n"
-                   "     dat using ($1 - 0.2):4:(0):($5 - $4) with vectors heads "
+                   "     dat index 0 using ($1 - 0.2):4:(0):($5 - $4) with vectors heads "
                    "size screen 0.008,90 lc rgb 'black' lw 1.5 notitle, \\\n"
-                   "     dat using ($1 + 0.2):6 with boxes lc rgb '#999999' "
+                   "     dat index 0 using ($1 + 0.2):6 with boxes lc rgb '#999999' "
                    "title 'Wemm 2003, FreeBSD 5-current', \\\n"
-                   "     dat using ($1 - 0.2):5:(sprintf('%%.1f', $3)) with labels "
+                   "     dat index 0 using ($1 - 0.2):5:(sprintf('%%.1f µs', $3)) with labels "
                    "offset 0,0.8 notitle, \\\n"
-                   "     dat using ($1 + 0.2):6:(sprintf('%%.1f', $6)) with labels "
-                   "offset 0,0.8 notitle\n",
+                   "     dat index 0 using ($1 + 0.2):6:(sprintf('%%.1f µs', $6)) with labels "
+                   "offset 0,0.8 notitle, \\\n"
+                   "     dat index 1 using ($1 + $2):($4 == 1 ? 1/0 : $3) with points pt 7 "
+                   "ps 0.6 lc rgb '#333333' title 'run', \\\n"
+                   "     dat index 1 using ($1 + $2):($4 == 1 ? $3 : 1/0) with points pt 2 "
+                   "ps 1 lc rgb '#D55E00' title 'disturbed run'\n",
                    bars - 1);
     pkb_gp_tail(b, stem, 960, 600);
 }
@@ -139,45 +165,57 @@ static void wemm_py(const pkb_results *r, const char *stem, pkb_buf *b)
     pkb_py_string(b, wemm_title);
     pkb_buf_puts(b, "\nYLABEL = ");
     pkb_py_string(b, wemm_ylabel);
-    pkb_buf_puts(b, "\n\n"
-                    "names, med, lo, hi, ref = [], [], [], [], []\n"
-                    "with open(DATA, encoding=\"utf-8\") as f:\n"
-                    "    for line in f:\n"
-                    "        if line.startswith(\"#\") or not line.strip():\n"
-                    "            continue\n"
-                    "        c = line.rstrip(\"\\n\").split(\"\\t\")\n"
-                    "        names.append(c[1])\n"
-                    "        med.append(float(c[2]))\n"
-                    "        lo.append(float(c[3]))\n"
-                    "        hi.append(float(c[4]))\n"
-                    "        ref.append(float(c[5]))\n"
-                    "\n"
-                    "fig, ax = plt.subplots(figsize=(9.6, 6.0), dpi=100)\n"
-                    "x = list(range(len(names)))\n"
-                    "left = [i - 0.2 for i in x]\n"
-                    "right = [i + 0.2 for i in x]\n"
-                    "err = [[m - l for m, l in zip(med, lo)], [h - m for m, h in zip(med, hi)]]\n"
-                    "ax.bar(left, med, width=0.38, yerr=err, capsize=5, color=\"#0072B2\",\n"
-                    "       edgecolor=\"#333333\", label=\"this run (median, min–max)\")\n"
-                    "ax.bar(right, ref, width=0.38, color=\"#999999\", edgecolor=\"#333333\",\n"
-                    "       label=\"Wemm 2003, FreeBSD 5-current\")\n"
-                    "for xs, ys, tops in ((left, med, hi), (right, ref, ref)):\n"
-                    "    for i, (y, t) in enumerate(zip(ys, tops)):\n"
-                    "        ax.annotate(f\"{y:.1f}\", (xs[i], t), textcoords=\"offset points\",\n"
-                    "                    xytext=(0, 4), ha=\"center\", va=\"bottom\", fontsize=9)\n"
-                    "ax.set_xticks(x)\n"
-                    "ax.set_xticklabels(names)\n"
-                    "ax.set_ylabel(YLABEL)\n"
-                    "ax.set_title(TITLE)\n"
-                    "ax.set_ylim(0, max(hi + ref) * 1.2)\n"
-                    "ax.grid(axis=\"y\", color=\"#dddddd\")\n"
-                    "ax.set_axisbelow(True)\n"
-                    "ax.spines[\"top\"].set_visible(False)\n"
-                    "ax.spines[\"right\"].set_visible(False)\n"
-                    "ax.legend(loc=\"upper left\")\n"
-                    "fig.tight_layout()\n"
-                    "fig.savefig(OUT)\n"
-                    "plt.close(fig)\n");
+    pkb_buf_puts(b,
+                 "\n\n"
+                 "names, med, lo, hi, ref, runs, block = [], [], [], [], [], [], 0\n"
+                 "with open(DATA, encoding=\"utf-8\") as f:\n"
+                 "    for line in f:\n"
+                 "        if line.startswith(\"# block 1\"):\n"
+                 "            block = 1\n"
+                 "        if line.startswith(\"#\") or not line.strip():\n"
+                 "            continue\n"
+                 "        c = line.rstrip(\"\\n\").split(\"\\t\")\n"
+                 "        if block == 1:\n"
+                 "            runs.append((int(c[0]) + float(c[1]), float(c[2]), c[3] == \"1\"))\n"
+                 "            continue\n"
+                 "        names.append(c[1])\n"
+                 "        med.append(float(c[2]))\n"
+                 "        lo.append(float(c[3]))\n"
+                 "        hi.append(float(c[4]))\n"
+                 "        ref.append(float(c[5]))\n"
+                 "\n"
+                 "fig, ax = plt.subplots(figsize=(9.6, 6.0), dpi=100)\n"
+                 "x = list(range(len(names)))\n"
+                 "left = [i - 0.2 for i in x]\n"
+                 "right = [i + 0.2 for i in x]\n"
+                 "err = [[m - l for m, l in zip(med, lo)], [h - m for m, h in zip(med, hi)]]\n"
+                 "ax.bar(left, med, width=0.38, yerr=err, capsize=5, color=\"#0072B2\",\n"
+                 "       edgecolor=\"#333333\", label=\"this run (median, min–max)\")\n"
+                 "ax.bar(right, ref, width=0.38, color=\"#999999\", edgecolor=\"#333333\",\n"
+                 "       label=\"Wemm 2003, FreeBSD 5-current\")\n"
+                 "for xs, ys, tops in ((left, med, hi), (right, ref, ref)):\n"
+                 "    for i, (y, t) in enumerate(zip(ys, tops)):\n"
+                 "        ax.annotate(f\"{y:.1f} µs\", (xs[i], t), textcoords=\"offset points\",\n"
+                 "                    xytext=(0, 4), ha=\"center\", va=\"bottom\", fontsize=9)\n"
+                 "for rough, style in ((False, dict(s=14, color=\"#333333\", label=\"run\")),\n"
+                 "                     (True, dict(s=30, marker=\"x\", color=\"#D55E00\",\n"
+                 "                                 label=\"disturbed run\"))):\n"
+                 "    pts = [(px, py) for px, py, d in runs if d == rough]\n"
+                 "    if pts:\n"
+                 "        ax.scatter([p[0] for p in pts], [p[1] for p in pts], zorder=3, **style)\n"
+                 "ax.set_xticks(x)\n"
+                 "ax.set_xticklabels(names)\n"
+                 "ax.set_ylabel(YLABEL)\n"
+                 "ax.set_title(TITLE)\n"
+                 "ax.set_ylim(0, max(hi + ref) * 1.2)\n"
+                 "ax.grid(axis=\"y\", color=\"#dddddd\")\n"
+                 "ax.set_axisbelow(True)\n"
+                 "ax.spines[\"top\"].set_visible(False)\n"
+                 "ax.spines[\"right\"].set_visible(False)\n"
+                 "ax.legend(loc=\"upper left\")\n"
+                 "fig.tight_layout()\n"
+                 "fig.savefig(OUT)\n"
+                 "plt.close(fig)\n");
 }
 
 /* ---- the RSS ladder ------------------------------------------------------------------------ */
@@ -188,6 +226,30 @@ static size_t mech_index(const char *name)
         if (strcmp(pkb_fk_mechanism_names[m], name) == 0)
             return m;
     return 0;
+}
+
+/* The last block: every sample of every ladder series at its step's VmRSS, in its mechanism's
+ * colour (an integer 0xRRGGBB for gnuplot's `lc rgb variable`), disturbed 0/1. */
+static void rss_samples(const pkb_results *r, pkb_buf *b)
+{
+    pkb_buf_puts(b, "\n\n# samples\n# rss_mib\tus\trgb\tdisturbed\tmechanism\n");
+    const json_t *series = json_object_get(r->root, "series");
+    for (size_t i = 0; i < r->nseries; i++) {
+        const pkb_results_series *s = &r->series[i];
+        const json_t *fk = json_object_get(json_array_get(series, i), "forkathon");
+        const char *study = json_string_value(json_object_get(fk, "study"));
+        if (!s->measured || study == NULL || strcmp(study, "rss") != 0)
+            continue;
+        const char *mech = json_string_value(json_object_get(fk, "mechanism"));
+        double mib = fmax((double)json_integer_value(json_object_get(fk, "rss_kib")) / 1024, 1.0);
+        const json_t *flags = json_object_get(s->json, "disturbed");
+        if (flags == NULL)
+            flags = json_object_get(s->json, "noisy");
+        unsigned long rgb = strtoul(mech_colors[mech_index(mech ? mech : "")] + 1, NULL, 16);
+        for (size_t k = 0; k < s->n; k++)
+            pkb_buf_printf(b, "%.6f\t%.6f\t%lu\t%d\t%s\n", mib, s->samples[k] / 1e3, rgb,
+                           json_is_true(json_array_get(flags, k)), mech ? mech : "");
+    }
 }
 
 static void rss_dat(const pkb_results *r, const json_t *curves, pkb_buf *b)
@@ -215,6 +277,7 @@ static void rss_dat(const pkb_results *r, const json_t *curves, pkb_buf *b)
                            json_number_value(json_object_get(p, "step_mib")));
         }
     }
+    rss_samples(r, b);
 }
 
 static const char rss_title[] = "Spawn+exec+wait against the parent's resident memory "
@@ -241,8 +304,14 @@ static void rss_gp(const pkb_results *r, const char *stem, const json_t *curves,
                     "set border 3\n"
                     "set xtics nomirror\n"
                     "set ytics nomirror\n"
-                    "set key outside right top vertical\n"
-                    "plot ");
+                    "set key outside right top vertical\n");
+    /* Every sample first, faint, in its mechanism's colour, so the curves draw over them. */
+    pkb_buf_printf(b,
+                   "plot dat index %zu using 1:2:3 with points pt 7 ps 0.3 lc rgb variable "
+                   "title 'every sample', \\\n"
+                   "     dat index %zu using 1:($4 == 1 ? $2 : 1/0) with points pt 2 ps 0.6 "
+                   "lc rgb '#D55E00' title 'disturbed sample', \\\n     ",
+                   json_array_size(curves), json_array_size(curves));
     size_t i;
     const json_t *c;
     json_array_foreach(curves, i, c)
@@ -280,16 +349,30 @@ static void rss_py(const pkb_results *r, const char *stem, pkb_buf *b)
     }
     pkb_buf_puts(
         b, "}\n\n"
-           "curves = []\n"
+           "curves, samples, in_samples = [], [], False\n"
            "with open(DATA, encoding=\"utf-8\") as f:\n"
            "    for line in f:\n"
-           "        if line.startswith(\"# curve\\t\"):\n"
+           "        if line.startswith(\"# samples\"):\n"
+           "            in_samples = True\n"
+           "        elif line.startswith(\"# curve\\t\"):\n"
            "            _, mech, thp = line.rstrip(\"\\n\").split(\"\\t\")\n"
            "            curves.append((mech, thp, []))\n"
            "        elif line.strip() and not line.startswith(\"#\"):\n"
-           "            curves[-1][2].append([float(v) for v in line.split(\"\\t\")])\n"
+           "            cols = line.rstrip(\"\\n\").split(\"\\t\")\n"
+           "            if in_samples:\n"
+           "                samples.append((float(cols[0]), float(cols[1]), cols[3] == \"1\",\n"
+           "                                cols[4]))\n"
+           "            else:\n"
+           "                curves[-1][2].append([float(v) for v in cols])\n"
            "\n"
            "fig, ax = plt.subplots(figsize=(11.2, 6.8), dpi=100)\n"
+           "ax.scatter([x for x, *_ in samples], [y for _, y, *_ in samples], s=5, alpha=0.5,\n"
+           "           color=[COLORS.get(m, \"black\") for *_, m in samples], zorder=1,\n"
+           "           label=\"every sample\")\n"
+           "rough = [(x, y) for x, y, d, _ in samples if d]\n"
+           "if rough:\n"
+           "    ax.scatter([p[0] for p in rough], [p[1] for p in rough], s=14, marker=\"x\",\n"
+           "               color=\"#D55E00\", zorder=2, label=\"disturbed sample\")\n"
            "for mech, thp, rows in curves:\n"
            "    x = [r[0] for r in rows]\n"
            "    y = [r[1] for r in rows]\n"

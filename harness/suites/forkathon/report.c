@@ -529,18 +529,30 @@ static void md_not_measured(const pkb_results *r, pkb_buf *b)
 static void md_noise(const pkb_results *r, pkb_buf *b)
 {
     size_t noisy = 0, total = 0;
+    bool measured = false;
     for (size_t i = 0; i < r->nseries; i++) {
         if (r->series[i].measured) {
             noisy += r->series[i].noisy;
             total += r->series[i].n;
+            measured = measured || r->series[i].disturbance_measured;
         }
     }
     if (total == 0)
         return;
-    pkb_buf_printf(b,
-                   "Noise: %zu of %zu samples ended with more runnable tasks than the machine's "
-                   "%lld logical CPUs (`procs_running`); they are kept in every number above.\n\n",
-                   noisy, total, r->logical_cpus);
+    if (measured)
+        pkb_buf_printf(b,
+                       "Noise: %zu of %zu samples were disturbed — other processes used more "
+                       "than a quarter of the machine's %lld logical CPUs while they ran, or the "
+                       "hypervisor stole more than 5%% (each sample's measures are in the "
+                       "results file's `disturbance`); they are kept in every number above. The "
+                       "suite measures itself and does not re-measure.\n\n",
+                       noisy, total, r->logical_cpus);
+    else
+        pkb_buf_printf(b,
+                       "Noise: %zu of %zu samples ended with more runnable tasks than the "
+                       "machine's %lld logical CPUs (`procs_running`); they are kept in every "
+                       "number above.\n\n",
+                       noisy, total, r->logical_cpus);
 }
 
 int pkb__forkathon_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *err, size_t err_len)

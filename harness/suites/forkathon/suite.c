@@ -35,6 +35,7 @@
 
 #include "phases/raw_clone3.h"
 #include "processkit.h"
+#include "run/disturb.h"
 #include "run/env.h"
 #include "suites/forkathon/ballast.h"
 #include "suites/forkathon/forkathon.h"
@@ -233,20 +234,26 @@ static int alloc_samples(pkb_series *s, size_t cap)
     s->child_cpu_ns = calloc(cap, sizeof *s->child_cpu_ns);
     s->parent_cpu_ns = calloc(cap, sizeof *s->parent_cpu_ns);
     s->iterations = calloc(cap, sizeof *s->iterations);
-    s->procs_running = calloc(cap, sizeof *s->procs_running);
-    return s->samples_ns && s->child_cpu_ns && s->parent_cpu_ns && s->iterations && s->procs_running
+    s->disturb = calloc(cap, sizeof *s->disturb);
+    return s->samples_ns && s->child_cpu_ns && s->parent_cpu_ns && s->iterations && s->disturb
                ? 0
                : -ENOMEM;
 }
 
-static void record(pkb_series *s, double ns, double child_ns, double parent_ns, long long iters)
+/* One sample, with what disturbed it since `mark` (run/disturb.h). */
+static void record(pkb_series *s,
+                   double ns,
+                   double child_ns,
+                   double parent_ns,
+                   long long iters,
+                   const pkb_disturb_mark *mark)
 {
     size_t k = s->nreps++;
     s->samples_ns[k] = ns;
     s->child_cpu_ns[k] = child_ns;
     s->parent_cpu_ns[k] = parent_ns;
     s->iterations[k] = iters;
-    s->procs_running[k] = pkb_env_procs_running();
+    pkb_disturb_end(mark, &s->disturb[k]);
 }
 
 static void settle(pkb_series *s, pkb_series_status status, const char *what, const char *why)
@@ -275,6 +282,7 @@ static double now_ns(void)
 struct wemm_run {
     double user_s, sys_s, wall_s, loop_s, self_cpu_s;
     long reaped;
+    pkb_disturb_mark mark; /* taken before the run */
 };
 
 /* Runs `path loop n` once. Returns 0, or -1 with `why` set. */
@@ -285,6 +293,7 @@ wemm_once(const char *path, const char *loop, long n, struct wemm_run *out, char
     snprintf(count, sizeof count, "%ld", n);
     const char *const argv[] = {path, loop, count, NULL};
     struct rusage p0, p1;
+    pkb_disturb_begin(&out->mark);
     getrusage(RUSAGE_SELF, &p0);
     pk_result r;
     int rc = pk_run(&(pk_command){.argv = argv,
@@ -330,7 +339,7 @@ wemm_once(const char *path, const char *loop, long n, struct wemm_run *out, char
 static void wemm_record(struct item *it, long n, const struct wemm_run *w)
 {
     record(it->s, w->wall_s * 1e9 / (double)n, (w->user_s + w->sys_s) * 1e9 / (double)n,
-           w->self_cpu_s * 1e9 / (double)n, n);
+           w->self_cpu_s * 1e9 / (double)n, n, &w->mark);
     json_array_append_new(json_object_get(it->fk, "user_s"), json_real(w->user_s));
     json_array_append_new(json_object_get(it->fk, "sys_s"), json_real(w->sys_s));
     json_array_append_new(json_object_get(it->fk, "wall_s"), json_real(w->wall_s));
@@ -385,6 +394,8 @@ run_wemm(struct item *items, size_t nitems, const struct config *c, const char *
 static int ladder_sample(struct item *it)
 {
     struct rusage c0, c1, p0, p1;
+    pkb_disturb_mark mark;
+    pkb_disturb_begin(&mark);
     getrusage(RUSAGE_CHILDREN, &c0);
     getrusage(RUSAGE_SELF, &p0);
     double t0 = now_ns();
@@ -400,7 +411,7 @@ static int ladder_sample(struct item *it)
     record(it->s, (t1 - t0) / k,
            (tv_ns(c1.ru_utime) - tv_ns(c0.ru_utime) + tv_ns(c1.ru_stime) - tv_ns(c0.ru_stime)) / k,
            (tv_ns(p1.ru_utime) - tv_ns(p0.ru_utime) + tv_ns(p1.ru_stime) - tv_ns(p0.ru_stime)) / k,
-           it->cycles);
+           it->cycles, &mark);
     return 0;
 }
 
@@ -620,7 +631,6 @@ static size_t settle_all(pkb_series *series, size_t n)
             s->status = PKB_SERIES_MEASURED;
         if (s->status == PKB_SERIES_PENDING)
             continue;
-        pkb_series_gb_records(s);
         if (kept != i) {
             series[kept] = *s;
             memset(s, 0, sizeof *s);
@@ -668,6 +678,7 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     if (cli->iterations > 0)
         c.iterations = cli->iterations;
     opts->profile = quick ? &fk_quick : &fk_full;
+    opts->interleave = true; /* its own rounds, rotated (the top of this file) */
     const char *paths[2] = {binary("PKBENCH_FORKATHON_STATIC", PKB_FORKATHON_STATIC),
                             binary("PKBENCH_FORKATHON_DYNAMIC", PKB_FORKATHON_DYNAMIC)};
     regex_t re;

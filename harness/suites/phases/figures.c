@@ -3,12 +3,14 @@
  * the same numbers as the reconciliation table: os_spawn_plain at the bottom, then each primitive
  * the composite contains, each in its own colour, then the residual as its own hatched segment
  * (above the sum when the measured composite is larger, overlapping the top of the stack when it
- * is smaller), and the measured mean ± sd as a black point with error bars.
+ * is smaller), the measured mean ± sd as a black point with error bars, and beside each bar every
+ * repetition of the composite (disturbed ones as red crosses), so its spread is seen.
  *
  * Files, into the staging directory (stem = <name>-reconciliation, sanitized):
  *
  *     <stem>.dat   block 0: one row per segment (bar, kind, label, bottom, top in µs);
- *                  block 1: one row per bar (bar, composite, measured mean, sd, sum of parts)
+ *                  block 1: one row per bar (bar, composite, measured mean, sd, sum of parts);
+ *                  block 2: one row per repetition of a composite (bar, offset, µs, disturbed)
  *     <stem>.gp    gnuplot: <stem>.gnuplot.png (pngcairo, else png) and <stem>.gnuplot.svg
  *     <stem>.py    matplotlib (Agg): <stem>.matplotlib.png
  *
@@ -107,6 +109,23 @@ static void write_dat(
         pkb_buf_printf(b, "\t%.6f\t%.6f\t%.6f\n", c->mean / 1e3, isnan(c->sd) ? 0 : c->sd / 1e3,
                        row->rec.predicted_ns / 1e3);
     }
+    pkb_buf_puts(b, "\n\n# block 2, every repetition of each composite, beside its bar\n"
+                    "# rep\tbar\toffset\tus\tdisturbed\n");
+    bar = 0;
+    for (size_t i = 0; i < v->nrows; i++) {
+        const pkb__recon_row *row = &v->rows[i];
+        if (!row->complete)
+            continue;
+        const pkb_results_series *s = &r->series[row->composite];
+        const json_t *flags = json_object_get(s->json, "disturbed");
+        if (flags == NULL)
+            flags = json_object_get(s->json, "noisy");
+        for (size_t k2 = 0; k2 < s->n; k2++)
+            pkb_buf_printf(b, "rep\t%zu\t%.3f\t%.6f\t%d\n", bar,
+                           0.39 + 0.08 * ((double)((k2 * 7) % 11) / 10.0 - 0.5),
+                           s->samples[k2] / 1e3, json_is_true(json_array_get(flags, k2)));
+        bar++;
+    }
 }
 
 static const char title[] =
@@ -126,7 +145,7 @@ static void write_gp(const pkb_results *r,
     pkb_buf_puts(b, "\nset ylabel ");
     pkb_gp_string(b, ylabel);
     pkb_buf_printf(b,
-                   "\nset xrange [-0.6:%zu.4]\n"
+                   "\nset xrange [-0.6:%zu.6]\n"
                    "set yrange [0:*]\n"
                    "set offsets 0, 0, graph 0.05, 0\n"
                    "set grid ytics lt 1 lc rgb '#dddddd' lw 1\n"
@@ -157,7 +176,11 @@ static void write_gp(const pkb_results *r,
         pkb_buf_puts(b, ", \\\n     ");
     }
     pkb_buf_printf(b, "dat index 1 using 2:4:5 with yerrorbars lc rgb 'black' pt 7 ps 0.8 lw 1.5 "
-                      "title 'measured mean ± sd'\n");
+                      "title 'measured mean ± sd', \\\n"
+                      "     dat index 2 using ($2 + $3):($5 == 1 ? 1/0 : $4) with points pt 7 "
+                      "ps 0.4 lc rgb '#333333' title 'repetition', \\\n"
+                      "     dat index 2 using ($2 + $3):($5 == 1 ? $4 : 1/0) with points pt 2 "
+                      "ps 0.8 lc rgb '#D55E00' title 'disturbed repetition'\n");
     pkb_gp_tail(b, st, 1200, 650);
 }
 
@@ -176,7 +199,7 @@ static void write_py(const pkb_results *r, const struct kinds *k, const char *st
     pkb_buf_puts(
         b,
         "]\n\n"
-        "segs, bars = [], []\n"
+        "segs, bars, reps = [], [], []\n"
         "with open(DATA, encoding=\"utf-8\") as f:\n"
         "    for line in f:\n"
         "        if line.startswith(\"#\") or not line.strip():\n"
@@ -186,6 +209,8 @@ static void write_py(const pkb_results *r, const struct kinds *k, const char *st
         "            segs.append((int(c[1]), int(c[2]), c[3], float(c[4]), float(c[5])))\n"
         "        elif c[0] == \"bar\":\n"
         "            bars.append((int(c[1]), c[2], float(c[3]), float(c[4])))\n"
+        "        elif c[0] == \"rep\":\n"
+        "            reps.append((int(c[1]) + float(c[2]), float(c[3]), c[4] == \"1\"))\n"
         "\n"
         "fig, ax = plt.subplots(figsize=(12.0, 6.5), dpi=100)\n"
         "labelled = set()\n"
@@ -200,12 +225,18 @@ static void write_py(const pkb_results *r, const struct kinds *k, const char *st
         "ax.errorbar([b[0] for b in bars], [b[2] for b in bars], yerr=[b[3] for b in bars],\n"
         "            fmt=\"o\", color=\"black\", capsize=5, markersize=5,\n"
         "            label=\"measured mean ± sd\")\n"
+        "for rough, style in ((False, dict(s=8, color=\"#333333\", label=\"repetition\")),\n"
+        "                     (True, dict(s=20, marker=\"x\", color=\"#D55E00\",\n"
+        "                                 label=\"disturbed repetition\"))):\n"
+        "    pts = [(x, y) for x, y, d in reps if d == rough]\n"
+        "    if pts:\n"
+        "        ax.scatter([p[0] for p in pts], [p[1] for p in pts], zorder=3, **style)\n"
         "ax.set_xticks([b[0] for b in bars])\n"
         "ax.set_xticklabels([b[1] for b in bars], rotation=25, ha=\"right\")\n"
         "ax.set_ylabel(YLABEL)\n"
         "ax.set_title(TITLE)\n"
-        "ax.set_ylim(0, max([hi for _, _, _, _, hi in segs] + [b[2] + b[3] for b in bars]) * "
-        "1.08)\n"
+        "ax.set_ylim(0, max([hi for _, _, _, _, hi in segs] + [b[2] + b[3] for b in bars] +\n"
+        "                   [y for _, y, _ in reps]) * 1.08)\n"
         "ax.grid(axis=\"y\", color=\"#dddddd\")\n"
         "ax.set_axisbelow(True)\n"
         "ax.spines[\"top\"].set_visible(False)\n"

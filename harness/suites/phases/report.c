@@ -217,8 +217,10 @@ static void signed_us(pkb_buf *b, double ns)
 static void noisy_mark(pkb_buf *b, const pkb_results_series *s)
 {
     if (s->noisy > 0)
-        pkb_buf_printf(b, " (%zu of %zu repetition%s noisy[^noisy])", s->noisy, s->n,
+        pkb_buf_printf(b, " (%zu of %zu repetition%s disturbed[^noisy])", s->noisy, s->n,
                        s->n == 1 ? "" : "s");
+    if (s->attempts > 1)
+        pkb_buf_printf(b, " (re-measured, attempt %ld kept[^remeasured])", s->attempt_used + 1);
 }
 
 static long long int_field(const json_t *j, const char *key)

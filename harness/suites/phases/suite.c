@@ -55,8 +55,11 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
         s->check_counts = true;
         s->expect_children = d->children;
         char why[256] = "";
-        if (pkb_phase_run_open(d, env, &runs[n], why, sizeof why) != 0) {
+        int refused = pkb_phase_run_open(d, env, &runs[n], why, sizeof why);
+        if (refused != 0) {
             s->status = PKB_SERIES_REFUSED;
+            /* What the host lacks (no cgroup delegated, a session leader) is not the code's. */
+            s->environmental = refused == -ENOTSUP;
             snprintf(s->reason, sizeof s->reason, "%s", why);
             fprintf(stderr, "pkbench: refusing to time %s: %s\n", s->name, why);
         }

@@ -2,13 +2,14 @@
  * The scenarios suite's report: the seed document's "Measured results" table per scenario and
  * its "Conclusions", worded from the numbers:
  *
- *   - mean ± sd and the median are stats.h's pks_summarize of the series' samples_ns (one value
- *     per repetition: the mean wall time of one iteration), in the unit the mean reads best in;
- *   - throughput = work_per_iteration / mean time, in the series' unit (runs/s, MiB/s, ...);
- *   - delta = (mean − baseline mean) / baseline mean, against the measured baseline series of the
- *     same scenario in the same file, printed as +x.x%;
- *   - a contender's overhead is negligible when |delta| ≤ PKB_REPORT_NEGLIGIBLE (10%);
- *   - the targets are ratios of means processkit / other, checked only where both were measured.
+ *   - the median and mean ± sd are stats.h's pks_summarize of the series' samples_ns (one value
+ *     per repetition: the mean wall time of one iteration); every time column of a scenario's
+ *     table is in one unit, the one its smallest median reads best in;
+ *   - throughput = work_per_iteration / median time, in the series' unit (runs/s, MiB/s, ...);
+ *   - Δ = median / baseline median − 1 with its 95% bootstrap CI and the verdict, all from
+ *     results/verdict.h against the measured baseline series of the same scenario: the numbers
+ *     `pkbench compare FILE --baseline-contender posix_spawn` prints for this file;
+ *   - the targets are ratios of medians processkit / other, decided on their CI.
  *
  * Nothing is typed in: change the file and every number and verdict follows. The conclusions and
  * targets are worded in verdict.c, the figures drawn from figures.c's data.
@@ -41,15 +42,23 @@ static void md_how_to_read(const pkb_results *r, pkb_buf *b)
         pkb_buf_printf(b, "Each measured series has %zu repetitions. ", lo);
     else
         pkb_buf_printf(b, "Each measured series has %zu to %zu repetitions. ", lo, hi);
-    pkb_buf_puts(b, "A repetition's value is the mean wall time of one iteration: start the "
-                    "child (or children), feed stdin, consume the output, reap. The table gives "
-                    "the mean ± sample standard deviation of those values, as the seed document "
-                    "does, and their median, which one disturbed repetition cannot move much. "
-                    "Throughput is the work of one iteration divided by the mean time. The delta "
-                    "is (mean − baseline mean) / baseline mean against the baseline contender of "
-                    "the same scenario in this same run: negative is faster than the baseline. "
-                    "Absolute times depend on the machine and its load; compare contenders only "
-                    "within one run.\n\n");
+    pkb_buf_printf(
+        b,
+        "A repetition's value is the mean wall time of one iteration: start the child (or "
+        "children), feed stdin, consume the output, reap. The table gives the median of those "
+        "values, which a few disturbed repetitions cannot move much, and the mean ± sample "
+        "standard deviation the seed document gives; every time column of a table is in the unit "
+        "its header names. Throughput is the work of one iteration divided by the median time. "
+        "Δ is median / baseline median − 1 against the baseline contender of the same scenario "
+        "in this same run (negative is faster), with its 95%% bootstrap confidence interval, and "
+        "the verdict is `pkbench compare`'s on the pair: *slower* or *faster* when the "
+        "Mann-Whitney p after Holm's correction is below 0.05 and |Δ| exceeds %.0f%% (and the "
+        "file's noise floor, when it has one), *negligible* when Δ is within that bar, *not "
+        "distinguishable* when a larger Δ is not significant, *undecidable* when either side has "
+        "fewer than %d repetitions or a robust coefficient of variation (1.4826 · MAD / median) "
+        "above %.0f%%. Absolute times depend on the machine and its load; compare contenders "
+        "only within one run.\n\n",
+        PKB_VERDICT_NEGLIGIBLE * 100, PKS_MIN_SAMPLES, PKS_DEFAULT_CV_LIMIT * 100);
 }
 
 /* Each contender's one-line description (the first series that gives one), in file order. */
@@ -107,14 +116,104 @@ static void md_plot_links(const pkb_results *r, const pkb_results_scenario *sc, 
     pkb_figure_stem(r, sc->name, stem, sizeof stem);
     pkb_buf alt = {0};
     pkb_md_code(&alt, sc->name);
-    pkb_buf_puts(&alt, ": mean time per iteration by contender, ± sd");
+    pkb_buf_puts(&alt, ": median time per iteration by contender, every repetition shown");
     pkb_md_figure(b, stem, alt.failed ? "" : alt.data);
     b->failed |= alt.failed;
     pkb_buf_free(&alt);
 }
 
-static void
-md_scenario(const pkb_results *r, const pkb_results_scenario *sc, bool plots, pkb_buf *b)
+/* The marks after a contender's name: disturbed repetitions, a re-measured series. */
+static void md_marks(const pkb_results_series *s, pkb_buf *b)
+{
+    if (s->noisy == 0 && s->attempts < 2)
+        return;
+    pkb_buf_puts(b, " (");
+    if (s->noisy > 0)
+        pkb_buf_printf(b, "%zu/%zu disturbed[^noisy]", s->noisy, s->n);
+    if (s->attempts > 1)
+        pkb_buf_printf(b, "%sre-measured, attempt %ld kept[^remeasured]", s->noisy > 0 ? "; " : "",
+                       s->attempt_used + 1);
+    pkb_buf_puts(b, ")");
+}
+
+/* The Δ, CI and verdict cells of one row. */
+static void md_verdict_cells(const pkb_results_series *s,
+                             const pkb_results_series *base,
+                             const pkb_verdict *v,
+                             pkb_buf *b)
+{
+    if (s == base) {
+        pkb_buf_puts(b, "baseline | | |");
+        return;
+    }
+    if (v == NULL) {
+        pkb_buf_puts(b, "n/a | | |");
+        return;
+    }
+    pkb_fmt_delta(b, v->s.delta);
+    pkb_buf_puts(b, " | [");
+    pkb_fmt_delta(b, v->s.ratio.lo - 1);
+    pkb_buf_puts(b, ", ");
+    pkb_fmt_delta(b, v->s.ratio.hi - 1);
+    pkb_buf_puts(b, "] | ");
+    pkb__bucket k = pkb__bucket_of(v);
+    pkb_buf_printf(b, k == PKB__SLOWER || k == PKB__FASTER ? "**%s**" : "%s", pkb__bucket_word(k));
+    if (k == PKB__UNDECIDABLE)
+        pkb_buf_printf(b, " (%s)", pks_undecidable_name(v->d.reason));
+    pkb_buf_puts(b, " |");
+}
+
+/* The table's header: every time column in `unit`, throughput in the series' unit. */
+static void md_table_head(const pkb_results *r,
+                          const pkb_results_scenario *sc,
+                          const pkb_results_series *base,
+                          const char *unit,
+                          pkb_buf *b)
+{
+    pkb_buf_printf(b, "| contender | median (%s) | mean ± sd (%s) | throughput (", unit, unit);
+    pkb_md_text(b, r->series[sc->members[0]].unit);
+    pkb_buf_puts(b, ") | Δ median vs ");
+    if (base != NULL)
+        pkb_md_code(b, base->contender);
+    else
+        pkb_buf_puts(b, "baseline");
+    pkb_buf_puts(b, " | 95% CI | verdict |\n|---|---:|---:|---:|---:|---:|---|\n");
+}
+
+static void md_row(const pkb_results_series *s,
+                   const pkb_results_series *base,
+                   const pkb_verdict_set *vs,
+                   double scale,
+                   pkb_buf *b)
+{
+    pkb_buf_puts(b, "| ");
+    pkb_md_code(b, s->contender);
+    md_marks(s, b);
+    pkb_buf_puts(b, " | ");
+    pkb_fmt_rate(b, s->sum.median / scale);
+    pkb_buf_puts(b, " | ");
+    pkb_fmt_rate(b, s->sum.mean / scale);
+    if (s->n >= 2) {
+        pkb_buf_puts(b, " ± ");
+        pkb_fmt_rate(b, s->sum.sd / scale);
+    } else {
+        pkb_buf_puts(b, " (n = 1)");
+    }
+    pkb_buf_puts(b, " | ");
+    if (s->work > 0)
+        pkb_fmt_rate(b, s->work / (s->sum.median * 1e-9));
+    else
+        pkb_buf_puts(b, "n/a");
+    pkb_buf_puts(b, " | ");
+    md_verdict_cells(s, base, pkb_verdict_set_find(vs, s), b);
+    pkb_buf_puts(b, "\n");
+}
+
+static void md_scenario(const pkb_results *r,
+                        const pkb_results_scenario *sc,
+                        const pkb_verdict_set *vs,
+                        bool plots,
+                        pkb_buf *b)
 {
     pkb_buf_puts(b, "### ");
     pkb_md_code(b, sc->name);
@@ -123,49 +222,20 @@ md_scenario(const pkb_results *r, const pkb_results_scenario *sc, bool plots, pk
     if (known >= 0) {
         pkb_buf_puts(b, "Workload: ");
         pkb_md_text(b, pkb_scenario_description((pkb_scenario)known));
-        pkb_buf_puts(b, ". ");
+        pkb_buf_puts(b, ".\n\n");
     }
-    pkb_buf_puts(b, "Throughput in ");
-    pkb_md_text(b, r->series[sc->members[0]].unit);
-    pkb_buf_puts(b, ".\n\n");
-
     const pkb_results_series *base = sc->baseline >= 0 ? &r->series[sc->baseline] : NULL;
-    if (sc->measured > 0) {
-        pkb_buf_puts(b, "| contender | mean ± sd | median | throughput | delta vs baseline |\n"
-                        "|---|---:|---:|---:|---:|\n");
-    }
-    for (size_t k = 0; k < sc->count; k++) {
-        const pkb_results_series *s = &r->series[sc->members[k]];
-        if (!s->measured)
-            continue;
-        double scale;
-        const char *unit = pkb_time_unit(s->sum.mean, &scale);
-        pkb_buf_puts(b, "| ");
-        pkb_md_code(b, s->contender);
-        if (s->noisy > 0)
-            pkb_buf_printf(b, " (%zu of %zu repetition%s noisy[^noisy])", s->noisy, s->n,
-                           s->n == 1 ? "" : "s");
-        if (s->n >= 2)
-            pkb_buf_printf(b, " | %.3f ± %.3f %s | ", s->sum.mean / scale, s->sum.sd / scale, unit);
-        else
-            pkb_buf_printf(b, " | %.3f %s, n = 1 | ", s->sum.mean / scale, unit);
-        pkb_buf_printf(b, "%.3f %s | ", s->sum.median / scale, unit);
-        if (s->work > 0) {
-            pkb_fmt_rate(b, s->work / (s->sum.mean * 1e-9));
-            pkb_buf_puts(b, " ");
-            pkb_md_text(b, s->unit);
-        } else {
-            pkb_buf_puts(b, "n/a");
-        }
-        pkb_buf_puts(b, " | ");
-        if (s == base)
-            pkb_buf_puts(b, "baseline");
-        else if (base != NULL)
-            pkb_fmt_delta(b, (s->sum.mean - base->sum.mean) / base->sum.mean);
-        else
-            pkb_buf_puts(b, "n/a");
-        pkb_buf_puts(b, " |\n");
-    }
+    /* One unit per column: the one the scenario's smallest median reads best in. */
+    double smallest = INFINITY, scale = 1;
+    for (size_t k = 0; k < sc->count; k++)
+        if (r->series[sc->members[k]].measured)
+            smallest = fmin(smallest, r->series[sc->members[k]].sum.median);
+    const char *unit = pkb_time_unit(isfinite(smallest) ? smallest : 1, &scale);
+    if (sc->measured > 0)
+        md_table_head(r, sc, base, unit, b);
+    for (size_t k = 0; k < sc->count; k++)
+        if (r->series[sc->members[k]].measured)
+            md_row(&r->series[sc->members[k]], base, vs, scale, b);
     if (sc->measured > 0)
         pkb_buf_puts(b, "\n");
     if (sc->measured > 0 && base == NULL)
@@ -177,6 +247,12 @@ md_scenario(const pkb_results *r, const pkb_results_scenario *sc, bool plots, pk
 
 int pkb__scenarios_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *err, size_t err_len)
 {
+    /* The verdicts `pkbench compare FILE --baseline-contender` gives, at the report's 10%. */
+    pkb_verdict_set vs;
+    int rc = pkb_verdict_contenders(
+        r, NULL, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE}, &vs, err, err_len);
+    if (rc != 0)
+        return rc;
     pkb_md_title(r, b);
     md_how_to_read(r, b);
     pkb_buf_puts(b, "## Measured results\n\n");
@@ -184,9 +260,10 @@ int pkb__scenarios_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *
     if (r->nscenarios == 0)
         pkb_buf_puts(b, "The file holds no series.\n\n");
     for (size_t i = 0; i < r->nscenarios; i++)
-        md_scenario(r, &r->scenarios[i], plots, b);
-    pkb__md_conclusions(r, b);
+        md_scenario(r, &r->scenarios[i], &vs, plots, b);
+    pkb__md_conclusions(r, &vs, b);
     pkb__md_targets(r, b);
     pkb_md_appendix(r, b);
+    pkb_verdict_set_free(&vs);
     return b->failed ? pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file) : 0;
 }

@@ -108,6 +108,7 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
             r = pkb_check_contender(x->contender, x->state, x->workload, why, sizeof why);
         if (r != 0) {
             series[i].status = PKB_SERIES_REFUSED;
+            series[i].environmental = !x->set_up; /* a set-up the host refused, not a wrong count */
             snprintf(series[i].reason, sizeof series[i].reason, "%s", why);
             fprintf(stderr, "pkbench: refusing to time %s: %s\n", series[i].name, why);
         }

@@ -1,0 +1,146 @@
+/*
+ * verdict — the one statistical verdict on two series, shared by every reader of a results file
+ * that concludes anything: the report's conclusions and targets (suites/), `pkbench compare` and
+ * `pkbench check` (regress/). Two readers of the same file therefore cannot disagree.
+ *
+ * Per pair (base, cand), stats.h does the arithmetic:
+ *
+ *     medians, ratio = median(cand) / median(base) with its seeded percentile-bootstrap 95% CI,
+ *     the Mann-Whitney U p (pks_series_compare); then, over the whole family of pairs, Holm's
+ *     correction (pks_holm); then per pair
+ *
+ *         verdict = pks_decide(p_holm < alpha AND |ratio − 1| > max(threshold, noise floor))
+ *
+ *     undecidable first when either side has fewer than PKS_MIN_SAMPLES values or a robust
+ *     coefficient of variation (1.4826 · MAD / median) above the limit (pks_check_samples).
+ *
+ * A target ("ratio ≤ 1.05") is decided on the same CI: met when the whole CI lies at or below the
+ * limit, not met when it lies above, undecidable when it straddles the limit or the samples fail
+ * the noise check. A target is never "met" by a point estimate the samples cannot support.
+ *
+ * The bootstrap seed of a pair is the options' seed mixed with a hash of the pair's name (the
+ * candidate series), so the same files and options give byte-identical numbers in the report and
+ * in compare.
+ */
+#ifndef PKB_RESULTS_VERDICT_H
+#define PKB_RESULTS_VERDICT_H
+
+#include "common/stats.h"
+#include "results/results.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PKB_VERDICT_THRESHOLD  0.05      /* compare between two runs: |delta| ≤ 5% is no change */
+#define PKB_VERDICT_NEGLIGIBLE 0.10      /* contenders of one run: the seed's negligible overhead */
+#define PKB_VERDICT_SEED       20240601u /* the default bootstrap seed */
+
+/* Options; all-zero means the defaults noted. */
+typedef struct pkb_verdict_options {
+    double alpha;      /* family-wise significance level; 0: 0.05 */
+    double threshold;  /* smallest |delta| reported, a fraction ≥ 0 (0: none) */
+    double cv_limit;   /* largest robust cv of a decidable sample; 0: 10%; negative: no limit */
+    size_t iterations; /* bootstrap resamples; 0: 10000 */
+    uint64_t seed;     /* bootstrap seed, mixed with each pair's name; 0: PKB_VERDICT_SEED */
+} pkb_verdict_options;
+
+/* One pair of a family: the inputs the caller fills, then what pkb_verdict_family computed. */
+typedef struct pkb_verdict {
+    const char *name; /* the candidate series' name: seeds the bootstrap */
+    const double *base, *cand;
+    size_t nbase, ncand;
+    double noise_floor; /* the base file's MDE for this pair; 0: unknown */
+
+    pks_series s;            /* medians, CI of the ratio, Mann-Whitney (raw p) */
+    double cv_base, cv_cand; /* robust coefficients of variation (the noise check's) */
+    double p_holm;           /* p after Holm's correction over the family */
+    pks_decision d;          /* verdict, why undecidable, the bar |delta| had to pass */
+} pkb_verdict;
+
+/* Decides every pair of v[0..n) as one family (Holm over all n). Returns 0, -EINVAL (a sample
+ * the statistics reject: empty, not finite, not positive) or -ENOMEM. */
+int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts);
+
+/* The robust coefficient of variation, 1.4826 · MAD / median; NaN when n < 2 or the median is
+ * not positive. */
+double pkb_robust_cv(const pks_summary *s);
+
+/* Why a pair is undecidable, in words: "too few samples: 4 in base, 20 in new, need 6" or "too
+ * noisy: cv 13.0% in base > 10.0%", naming the sides `base_word` and `cand_word`; "" when it is
+ * decidable. cv_limit as in the options. */
+void pkb_verdict_why(const pkb_verdict *v,
+                     double cv_limit,
+                     const char *base_word,
+                     const char *cand_word,
+                     char *buf,
+                     size_t len);
+
+/* ---- targets --------------------------------------------------------------------------------- */
+
+typedef enum pkb_target_result {
+    PKB_TARGET_MET = 0,
+    PKB_TARGET_NOT_MET,
+    PKB_TARGET_UNDECIDABLE,
+} pkb_target_result;
+
+/* Whether ratio = median(cand) / median(base) meets "ratio ≤ limit" (strict: "ratio < limit"),
+ * judged on the pair's 95% CI once pkb_verdict_family has run: met when the CI's upper end
+ * meets it, not met when its lower end fails it, otherwise (or when the pair is undecidable)
+ * undecidable. */
+pkb_target_result pkb_target_check(const pkb_verdict *v, double limit, bool strict);
+
+/* "met", "not met", "undecidable". */
+const char *pkb_target_result_name(pkb_target_result r);
+
+/* ---- the noise floor of a base file ---------------------------------------------------------- */
+
+/* The optional "noise_floor" object of a results file (written by `pkbench run --aa`). */
+typedef struct pkb_noise_floor {
+    const json_t *series; /* noise_floor.series; NULL when the file has none */
+    double alpha;         /* the alpha it was measured at */
+} pkb_noise_floor;
+
+/* Reads and checks r's noise floor (path names the file in messages). Returns 0 (f->series NULL
+ * when there is none) or -EBADMSG with a one-line message. */
+int pkb_noise_floor_read(
+    const pkb_results *r, const char *path, pkb_noise_floor *f, char *err, size_t err_len);
+
+/* The MDE of series `name` at opts' alpha: as stored when it was measured at that alpha, else
+ * recomputed from the A/A samples the file keeps (the same pks_mde, seeded as the pair). 0 when
+ * the file has none for it. Returns 0 or -ENOMEM. */
+int pkb_noise_floor_of(const pkb_noise_floor *f,
+                       const pkb_results *r,
+                       const char *name,
+                       const pkb_verdict_options *opts,
+                       double *out);
+
+/* ---- the contenders of one file ---------------------------------------------------------------
+ */
+
+/* Every measured series of a file against its scenario's base series: the family `pkbench
+ * compare FILE --baseline-contender NAME` decides (with no --filter), and the report's. */
+typedef struct pkb_verdict_set {
+    pkb_verdict *v;
+    const pkb_results_series **base, **cand; /* parallel to v, borrowed from the file */
+    size_t n;
+} pkb_verdict_set;
+
+/* Builds and decides the family of r: per series in file order, its base is the series of
+ * contender `baseline` in the same scenario (NULL: the scenario's series marked baseline); a
+ * pair is formed when both are measured and differ. The noise floor is the larger of the two
+ * series' MDEs when the file carries one. Returns 0, or a negative errno with a message (the
+ * noise floor's -EBADMSG, -EINVAL, -ENOMEM). */
+int pkb_verdict_contenders(const pkb_results *r,
+                           const char *baseline,
+                           const pkb_verdict_options *opts,
+                           pkb_verdict_set *out,
+                           char *err,
+                           size_t err_len);
+
+/* The pair whose candidate is `cand` (a series of the file), or NULL. */
+const pkb_verdict *pkb_verdict_set_find(const pkb_verdict_set *set, const pkb_results_series *cand);
+
+void pkb_verdict_set_free(pkb_verdict_set *set);
+
+#endif /* PKB_RESULTS_VERDICT_H */

@@ -1,0 +1,318 @@
+/*
+ * pkrun and signals: nothing that ends pkrun leaves the tree behind. Every catchable terminating
+ * signal reaches the tree and pkrun ends by it as timeout does; SIGKILL of pkrun takes the command
+ * with it; a signal ignored at start stays ignored (nohup); SIGCHLD ignored by the parent changes
+ * nothing; a stopped command still acts on the limit's signal; a terminal's Ctrl-C reaches the
+ * command once; a command in its own process group can read the terminal.
+ */
+#define _GNU_SOURCE
+#include "pkrun_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef PK_PKRUN_PATH
+#error "tests/CMakeLists.txt passes the pkrun binary's path"
+#endif
+
+static const char *const containments[] = {"--containment=cgroup", "--containment=pgroup"};
+
+/* Whether the containment option can run here (cgroup needs a delegated cgroup). */
+static bool usable(const char *containment)
+{
+    return strcmp(containment, "--containment=cgroup") != 0 ||
+           pk_host_containment() == PK_CONTAIN_CGROUP;
+}
+
+/* Starts argv (pkrun) uncontained by the test, so that signals go to pkrun itself, and returns
+ * the number its command prints first (a pid). */
+static pk_process *start(const char *const *argv, int *first_number)
+{
+    pk_process *p;
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .containment = PK_CONTAIN_NONE}, &p, NULL));
+    pk_line line;
+    ASSERT_OK(pk_process_read_line(p, &line));
+    *first_number = atoi(line.data);
+    ASSERT_GT(*first_number, 0);
+    return p;
+}
+
+static int shell_status(const pk_result *r)
+{
+    return r->outcome.kind == PK_OUTCOME_SIGNALED ? 128 + r->outcome.signo : r->outcome.code;
+}
+
+/* Each signal sent to pkrun reaches the command (a shell that dies of it) and its background
+ * child; pkrun then ends by the same signal, as timeout does. SIGALRM is the limit: 124. */
+TEST_IMPL(pkrun_forwards_every_terminating_signal)
+{
+    /* A QUIT or XCPU death must not leave core files behind. */
+    struct rlimit none = {0, 0};
+    ASSERT_EQ(setrlimit(RLIMIT_CORE, &none), 0);
+    const int sigs[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGTERM, SIGUSR1,      SIGUSR2,
+                        SIGPIPE, SIGXCPU, SIGVTALRM, SIGPROF, SIGRTMIN + 1, SIGALRM};
+    for (size_t c = 0; c < 2; c++) {
+        if (!usable(containments[c]))
+            continue;
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            const char *const argv[] = {
+                PK_PKRUN_PATH, containments[c], "--", "sh", "-c", "sleep 300 & echo $!; wait",
+                NULL};
+            int bg;
+            pk_process *p = start(argv, &bg);
+            ASSERT_OK(pk_process_signal(p, sigs[i]));
+            pk_result r;
+            ASSERT_OK(pk_process_wait(p, &r));
+            int want = sigs[i] == SIGALRM ? 124 : 128 + sigs[i];
+            if (shell_status(&r) != want)
+                pk_test_fail(__FILE__, __LINE__, "%s, signal %d: status %d, not %d: %s",
+                             containments[c], sigs[i], shell_status(&r), want,
+                             r.err.data ? r.err.data : "");
+            pk_result_release(&r);
+            pk_process_free(p);
+            bool dead = pk_test_wait_dead(bg, 3000);
+            if (!dead)
+                kill(bg, SIGKILL);
+            if (!dead)
+                pk_test_fail(__FILE__, __LINE__, "%s, signal %d: the background child lives",
+                             containments[c], sigs[i]);
+        }
+    }
+}
+
+/* kill -9 of pkrun: the command dies with it (PR_SET_PDEATHSIG, on by default). */
+TEST_IMPL(pkrun_kill9_leaves_no_direct_child)
+{
+    for (size_t c = 0; c < 2; c++) {
+        if (!usable(containments[c]))
+            continue;
+        const char *const argv[] = {PK_PKRUN_PATH, containments[c],           "--", "sh",
+                                    "-c",          "echo $$; exec sleep 300", NULL};
+        int child;
+        pk_process *p = start(argv, &child);
+        ASSERT_OK(pk_process_signal(p, SIGKILL));
+        pk_result r;
+        ASSERT_OK(pk_process_wait(p, &r));
+        pk_result_release(&r);
+        pk_process_free(p);
+        bool dead = pk_test_wait_dead(child, 3000);
+        if (!dead)
+            kill(child, SIGKILL);
+        ASSERT(dead);
+    }
+}
+
+/* nohup: SIGHUP ignored when pkrun starts stays ignored, for pkrun and the command. timeout,
+ * beside it, catches HUP and so undoes nohup for its command. */
+TEST_IMPL(pkrun_keeps_ignored_signals_ignored)
+{
+    const char *const tools[][2] = {{PK_PKRUN_PATH, "300"}, {"timeout", "300"}};
+    for (int t = 0; t < 2; t++) {
+        const char *const argv[] = {
+            "sh", "-c", "trap '' HUP; exec \"$@\"", "sh", tools[t][0], tools[t][1],
+            "sh", "-c", "echo $$; exec sleep 300",  NULL};
+        int child;
+        pk_process *p = start(argv, &child);
+        ASSERT_OK(pk_process_signal(p, SIGHUP));
+        usleep(300 * 1000);
+        bool survived = pk_test_pid_alive(child);
+        bool ignores = (pk_sigign_of(child) & (1ULL << (SIGHUP - 1))) != 0;
+        ASSERT_OK(pk_process_signal(p, SIGTERM));
+        pk_result r;
+        ASSERT_OK(pk_process_wait(p, &r));
+        pk_process_free(p);
+        if (t == 0) {
+            ASSERT(survived && ignores);
+            ASSERT_EQ(shell_status(&r), 128 + SIGTERM); /* the TERM that came next */
+        } else {
+            ASSERT(!survived); /* timeout: HUP handled, sent on, the command ended */
+        }
+        pk_result_release(&r);
+        if (pk_test_pid_alive(child))
+            kill(child, SIGKILL);
+    }
+}
+
+/* Runs argv with SIGCHLD ignored (fork, SIG_IGN, exec), its stdout into out; returns its exit
+ * status. */
+static int run_with_sigchld_ignored(const char *const *argv, char *out, size_t cap)
+{
+    int p[2];
+    ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        signal(SIGCHLD, SIG_IGN);
+        dup2(p[1], 1);
+        execv(argv[0], (char *const *)argv);
+        _exit(120);
+    }
+    close(p[1]);
+    size_t len = 0;
+    ssize_t n;
+    while ((n = read(p[0], out + len, cap - 1 - len)) > 0)
+        len += (size_t)n;
+    out[len] = '\0';
+    close(p[0]);
+    int st;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    ASSERT(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static uint64_t sigign_in(const char *text)
+{
+    const char *line = strstr(text, "SigIgn:");
+    ASSERT(line != NULL);
+    return strtoull(line + 7, NULL, 16);
+}
+
+/* A parent that ignores SIGCHLD: pkrun still gets the real status (it failed with 125 "No child
+ * processes"), and its command does not inherit SIGCHLD ignored. */
+TEST_IMPL(pkrun_resets_sigchld)
+{
+    const uint64_t chld = 1ULL << (SIGCHLD - 1);
+    char out[4096];
+    const char *const status[] = {PK_PKRUN_PATH, "10", "/bin/sh", "-c", "exit 4", NULL};
+    ASSERT_EQ(run_with_sigchld_ignored(status, out, sizeof out), 4);
+    /* (grep itself: a shell in between would reset SIGCHLD for its own waits.) */
+    const char *const argv[] = {PK_PKRUN_PATH,       "10", "/bin/grep", "SigIgn",
+                                "/proc/self/status", NULL};
+    ASSERT_EQ(run_with_sigchld_ignored(argv, out, sizeof out), 0);
+    ASSERT_EQ(sigign_in(out) & chld, 0);
+    /* The control: what the same parent starts directly inherits SIGCHLD ignored. */
+    const char *const control[] = {"/bin/grep", "SigIgn", "/proc/self/status", NULL};
+    ASSERT_EQ(run_with_sigchld_ignored(control, out, sizeof out), 0);
+    ASSERT_NE(sigign_in(out) & chld, 0);
+}
+
+/* A stopped command acts on the limit's SIGTERM (SIGCONT follows it): 124 at the limit, not
+ * SIGKILL after -k. */
+TEST_IMPL(pkrun_stopped_command_gets_sigcont)
+{
+    const char *const argv[] = {PK_PKRUN_PATH, "-k", "5", "0.3", "sh", "-c", "kill -STOP $$", NULL};
+    int64_t t0 = pk_test_now_ms();
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv}, &r));
+    ASSERT_EXITED(r, 124);
+    ASSERT_LT(pk_test_now_ms() - t0, 2500);
+    pk_result_release(&r);
+}
+
+/* Runs pkrun on a pty, waits for `ready`, types `keys`, and returns what the terminal showed
+ * once `want` appeared (or the time ran out), with pkrun's exit status in *status. */
+static void on_terminal(
+    const char *const *argv, const char *keys, const char *want, char *out, size_t cap, int *status)
+{
+    int master;
+    pid_t pid = pk_run_on_pty(argv, &master);
+    out[0] = '\0';
+    bool ready = pk_pty_wait_for(master, "ready", out, cap, 10000);
+    if (ready)
+        ASSERT_EQ(write(master, keys, strlen(keys)), (ssize_t)strlen(keys));
+    bool seen = ready && pk_pty_wait_for(master, want, out, cap, 10000);
+    if (!seen)
+        pk_kill_session(pid);
+    int st;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    close(master);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (!seen)
+        pk_test_fail(__FILE__, __LINE__, "'%s' never appeared on the terminal:\n%s", want, out);
+}
+
+/* Ctrl-C on the terminal reaches the command once: the terminal sends it to its foreground
+ * group, and pkrun does not send it again (in cgroup mode and with --foreground the command is in
+ * pkrun's group; in pgroup mode pkrun gave the command's group the terminal). */
+TEST_IMPL(pkrun_terminal_ctrl_c_reaches_command_once)
+{
+    const char *const opts[] = {"--containment=cgroup", "--containment=pgroup", "--foreground"};
+    for (int i = 0; i < 3; i++) {
+        if (!usable(opts[i]))
+            continue;
+        const char *const argv[] = {PK_PKRUN_PATH, "-v",           opts[i], "30", pk_test_self(),
+                                    "--helper",    "count-sigint", "300",   NULL};
+        char out[4096];
+        int status;
+        on_terminal(argv, "\003", "ints ", out, sizeof out, &status);
+        /* Counted by the command, and (since two SIGINTs close together may merge into one)
+         * pkrun's own word that it sent none. */
+        if (strstr(out, "ints 1\r\n") == NULL || strstr(out, "sending signal INT") != NULL)
+            pk_test_fail(__FILE__, __LINE__, "%s: %s", opts[i], out);
+        ASSERT_EQ(status, 0);
+    }
+}
+
+/* In process-group mode the command leads a group of its own; pkrun hands it the terminal, so a
+ * read from the terminal does not stop it (SIGTTIN) and hang the run. */
+TEST_IMPL(pkrun_pgroup_command_reads_terminal)
+{
+    const char *const argv[] = {
+        PK_PKRUN_PATH, "--containment=pgroup", "30", "sh", "-c", "echo ready; read x; echo got:$x",
+        NULL};
+    char out[4096];
+    int status;
+    on_terminal(argv, "hello\n", "got:hello", out, sizeof out, &status);
+    ASSERT_EQ(status, 0);
+}
+
+/* Job control in process-group mode, with bash as the shell: a background pkrun whose command
+ * reads the terminal shows as Stopped, and `fg` lets it read; Ctrl-Z stops a foreground one, and
+ * `fg` continues it. */
+TEST_IMPL(pkrun_pgroup_job_control_with_bash)
+{
+    if (access("/bin/bash", X_OK) != 0)
+        pk_test_skip("needs /bin/bash for an interactive shell with job control");
+    const char *const argv[] = {"/bin/bash", "--norc", "--noprofile", "-i", NULL};
+    int master;
+    pid_t pid = pk_run_on_pty(argv, &master);
+    char out[16384] = "", line[1024];
+    const struct {
+        const char *type, *want;
+    } steps[] = {
+        {"echo ready\n", "ready\r\n"},
+        {"%s --containment=pgroup 30 sh -c 'read x; echo got:$x' &\n", "[1]"},
+        {"jobs\n", "Stopped"},
+        {"fg\n", "read x"},
+        {"hello\n", "got:hello"},
+        {"echo status=$?\n", "status=0"},
+        {"%s --containment=pgroup 30 sh -c 'sleep 1; echo slept'\n", NULL},
+        {"\032", "Stopped"},
+        {"fg\n", "slept"},
+        {"echo status=$?\n", "status=0\r\n"},
+        {"exit\n", NULL},
+    };
+    bool ok = true;
+    size_t i = 0;
+    for (; i < sizeof steps / sizeof steps[0] && ok; i++) {
+        snprintf(line, sizeof line, steps[i].type, PK_PKRUN_PATH);
+        ASSERT_EQ(write(master, line, strlen(line)), (ssize_t)strlen(line));
+        if (steps[i].want == NULL)
+            usleep(500 * 1000); /* let the command start before the next keys */
+        /* Each expected text after what was already seen. `jobs` says what is now: asked again
+         * until the background job has stopped. */
+        size_t seen = strlen(out);
+        bool again = strcmp(line, "jobs\n") == 0;
+        if (steps[i].want != NULL)
+            ok = pk_pty_wait_for(master, steps[i].want, out + seen, sizeof out - seen,
+                                 again ? 300 : 10000);
+        for (int k = 0; again && !ok && k < 30; k++) {
+            ASSERT_EQ(write(master, line, strlen(line)), (ssize_t)strlen(line));
+            ok = pk_pty_wait_for(master, steps[i].want, out + seen, sizeof out - seen, 300);
+        }
+    }
+    if (!ok)
+        pk_kill_session(pid);
+    int st;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    close(master);
+    if (!ok)
+        pk_test_fail(__FILE__, __LINE__, "step %zu, the terminal showed:\n%s", i - 1, out);
+}
