@@ -18,11 +18,12 @@
  * The timeout of a test comes from tests/list.h, multiplied by PK_TEST_TIMEOUT_MULTIPLIER (set
  * for sanitizer runs). Exit status: 0 when nothing failed, 1 otherwise, 2 for bad usage.
  *
- * Skips name a gate (pk_test_skip_gate: root, cgroup, btf, package:NAME, build). With CI=true a
- * skip must be a fact: the runner probes the gate itself (euid, a mkdir in its own cgroup, the
- * BTF file, dpkg-query) and counts the test as failed when the machine has what the test said it
- * lacked, when the skip names no gate, or when the gate is unknown. A "build" gate (an option,
- * an architecture, a sanitizer) is the build's, never the machine's, and stays a skip.
+ * Skips name a gate (pk_test_skip_gate: root, cgroup, btf, package:NAME, quiet, build). With
+ * CI=true a skip must be a fact: the runner probes the gate itself (euid, a mkdir in its own
+ * cgroup, the BTF file, dpkg-query, the load average) and counts the test as failed when the
+ * machine has what the test said it lacked, when the skip names no gate, or when the gate is
+ * unknown. A "build" gate (an option, an architecture, a sanitizer) is the build's, never the
+ * machine's, and stays a skip.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -126,6 +127,11 @@ static void fixture_skip_build(void)
     pk_test_skip_gate("build", "fixture: needs an option this build left off");
 }
 
+static void fixture_skip_quiet(void)
+{
+    pk_test_skip_gate("quiet", "fixture: pretends the machine is too busy");
+}
+
 static void fixture_skip_unnamed(void)
 {
     pk_test_skip("fixture: names no gate");
@@ -144,6 +150,7 @@ static const struct test_entry fixtures[] = {
     {"fixture_skip_build", fixture_skip_build, 5},
     {"fixture_skip_unnamed", fixture_skip_unnamed, 5},
     {"fixture_skip_unknown", fixture_skip_unknown, 5},
+    {"fixture_skip_quiet", fixture_skip_quiet, 5},
     {"fixture_leak_fd", fixture_leak_fd, 5},
     {"fixture_leave_child", fixture_leave_child, 5},
     {"fixture_leave_zombie", fixture_leave_zombie, 5},
@@ -458,6 +465,22 @@ static bool cgroup_writable(void)
     return true;
 }
 
+/* Whether the machine is quiet: its 1-minute load average below its online CPUs. A test that
+ * demonstrates something on real measurements may skip on a busy machine (gate "quiet"); the load
+ * average is the runner's own look at that, and two CPU hogs beside a 2-CPU run make it >= 2.
+ * PK_TEST_LOADAVG names a file to read instead of /proc/loadavg (for the runner's own test). */
+static bool machine_quiet(void)
+{
+    const char *path = getenv("PK_TEST_LOADAVG");
+    FILE *f = fopen(path != NULL && path[0] != '\0' ? path : "/proc/loadavg", "r");
+    double load = 0;
+    bool read = f != NULL && fscanf(f, "%lf", &load) == 1;
+    if (f != NULL)
+        fclose(f);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return !read || load < (double)(cpus > 0 ? cpus : 1);
+}
+
 enum gate_state { GATE_ABSENT, GATE_PRESENT, GATE_BUILD, GATE_UNNAMED, GATE_UNKNOWN };
 
 /* Whether this machine has what a skip's gate names (see pk_test_skip_gate). */
@@ -473,6 +496,8 @@ static enum gate_state gate_state(const char *gate)
         return cgroup_writable() ? GATE_PRESENT : GATE_ABSENT;
     if (strcmp(gate, "btf") == 0)
         return access("/sys/kernel/btf/vmlinux", R_OK) == 0 ? GATE_PRESENT : GATE_ABSENT;
+    if (strcmp(gate, "quiet") == 0)
+        return machine_quiet() ? GATE_PRESENT : GATE_ABSENT;
     if (strncmp(gate, "package:", 8) == 0 && gate[8] != '\0')
         return package_installed(gate + 8) ? GATE_PRESENT : GATE_ABSENT;
     return GATE_UNKNOWN;

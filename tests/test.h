@@ -27,6 +27,8 @@ _Noreturn void pk_test_fail(const char *file, int line, const char *fmt, ...)
  *   "cgroup"         a cgroup v2 directory this process may create leaves in
  *   "btf"            the kernel's BTF (/sys/kernel/btf/vmlinux)
  *   "package:NAME"   the Debian package NAME (one ./x installs: see its PACKAGES)
+ *   "quiet"          a machine whose 1-minute load average is below its CPU count (for a test
+ *                    that demonstrates something on real measurements, not on prepared data)
  *   "build"          a property of this build, not of the machine (an option left off, an
  *                    architecture without a helper, a sanitizer that is not there)
  *

@@ -282,7 +282,7 @@ static struct partition *compare_py(const json_t *d1, const json_t *d2, size_t *
 static void need_pkbench(void)
 {
     if (PK_PKBENCH_PATH[0] == '\0')
-        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+        pk_test_skip_gate("build", "pkbench is built only with PK_BUILD_BENCH");
 }
 
 static int pkbench(const char *const *args, pk_result *r)

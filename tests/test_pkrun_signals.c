@@ -269,7 +269,8 @@ TEST_IMPL(pkrun_pgroup_command_reads_terminal)
 TEST_IMPL(pkrun_pgroup_job_control_with_bash)
 {
     if (access("/bin/bash", X_OK) != 0)
-        pk_test_skip("needs /bin/bash for an interactive shell with job control");
+        pk_test_skip_gate("package:bash",
+                          "needs /bin/bash for an interactive shell with job control");
     const char *const argv[] = {"/bin/bash", "--norc", "--noprofile", "-i", NULL};
     int master;
     pid_t pid = pk_run_on_pty(argv, &master);

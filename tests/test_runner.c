@@ -63,18 +63,26 @@ TEST_IMPL(runner_reports_unknown_test)
     pk_result_release(&r);
 }
 
+/* The load average file the runner reads for the "quiet" gate (NULL: /proc/loadavg). */
+static const char *fixture_loadavg;
+
 /* Runs one fixture through the outer runner with CI set to `ci` (NULL: unset). */
 static void run_fixture(const char *fixture, const char *ci, pk_result *r)
 {
     const char *const argv[] = {pk_test_self(), fixture, NULL};
-    const char *set[] = {NULL, NULL}, *unset[] = {"CI", NULL};
-    char entry[64];
+    const char *set[] = {NULL, NULL, NULL}, *unset[] = {"CI", NULL};
+    char entry[64], loadavg[600];
+    size_t n = 0;
     if (ci != NULL) {
         snprintf(entry, sizeof entry, "CI=%s", ci);
-        set[0] = entry;
+        set[n++] = entry;
+    }
+    if (fixture_loadavg != NULL) {
+        snprintf(loadavg, sizeof loadavg, "PK_TEST_LOADAVG=%s", fixture_loadavg);
+        set[n++] = loadavg;
     }
     ASSERT_OK(pk_run(&(pk_command){.argv = argv,
-                                   .env = {.set = ci ? set : NULL, .unset = ci ? NULL : unset},
+                                   .env = {.set = n ? set : NULL, .unset = ci ? NULL : unset},
                                    .err.kind = PK_STDIO_MERGE},
                      &r[0]));
 }
@@ -127,4 +135,20 @@ TEST_IMPL(runner_ci_refuses_skips_the_machine_could_run)
         expect_skip("fixture_skip_cgroup", "true", "# SKIP [cgroup]");
     expect_refused("fixture_skip_unnamed", "skipped without naming its gate");
     expect_refused("fixture_skip_unknown", "a gate the runner does not know (gate 'moon-phase')");
+
+    /* "quiet": the runner reads the 1-minute load average against the online CPUs. */
+    char loadavg[512];
+    snprintf(loadavg, sizeof loadavg, "%s/loadavg", pk_test_tmpdir());
+    fixture_loadavg = loadavg;
+    FILE *f = fopen(loadavg, "w");
+    ASSERT(f != NULL);
+    fprintf(f, "%ld.00 1.00 1.00 3/200 12345\n", sysconf(_SC_NPROCESSORS_ONLN));
+    ASSERT_EQ(fclose(f), 0);
+    expect_skip("fixture_skip_quiet", "true", "# SKIP [quiet] fixture: pretends the machine");
+    f = fopen(loadavg, "w");
+    ASSERT(f != NULL);
+    fprintf(f, "%.2f 9.00 9.00 1/200 12345\n", sysconf(_SC_NPROCESSORS_ONLN) - 0.5);
+    ASSERT_EQ(fclose(f), 0);
+    expect_refused("fixture_skip_quiet", "has what its gate names (gate 'quiet')");
+    fixture_loadavg = NULL;
 }

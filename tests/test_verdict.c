@@ -113,7 +113,7 @@ static char *slurp(const char *path)
 static void need_pkbench(void)
 {
     if (PK_PKBENCH_PATH[0] == '\0')
-        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+        pk_test_skip_gate("build", "pkbench is built only with PK_BUILD_BENCH");
 }
 
 static int pkbench(const char *const *args, pk_result *r)
@@ -615,9 +615,10 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
     verdicts(plain, before, sizeof before, &decided);
     printf("# without the hog: %s\n", before);
     if (!decided)
-        pk_test_skip("the machine is too busy for this demonstration: without any hog of ours "
-                     "a verdict is already undecidable (%s)",
-                     before);
+        pk_test_skip_gate("quiet",
+                          "the machine is too busy for this demonstration: without any hog of ours "
+                          "a verdict is already undecidable (%s)",
+                          before);
 
     const char *const argv[] = {PK_PKBENCH_PATH, "run",  "--profile", "quick", "--no-prime",
                                 "--filter",      filter, "--out",     hogged,  NULL};
@@ -711,7 +712,9 @@ TEST_IMPL(report_tables_and_figures_show_every_repetition)
     char err[512];
     int rc = pkb_report_render(path, out, NULL, err, sizeof err);
     if (rc == PK_ENOTFOUND || rc == -EIO)
-        pk_test_skip("gnuplot or matplotlib cannot run here: %s", err);
+        pk_test_skip_gate(strstr(err, "gnuplot") ? "package:gnuplot-nox"
+                                                 : "package:python3-matplotlib",
+                          "gnuplot or matplotlib cannot run here: %s", err);
     if (rc != 0)
         pk_test_fail(__FILE__, __LINE__, "report: %s", err);
 
