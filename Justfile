@@ -5,11 +5,11 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 sources := "git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cc'"
 
 # Run every test: the plain build, the ASan+UBSan build, the format check, the install test,
-# and 20 s of each fuzz target.
-test: test-dev asan fmt-check test-install fuzz-smoke
+# 20 s of each fuzz target, and the Windows build's tests under Wine.
+test: test-dev asan fmt-check test-install fuzz-smoke test-windows
 
 # Build every preset (what CI compiles), warnings as errors.
-build-all: (build "dev") (build "asan") (build "release") (build "fuzz")
+build-all: (build "dev") (build "asan") (build "release") (build "fuzz") (build "windows")
 
 # Configure a preset once, then build it.
 build preset="dev":
@@ -26,6 +26,16 @@ asan: (build "asan")
     ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     build/asan/tests/pk_tests
+
+# The Windows build (mingw-w64, the `windows` preset) and its test suite under Wine, in a private
+# WINEPREFIX (build/windows/wine). Extra arguments name tests, e.g. `just test-windows win_cancel`.
+test-windows *tests: windows-deps (build "windows")
+    tests/windows/run.sh build/windows {{tests}}
+
+# Google Benchmark 1.7.1 and jansson for the windows preset, built from Debian's source packages
+# into build/windows-deps (once; cmake/windows-deps.sh).
+windows-deps:
+    cmake/windows-deps.sh build/windows-deps
 
 # Install the Debug build into a temporary prefix and use it as a user would: the files, the
 # shared library's exports, pkg-config (shared and --static), find_package, pkrun, the man pages.

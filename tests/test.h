@@ -119,6 +119,9 @@ int64_t pk_test_now_ms(void);
  * front instead of dropping the checks after it). Returns true. */
 bool pk_test_validate_results(const char *path);
 
+/* Windows (runner.windows.c): the handles this process has open, counted by probing. */
+size_t pk_test_handles(void);
+
 /* Helper programs: `pk_tests --helper NAME ARGS...` runs one of these instead of a test. */
 int pk_test_run_helper(int argc, char **argv);
 

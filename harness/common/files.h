@@ -8,6 +8,12 @@
 #ifndef PKB_COMMON_FILES_H
 #define PKB_COMMON_FILES_H
 
+/* The characters that end a directory in a path: '/' (the Windows build adds '\\', see
+ * compat/include/pkb_compat.h). */
+#ifndef PKB_DIR_SEPARATORS
+#define PKB_DIR_SEPARATORS "/"
+#endif
+
 #include "common/buf.h"
 
 #include <jansson.h>

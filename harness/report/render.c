@@ -59,6 +59,16 @@ void pkb_md_title(const pkb_results *r, pkb_buf *b)
     if (!json_is_true(pkb_results_field(r, NULL, "complete")))
         pkb_buf_puts(b, "> **Incomplete run.** It was interrupted: only the series that finished "
                         "are in this report.\n\n");
+    /* A Windows build run under Wine (its environment's `wine`): say so before any number. */
+    const char *wine =
+        json_string_value(json_object_get(json_object_get(r->root, "environment"), "wine"));
+    if (wine != NULL) {
+        pkb_buf_puts(b, "> **Measured under Wine ");
+        pkb_md_text(b, wine);
+        pkb_buf_puts(b, ", not on Windows.** These are Wine's process creation and I/O on Linux: "
+                        "they show that the Windows code runs and how its parts compare here, "
+                        "and say nothing about Windows timings.\n\n");
+    }
 }
 
 static void md_priming(const pkb_results *r, pkb_buf *b)

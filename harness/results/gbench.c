@@ -39,7 +39,7 @@ void pkb_results_gb_date(char *buf, size_t cap)
     }
 }
 
-enum stat { S_MEAN, S_MEDIAN, S_STDDEV, S_CV, NSTATS };
+enum gb_stat { S_MEAN, S_MEDIAN, S_STDDEV, S_CV, NSTATS };
 
 static const char *const stat_names[NSTATS] = {"mean", "median", "stddev", "cv"};
 
@@ -51,7 +51,7 @@ static int cmp_double(const void *pa, const void *pb)
 
 /* Google Benchmark's statistics (statistics.cc): the mean, the median (the mean of the two
  * middle values for an even count), the sample standard deviation (n − 1), cv = stddev / mean. */
-static double statistic(enum stat k, const double *x, size_t n, double *work)
+static double statistic(enum gb_stat k, const double *x, size_t n, double *work)
 {
     double sum = 0;
     for (size_t i = 0; i < n; i++)

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include "results/results.h"
 
+#include "common/files.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -548,7 +550,10 @@ void pkb_results_free(pkb_results *r)
 /* r->file and r->name from the path. */
 static int name_from(const char *path, pkb_results *r, char *err, size_t err_len)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = NULL;
+    for (const char *p = path; *p != '\0'; p++)
+        if (strchr(PKB_DIR_SEPARATORS, *p) != NULL)
+            slash = p;
     snprintf(r->file, sizeof r->file, "%s", slash ? slash + 1 : path);
     snprintf(r->name, sizeof r->name, "%s", r->file);
     size_t nl = strlen(r->name);

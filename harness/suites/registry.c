@@ -1,12 +1,9 @@
 /*
- * The registry: turns registry.h's list into the array pkbench walks, finds a suite by name, and
- * renders any results file with its suite's report.
+ * The registry: turns registry.h's list into the array pkbench walks (find.c looks suites up and
+ * renders their reports; registry.windows.c is the Windows build's list).
  */
 #include "suites/registry.h"
 #include "suites/suite.h"
-
-#include <errno.h>
-#include <string.h>
 
 #define PKB__DECLARE(name) extern const pkb_suite pkb_suite_##name;
 PKB_SUITE_LIST(PKB__DECLARE)
@@ -19,43 +16,3 @@ const pkb_suite *const pkb_suites[] = {
 };
 
 const size_t pkb_suite_count = sizeof pkb_suites / sizeof pkb_suites[0];
-
-const pkb_suite *pkb_suite_find(const char *name)
-{
-    if (name == NULL)
-        return NULL;
-    /* The scenarios suite was called "compare" until the `pkbench compare` command needed the
-     * name; its older files say so. */
-    if (strcmp(name, "compare") == 0)
-        name = "scenarios";
-    for (size_t i = 0; i < pkb_suite_count; i++)
-        if (strcmp(pkb_suites[i]->name, name) == 0)
-            return pkb_suites[i];
-    return NULL;
-}
-
-int pkb_report_render(const char *results_path,
-                      const char *out_dir,
-                      const pkb_report_options *opts,
-                      char *err,
-                      size_t err_len)
-{
-    if (err != NULL && err_len > 0)
-        err[0] = '\0';
-    if (results_path == NULL || results_path[0] == '\0')
-        return pkb_fail(err, err_len, -EINVAL, "report: no results file given");
-    if (out_dir == NULL || out_dir[0] == '\0')
-        return pkb_fail(err, err_len, -EINVAL, "report: no output directory given");
-    pkb_results r;
-    int rc = pkb_results_load(results_path, &r, err, err_len);
-    if (rc != 0)
-        return rc;
-    const pkb_suite *suite = pkb_suite_find(r.suite);
-    if (suite == NULL)
-        rc = pkb_fail(err, err_len, -ENOTSUP, "%s: suite \"%.60s\" is not one this pkbench knows",
-                      results_path, r.suite);
-    else
-        rc = pkb_report_write(&r, &suite->report, out_dir, opts, err, err_len);
-    pkb_results_free(&r);
-    return rc;
-}

@@ -11,6 +11,32 @@
  *  - Outcomes are typed (exited / signaled / timed out / spawn failed with stage and errno); an
  *    exit code and a signal are never folded into one integer.
  *  - Every descriptor the library creates is O_CLOEXEC; the child closes all descriptors above 2.
+ *
+ * Windows (the same header; the lib/src files named *.windows.c). What cannot exist there is
+ * stated here:
+ *  - Starts are CreateProcessW with only the child's three standard handles inherited
+ *    (PROC_THREAD_ATTRIBUTE_HANDLE_LIST). argv is UTF-8, converted to UTF-16 and quoted so that
+ *    CommandLineToArgvW gives it back exactly; argv[0] may not contain '"' (-EINVAL). Invalid
+ *    UTF-8 in argv, the environment or cwd is -EILSEQ at stage validate.
+ *  - Resolution is PATH x PATHEXT (see pk_resolve_program), done by the library, so the file
+ *    started is the file reported. A .bat/.cmd runs through cmd.exe with every argument quoted;
+ *    an argument cmd.exe would still interpret (a '%', a line break, a control character) is
+ *    refused with PK_EUNSAFEARG before anything runs (the BatBadBut class, CVE-2024-24576).
+ *  - Containment: AUTO and PK_CONTAIN_JOB give a Job Object with kill-on-close, the child born
+ *    in it (PROC_THREAD_ATTRIBUTE_JOB_LIST) or, before Windows 10 1607, created suspended,
+ *    assigned and resumed; CGROUP and PGROUP are PK_ENOCONTAIN. pdeathsig is accepted and has
+ *    no further effect: a job dies with its last handle, so a contained child dies with us.
+ *  - Exit codes are 32 bits (.code may be negative: exit(-1) is -1). An unhandled exception
+ *    gives PK_OUTCOME_CRASHED with .ntstatus. Signals are mapped: 9 (SIGKILL) terminates the
+ *    process (or the job), reported back as PK_OUTCOME_SIGNALED with signo 9; 15 (SIGTERM) and
+ *    2 (SIGINT) send Ctrl+Break to the child's own process group (children are started with
+ *    CREATE_NEW_PROCESS_GROUP, so the console's Ctrl+C does not reach them directly), which only
+ *    arrives when the child shares our console (-ENOTSUP otherwise: a grace then runs out and
+ *    the tree is terminated); 0 probes; anything else is -EINVAL.
+ *  - Descriptors do not exist: pk_process_pidfd, pk_process_fd and pk_loop_fd return -1 (embed
+ *    a loop by calling pk_loop_step(loop, 0)); pk_wait_any takes at most 64 processes.
+ *  - pk_group_suspend/resume call NtSuspendProcess/NtResumeProcess on each member; stats give
+ *    the job's CPU accounting and the members' working sets; members the job's process ids.
  */
 #ifndef PROCESSKIT_H
 #define PROCESSKIT_H
@@ -58,7 +84,8 @@ extern "C" {
     XX(ETOOLARGE, -3003, "output exceeded the capture limit (fail-loud policy)")                   \
     XX(ENOCONTAIN, -3004, "the requested containment mechanism is not available on this host")     \
     XX(ECANCELLED, -3005, "cancelled before the start")                                            \
-    XX(EOF, -3006, "no more lines: every captured stream reached end-of-file")
+    XX(EOF, -3006, "no more lines: every captured stream reached end-of-file")                     \
+    XX(EUNSAFEARG, -3007, "argument cannot be passed safely to a batch file (Windows)")
 
 enum pk_error {
 #define PK__ERROR_ENUM(name, value, msg) PK_##name = (value),
@@ -134,6 +161,8 @@ typedef enum pk_containment {
                             PK_ENOCONTAIN when the host has none for us */
     PK_CONTAIN_PGROUP,   /* a POSIX process group: a descendant that calls setsid() escapes */
     PK_CONTAIN_NONE,     /* only the direct child is tracked */
+    PK_CONTAIN_JOB,      /* Windows: a Job Object with kill-on-close (what AUTO picks there); the
+                            whole tree, unless a descendant was allowed to break away */
 } pk_containment;
 
 typedef struct pk_group pk_group;
@@ -223,9 +252,10 @@ typedef enum pk_outcome_kind {
     PK_OUTCOME_IDLE_TIMED_OUT, /* idle_timeout_ms passed without output; the library ended it */
     PK_OUTCOME_CANCELLED,      /* the cancel handle fired; the library ended the tree */
     PK_OUTCOME_SPAWN_FAILED,   /* .stage, .error; no child is left behind */
+    PK_OUTCOME_CRASHED,        /* Windows: an unhandled exception ended it; .ntstatus */
 } pk_outcome_kind;
 
-/* "exited", "signaled", "timed_out", "idle_timed_out", "cancelled", "spawn_failed". */
+/* "exited", "signaled", "timed_out", "idle_timed_out", "cancelled", "spawn_failed", "crashed". */
 PK_API const char *pk_outcome_kind_name(pk_outcome_kind kind);
 
 typedef struct pk_outcome {
@@ -241,7 +271,14 @@ typedef struct pk_outcome {
     int64_t user_us;  /* the child's user CPU (kernel rusage of the reaped child) */
     int64_t sys_us;   /* the child's system CPU */
     int64_t wall_ns;  /* from the start of the spawn to the reap */
+    /* Windows, PK_OUTCOME_CRASHED (and the ending kinds): the NTSTATUS the process ended with,
+     * e.g. 0xC0000005 (access violation); 0 elsewhere. See pk_ntstatus_name. */
+    uint32_t ntstatus;
 } pk_outcome;
+
+/* The symbolic name of a Windows NTSTATUS crash code ("STATUS_ACCESS_VIOLATION" for 0xC0000005),
+ * or NULL when this table does not know it. Available on every platform. */
+PK_API const char *pk_ntstatus_name(uint32_t status);
 
 /* ---------------------------------------------------------------------------------------------
  * Running to completion
@@ -453,7 +490,13 @@ PK_API size_t pk_loop_active(const pk_loop *loop);
  * Program resolution
  * ------------------------------------------------------------------------------------------- */
 
-/* Returns in *path (malloc'd; free() it) exactly the path a launch of `program` would exec,
+/* Windows: a name holding '\\', '/' or ':' is a path (used as is when it exists; without an
+ * extension each PATHEXT extension is tried); a bare name is looked for in each PATH entry in
+ * order — as is when its extension is in PATHEXT, else with each PATHEXT extension (default
+ * ".COM;.EXE;.BAT;.CMD") — never in the current directory; names of variables compare
+ * case-insensitively; *searched is ';'-separated. The rest of this comment is POSIX's.
+ *
+ * Returns in *path (malloc'd; free() it) exactly the path a launch of `program` would exec,
  * spawning nothing. A name containing '/' is returned unchanged. A bare name is searched in the
  * PATH the child would get (env->set's PATH if it sets one, else the parent's PATH, else the
  * default "/usr/local/bin:/usr/bin:/bin" when PATH is unset or env->clear drops it): the first
@@ -473,6 +516,9 @@ typedef enum pk_mechanism {
     PK_MECH_CLONE,       /* clone(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) */
     PK_MECH_VFORK,       /* vfork(), pidfd_open afterwards when the kernel has it */
     PK_MECH_POSIX_SPAWN, /* glibc posix_spawn */
+    PK_MECH_JOB_LIST,    /* Windows: CreateProcessW, the child born in its job
+                            (PROC_THREAD_ATTRIBUTE_JOB_LIST, Windows 10 1607 and later) */
+    PK_MECH_SUSPENDED,   /* Windows: CreateProcessW suspended, assigned to its job, resumed */
 } pk_mechanism;
 
 /* The spawn mechanism in use, probed once at first use (thread-safe). The environment variable
@@ -480,7 +526,8 @@ typedef enum pk_mechanism {
  * tests and comparisons); an unavailable choice falls further down the chain. */
 PK_API pk_mechanism pk_spawn_mechanism(void);
 
-/* "clone3", "clone", "vfork", "posix_spawn". */
+/* "clone3", "clone", "vfork", "posix_spawn", "createprocess_job_list", "createprocess_suspended".
+ */
 PK_API const char *pk_mechanism_name(pk_mechanism mech);
 
 /* True when the probe found CLONE_CLEAR_SIGHAND (kernel >= 5.5), so the child resets no signal

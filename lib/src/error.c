@@ -4,10 +4,12 @@
  * Every fallible call returns 0 or a negative value: a negated errno, or a project code from
  * PK_ERROR_MAP (which sits below errno's range, so the two never collide). The same X-macro table
  * generates the enum in processkit.h and the two lookups here, so a code, its name and its message
- * cannot drift apart. errno names come from glibc's strerrorname_np (2.32+).
+ * cannot drift apart. errno names come from the platform (pk__errno_name: glibc's
+ * strerrorname_np in errname.linux.c, a table in errname.windows.c).
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "processkit.h"
+#include "errname.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +29,7 @@ const char *pk_strerror(int err)
     }
     /* strerror is not thread-safe in general, but glibc's returns static strings for known
      * values; unknown values are handled before it is reached. */
-    if (err < 0 && strerrorname_np(-err) != NULL)
+    if (err < 0 && pk__errno_name(-err) != NULL)
         return strerror(-err);
     return "unknown error";
 }
@@ -47,7 +49,7 @@ const char *pk_errname(int err)
         break;
     }
     if (err < 0) {
-        const char *name = strerrorname_np(-err);
+        const char *name = pk__errno_name(-err);
         if (name != NULL)
             return name;
     }
@@ -84,8 +86,84 @@ const char *pk_outcome_kind_name(pk_outcome_kind kind)
         return "cancelled";
     case PK_OUTCOME_SPAWN_FAILED:
         return "spawn_failed";
+    case PK_OUTCOME_CRASHED:
+        return "crashed";
     }
     return "unknown";
+}
+
+const char *pk_containment_name(pk_containment c)
+{
+    switch (c) {
+    case PK_CONTAIN_AUTO:
+        return "auto";
+    case PK_CONTAIN_CGROUP:
+        return "cgroup";
+    case PK_CONTAIN_PGROUP:
+        return "pgroup";
+    case PK_CONTAIN_NONE:
+        return "none";
+    case PK_CONTAIN_JOB:
+        return "job";
+    }
+    return "unknown";
+}
+
+const char *pk_mechanism_name(pk_mechanism mech)
+{
+    switch (mech) {
+    case PK_MECH_CLONE3:
+        return "clone3";
+    case PK_MECH_CLONE:
+        return "clone";
+    case PK_MECH_VFORK:
+        return "vfork";
+    case PK_MECH_POSIX_SPAWN:
+        return "posix_spawn";
+    case PK_MECH_JOB_LIST:
+        return "createprocess_job_list";
+    case PK_MECH_SUSPENDED:
+        return "createprocess_suspended";
+    }
+    return "unknown";
+}
+
+/* The exception codes a Windows process most often dies of. XX(value, name) */
+#define PK__NTSTATUS_MAP(XX)                                                                       \
+    XX(0x80000002u, "STATUS_DATATYPE_MISALIGNMENT")                                                \
+    XX(0x80000003u, "STATUS_BREAKPOINT")                                                           \
+    XX(0x80000004u, "STATUS_SINGLE_STEP")                                                          \
+    XX(0xC0000005u, "STATUS_ACCESS_VIOLATION")                                                     \
+    XX(0xC0000006u, "STATUS_IN_PAGE_ERROR")                                                        \
+    XX(0xC0000017u, "STATUS_NO_MEMORY")                                                            \
+    XX(0xC000001Du, "STATUS_ILLEGAL_INSTRUCTION")                                                  \
+    XX(0xC0000025u, "STATUS_NONCONTINUABLE_EXCEPTION")                                             \
+    XX(0xC000008Cu, "STATUS_ARRAY_BOUNDS_EXCEEDED")                                                \
+    XX(0xC000008Eu, "STATUS_FLOAT_DIVIDE_BY_ZERO")                                                 \
+    XX(0xC0000094u, "STATUS_INTEGER_DIVIDE_BY_ZERO")                                               \
+    XX(0xC0000095u, "STATUS_INTEGER_OVERFLOW")                                                     \
+    XX(0xC0000096u, "STATUS_PRIVILEGED_INSTRUCTION")                                               \
+    XX(0xC00000FDu, "STATUS_STACK_OVERFLOW")                                                       \
+    XX(0xC0000135u, "STATUS_DLL_NOT_FOUND")                                                        \
+    XX(0xC0000139u, "STATUS_ENTRYPOINT_NOT_FOUND")                                                 \
+    XX(0xC000013Au, "STATUS_CONTROL_C_EXIT")                                                       \
+    XX(0xC0000142u, "STATUS_DLL_INIT_FAILED")                                                      \
+    XX(0xC0000374u, "STATUS_HEAP_CORRUPTION")                                                      \
+    XX(0xC0000409u, "STATUS_STACK_BUFFER_OVERRUN")                                                 \
+    XX(0xC0000417u, "STATUS_INVALID_CRUNTIME_PARAMETER")                                           \
+    XX(0xC0000420u, "STATUS_ASSERTION_FAILURE")
+
+const char *pk_ntstatus_name(uint32_t status)
+{
+    switch (status) {
+#define PK__NTSTATUS_NAME(value, name)                                                             \
+    case value:                                                                                    \
+        return name;
+        PK__NTSTATUS_MAP(PK__NTSTATUS_NAME)
+#undef PK__NTSTATUS_NAME
+    default:
+        return NULL;
+    }
 }
 
 const char *pk_version(void)

@@ -16,21 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *pk_containment_name(pk_containment c)
-{
-    switch (c) {
-    case PK_CONTAIN_AUTO:
-        return "auto";
-    case PK_CONTAIN_CGROUP:
-        return "cgroup";
-    case PK_CONTAIN_PGROUP:
-        return "pgroup";
-    case PK_CONTAIN_NONE:
-        return "none";
-    }
-    return "unknown";
-}
-
 pk_containment pk_host_containment(void)
 {
     return pk__cgroup_usable() ? PK_CONTAIN_CGROUP : PK_CONTAIN_PGROUP;
@@ -41,8 +26,10 @@ int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
     memset(g, 0, sizeof *g);
     g->dirfd = g->events_fd = -1;
     pthread_mutex_init(&g->lock, NULL);
-    if (want == PK_CONTAIN_NONE || (int)want < 0 || want > PK_CONTAIN_NONE)
+    if (want == PK_CONTAIN_NONE || (int)want < 0 || want > PK_CONTAIN_JOB)
         return -EINVAL;
+    if (want == PK_CONTAIN_JOB)
+        return PK_ENOCONTAIN; /* a Windows Job Object */
     if (want == PK_CONTAIN_AUTO || want == PK_CONTAIN_CGROUP) {
         int rc = pk__cgroup_create(g, private_run);
         if (rc == 0)

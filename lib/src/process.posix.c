@@ -161,8 +161,8 @@ static const char *valid_command(const pk_command *cmd)
     const char *program = cmd->program != NULL ? cmd->program : (cmd->argv ? cmd->argv[0] : NULL);
     if (program == NULL || program[0] == '\0' || !valid_stdio(&cmd->in, 0) ||
         !valid_stdio(&cmd->out, 1) || !valid_stdio(&cmd->err, 2) || cmd->timeout_ms < 0 ||
-        cmd->idle_timeout_ms < 0 || cmd->grace_ms < 0 || (unsigned)cmd->containment > 3 ||
-        cmd->pdeathsig < 0 || cmd->pdeathsig >= NSIG)
+        cmd->idle_timeout_ms < 0 || cmd->grace_ms < 0 ||
+        (unsigned)cmd->containment > PK_CONTAIN_JOB || cmd->pdeathsig < 0 || cmd->pdeathsig >= NSIG)
         return NULL;
     return program;
 }

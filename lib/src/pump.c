@@ -17,7 +17,7 @@
  * a CRLF is dropped. Raw mode hands out the bytes unchanged.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "pump.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -437,8 +437,8 @@ int pk__stream_next_line(struct pk__stream *s, pk_line *line)
     }
 }
 
-/* One read into the splitter buffer, after at most one compaction. */
-static int fill_lines(struct pk__stream *s)
+/* Makes room for one read in the splitter buffer, after at most one compaction. */
+static int lines_space(struct pk__stream *s)
 {
     if (s->start == s->end) {
         s->start = s->end = s->scan = s->ascii_end = 0;
@@ -465,22 +465,50 @@ static int fill_lines(struct pk__stream *s)
         s->buf = b;
         s->cap = cap;
     }
+    return 0;
+}
+
+/* Accounts n > 0 bytes read into the splitter buffer at s->end. */
+static void lines_commit(struct pk__stream *s, size_t n)
+{
+    /* Extend the known-ASCII prefix while it reaches the new bytes. */
+    if (!s->raw && s->ascii_end == s->end)
+        s->ascii_end = s->end + ascii_prefix((const unsigned char *)s->buf + s->end, n);
+    s->end += n;
+    s->total_bytes += (uint64_t)n;
+}
+
+/* One read into the splitter buffer, after at most one compaction. */
+static int fill_lines(struct pk__stream *s)
+{
+    int rc = lines_space(s);
+    if (rc != 0)
+        return rc;
     ssize_t n;
     do
         n = read(s->fd, s->buf + s->end, s->cap - s->end - 1);
     while (n < 0 && errno == EINTR);
     if (n > 0) {
-        /* Extend the known-ASCII prefix while it reaches the new bytes. */
-        if (!s->raw && s->ascii_end == s->end)
-            s->ascii_end = s->end + ascii_prefix((const unsigned char *)s->buf + s->end, (size_t)n);
-        s->end += (size_t)n;
-        s->total_bytes += (uint64_t)n;
+        lines_commit(s, (size_t)n);
         return 1;
     }
     if (n < 0 && errno == EAGAIN)
         return 0;
     s->eof = true;
     return n < 0 && errno != EPIPE ? -errno : 0;
+}
+
+/* Accounts n > 0 bytes read into the capture buffer at its end: the bulk path counts newlines. */
+static void bulk_commit(struct pk__stream *s, size_t n)
+{
+    struct pk__buffer *b = &s->kept;
+    const char *p = b->data + b->len, *end = p + n;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        s->total_lines++;
+        p++;
+    }
+    b->len += n;
+    s->total_bytes += (uint64_t)n;
 }
 
 /* The bulk path: read straight into the capture buffer, count newlines. */
@@ -507,19 +535,41 @@ static int fill_bulk(struct pk__stream *s)
         while (n < 0 && errno == EINTR);
     }
     if (n > 0) {
-        const char *p = b->data + b->len, *end = p + n;
-        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-            s->total_lines++;
-            p++;
-        }
-        b->len += (size_t)n;
-        s->total_bytes += (uint64_t)n;
+        bulk_commit(s, (size_t)n);
         return 1;
     }
     if (n < 0 && errno == EAGAIN)
         return 0;
     s->eof = true;
     return n < 0 && errno != EPIPE ? -errno : 0;
+}
+
+int pk__stream_space(struct pk__stream *s, char **p, size_t *n)
+{
+    if (s->lines) {
+        int rc = lines_space(s);
+        if (rc != 0)
+            return rc;
+        *p = s->buf + s->end;
+        *n = s->cap - s->end - 1;
+        return 0;
+    }
+    struct pk__buffer *b = &s->kept;
+    if (buf_reserve(b, CHUNK + 1) != 0)
+        return -ENOMEM;
+    *p = b->data + b->len;
+    *n = b->cap - b->len - 1;
+    return 0;
+}
+
+void pk__stream_commit(struct pk__stream *s, size_t n)
+{
+    if (n == 0)
+        s->eof = true;
+    else if (s->lines)
+        lines_commit(s, n);
+    else
+        bulk_commit(s, n);
 }
 
 int pk__stream_fill(struct pk__stream *s)

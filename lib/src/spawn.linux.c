@@ -229,21 +229,6 @@ bool pk_spawn_clears_sighand(void)
     return clear_sighand;
 }
 
-const char *pk_mechanism_name(pk_mechanism mech)
-{
-    switch (mech) {
-    case PK_MECH_CLONE3:
-        return "clone3";
-    case PK_MECH_CLONE:
-        return "clone";
-    case PK_MECH_VFORK:
-        return "vfork";
-    case PK_MECH_POSIX_SPAWN:
-        return "posix_spawn";
-    }
-    return "unknown";
-}
-
 int pk__spawn_plan(struct pk__child_plan *plan, int *pid_out, int *pidfd_out)
 {
     pthread_once(&probe_once, probe);

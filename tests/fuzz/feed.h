@@ -12,7 +12,7 @@
  *         the pipe still open, nothing buffered), bits 3-4 the chunking style, bits 5-7 keep
  *     [1] max_line  [2] max_bytes  (0: unset; 1..191 bytes; 192..255: 1..64 KiB)
  *     [3] max_lines (0: unset, else 1..255)
- *     [4] 248..255: insert a run of 12..96 KiB of 'x' into the payload (lines longer than one
+ *     [4] 248..255: insert a run of 9..72 KiB of 'x' into the payload (lines longer than one
  *         64 KiB read, from short inputs)
  *     [5..7] seed of the chunk boundaries and of where lines are taken between reads
  */

@@ -103,7 +103,10 @@ static bool same_output(const pk_output *a, const pk_output *b)
 static void
 expect(const struct feed_input *in, const struct ref_line *lines, size_t n, struct seen *want)
 {
-    unsigned char *tmp = malloc(in->len * 3 + 1);
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        longest = !lines[i].dropped && lines[i].len > longest ? lines[i].len : longest;
+    unsigned char *tmp = malloc(longest * 3 + 1);
     CHECK(tmp != NULL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const struct ref_line *l = &lines[i];

@@ -24,11 +24,11 @@ def size_sel(n):
 
 def hdr(raw=0, lines=1, eof=1, chunk=2, keep='all', max_line=0, max_bytes=0, max_lines=0,
         run_kib=0, seed=0x123456):
-    """feed.h's 8 header bytes. run_kib (a multiple of 12, up to 96) inserts that much 'x' at
+    """feed.h's 8 header bytes. run_kib (a multiple of 9, up to 72) inserts that much 'x' at
     offset seed % (len(payload) + 1)."""
     b0 = raw | lines << 1 | eof << 2 | chunk << 3 | KEEP[keep] << 5
-    assert run_kib % 12 == 0 and run_kib <= 96
-    run = 0 if run_kib == 0 else 247 + run_kib // 12
+    assert run_kib % 9 == 0 and run_kib <= 72
+    run = 0 if run_kib == 0 else 247 + run_kib // 9
     return bytes([b0, size_sel(max_line), size_sel(max_bytes), max_lines, run,
                   seed & 255, seed >> 8 & 255, seed >> 16 & 255])
 
@@ -56,10 +56,10 @@ put('lines', 'max-line-16',
     hdr(max_line=16) + b"short\n" + b"x" * 40 + b"\n" + b"y" * 16 + b"\n" + b"z" * 17 + b"\nend")
 put('lines', 'max-line-final', hdr(max_line=8, eof=0) + b"ok\n" + b"w" * 30)
 put('lines', 'long-line-72k', hdr(raw=1, chunk=0, run_kib=72, seed=6) + b"short\nend\r\n")
-put('lines', 'flood-96k', hdr(chunk=3, run_kib=96, seed=0))
+put('lines', 'flood-72k', hdr(chunk=3, run_kib=72, seed=0))
 put('lines', 'long-line-over-max',
-    hdr(chunk=1, run_kib=84, max_line=64 * 1024, seed=3) + "é€😀\nok\n".encode())
-put('lines', 'long-line-in-utf8', hdr(chunk=0, run_kib=12, seed=1) + "é\n".encode())
+    hdr(chunk=1, run_kib=72, max_line=64 * 1024, seed=3) + "é€😀\nok\n".encode())
+put('lines', 'long-line-in-utf8', hdr(chunk=0, run_kib=9, seed=1) + "é\n".encode())
 put('lines', 'bulk', hdr(lines=0) + b"a\nb\nc")
 put('lines', 'bulk-forced-end', hdr(lines=0, eof=0) + b"a\nb\nc")  # pump fix 1
 
@@ -69,7 +69,7 @@ put('capture', 'head-lines', hdr(keep='head', max_lines=3) + b"1\n2\n3\n4\n5\n")
 put('capture', 'head-dropped-middle',
     hdr(keep='head', max_bytes=64, max_line=8) + b"A\n" + b"L" * 30 + b"\nB\n")
 put('capture', 'head-64k-of-long',
-    hdr(keep='head', max_bytes=64 * 1024, chunk=3, run_kib=96, seed=4) + b"h\n" * 40)
+    hdr(keep='head', max_bytes=64 * 1024, chunk=3, run_kib=72, seed=4) + b"h\n" * 40)
 put('capture', 'fail-bytes', hdr(keep='fail', max_bytes=12) + b"abc\ndef\nghi\njkl\n")
 put('capture', 'tail-lines', hdr(keep='tail', max_lines=2) + b"1\n2\n3\n4\n5")
 put('capture', 'tail-bytes',
@@ -79,7 +79,7 @@ put('capture', 'tail-dropped-middle',  # pump fix 2
     hdr(keep='tail', max_bytes=16) + b"A\n" + b"L" * 30 + b"\nB\n")
 put('capture', 'tail-uncapped-bulk', hdr(keep='tail', lines=0) + b"a\nb\n")  # pump fix 3
 put('capture', 'tail-4k-after-long',
-    hdr(keep='tail', max_bytes=4096, chunk=0, run_kib=24, seed=2) + b"t\n" + b"u\n" * 100)
+    hdr(keep='tail', max_bytes=4096, chunk=0, run_kib=18, seed=2) + b"t\n" + b"u\n" * 100)
 put('capture', 'none', hdr(keep='none') + b"x\ny\n")
 
 # ---- fuzz_parse: a flags byte (bit 0 percent, bits 1-3 the count range), then the value --------

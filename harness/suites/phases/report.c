@@ -293,8 +293,35 @@ static size_t count_kind(const pkb_results *r, const pkb__phases_view *v, const 
     return n;
 }
 
+/* The Windows table (phases/attribution/series.windows.c): the seed's series and two more. */
+static void md_how_to_read_windows(const json_t *host, pkb_buf *b)
+{
+    pkb_buf_puts(b, "## How to read it\n\nEvery phase series starts the same child, ");
+    pkb_md_code(b, json_string_value(json_object_get(host, "child")));
+    pkb_buf_puts(
+        b, " `/c exit`, named by its absolute path, so no series pays for a program lookup, and "
+           "waits for it. `os_spawn_plain` (CreateProcessW + wait) is the floor. The "
+           "`os_spawn_suspended_resume_*` series add a CREATE_SUSPENDED start and the resume of "
+           "its primary thread, found by a system-wide ToolHelp snapshot (`snapshot`), by "
+           "NtGetNextThread on the process handle (`direct`), or not looked for at all: the "
+           "thread handle CreateProcess returned (`handle`). The `containment_sequence_*` series "
+           "add a Job Object with kill-on-close and the assignment; `containment_job_list` makes "
+           "the job and has the child born in it (PROC_THREAD_ATTRIBUTE_JOB_LIST), with no "
+           "suspension; `processkit` is the library's own start. Primitives time one step with "
+           "no child. Times are the mean ± sample standard deviation of the repetitions, and "
+           "the median; deltas are against `os_spawn_plain` of this same run. The snapshot's "
+           "cost grows with the machine: the host table below gives its live processes and "
+           "threads.\n\n");
+}
+
 static void md_how_to_read(const pkb_results *r, pkb_buf *b)
 {
+    const json_t *host = json_object_get(r->root, "phases");
+    if (json_is_string(json_object_get(host, "platform")) &&
+        strcmp(json_string_value(json_object_get(host, "platform")), "windows") == 0) {
+        md_how_to_read_windows(host, b);
+        return;
+    }
     const char *child =
         json_string_value(json_object_get(json_object_get(r->root, "phases"), "child"));
     pkb_buf_puts(b, "## How to read it\n\n"

@@ -1,0 +1,17 @@
+/*
+ * The Windows build's registry: registry.windows.h's list as the array pkbench walks.
+ */
+#include "suites/registry.windows.h"
+#include "suites/suite.h"
+
+#define PKB__DECLARE(name) extern const pkb_suite pkb_suite_##name;
+PKB_SUITE_LIST(PKB__DECLARE)
+#undef PKB__DECLARE
+
+const pkb_suite *const pkb_suites[] = {
+#define PKB__ENTRY(name) &pkb_suite_##name,
+    PKB_SUITE_LIST(PKB__ENTRY)
+#undef PKB__ENTRY
+};
+
+const size_t pkb_suite_count = sizeof pkb_suites / sizeof pkb_suites[0];

@@ -1,0 +1,76 @@
+/*
+ * The stream pump's private interface (pump.c): line splitting, decoding and the capture policies
+ * over the bytes a child writes to one captured pipe. Shared by every platform: the POSIX engines
+ * read with pk__stream_fill; the Windows engine issues overlapped reads into the space
+ * pk__stream_space hands out and reports them with pk__stream_commit.
+ */
+#ifndef PK_PUMP_H
+#define PK_PUMP_H
+
+#include "processkit.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the stream pump (pump.c) -------------------------------------------------------------- */
+
+struct pk__buffer {
+    char *data;
+    size_t len, cap;
+};
+
+struct pk__ring {
+    char *data;
+    size_t cap, head, len;
+    size_t *lens; /* circular queue of the kept lines' lengths */
+    size_t lcap, lhead, nlines;
+};
+
+struct pk__stream {
+    int fd; /* the parent's read end, -1 when not captured */
+    int id; /* 1 stdout, 2 stderr */
+    /* configuration */
+    pk_keep keep;
+    size_t max_bytes, max_lines, max_line;
+    bool raw;
+    bool lines; /* line path (else bulk path) */
+    /* the splitter buffer: [start, end) unconsumed, [start, scan) known to hold no newline */
+    char *buf;
+    size_t cap, start, scan, end;
+    bool dropping;    /* inside a line longer than max_line */
+    size_t ascii_end; /* [start, ascii_end) is known to be ASCII: lines there need no decoding */
+    bool eof;
+    /* accounting and capture */
+    uint64_t total_bytes, total_lines, dropped_lines;
+    struct pk__buffer kept; /* ALL / HEAD / FAIL, and the bulk path */
+    size_t kept_lines;
+    struct pk__ring ring; /* TAIL */
+    bool sealed, truncated;
+    char *scratch; /* U+FFFD replacement output */
+    size_t scratch_cap;
+};
+
+void pk__stream_init(struct pk__stream *s, int id, const pk_stdio *cfg, bool lines);
+/* Switches a stream that has not been read yet to the line path (the pull API). */
+void pk__stream_want_lines(struct pk__stream *s);
+/* One read(2). Returns 1 when bytes arrived, 0 at EOF or EAGAIN (s->eof tells), or -errno. */
+int pk__stream_fill(struct pk__stream *s);
+/* The next complete line from what was read: 1 with *line, 0 when more bytes are needed (or at
+ * the end), or -errno. */
+int pk__stream_next_line(struct pk__stream *s, pk_line *line);
+/* True when the stream can produce nothing more. */
+bool pk__stream_done(const struct pk__stream *s);
+/* Moves the kept bytes and the totals into *out (which then owns the data). */
+int pk__stream_finish(struct pk__stream *s, pk_output *out);
+void pk__stream_release(struct pk__stream *s);
+/* Frees this thread's cached splitter buffer (pk_cleanup). */
+void pk__stream_cache_release(void);
+
+/* The Windows path: where the next read may put its bytes (*p, up to *n), after at most one
+ * compaction; the space stays valid until pk__stream_commit. Returns 0 or -ENOMEM. */
+int pk__stream_space(struct pk__stream *s, char **p, size_t *n);
+/* Accounts n bytes a read put into the space (n == 0: end of file). */
+void pk__stream_commit(struct pk__stream *s, size_t n);
+
+#endif /* PK_PUMP_H */

@@ -1,0 +1,73 @@
+#!/bin/sh
+# Runs the Windows build under Wine: first the test runner (pk_tests.exe), then, when the build has
+# the benchmark harness, a quick pkbench.exe run of each suite whose results file must validate
+# against harness/results/schema.json and render with `pkbench.exe report`. Wine gets a private
+# WINEPREFIX inside the build tree (created on first use, a few seconds), WINEDEBUG=-all, and the
+# tests' timeouts are scaled for Wine's slower process start. Arguments name tests; with any, only
+# those tests run (no benchmark smoke).
+# Exit status: 0 all passed; 1 a test or a smoke step failed (named), or Wine is missing; 2 bad usage.
+set -eu
+build=${1:?usage: tests/windows/run.sh BUILD_DIR [TEST...]}
+shift
+here=$(cd "$(dirname "$0")/../.." && pwd)
+wine=/usr/lib/wine/wine64
+if [ ! -x "$wine" ]; then
+    wine=$(command -v wine64 || command -v wine || true)
+fi
+if [ -z "$wine" ] || [ ! -x "$wine" ]; then
+    echo "tests/windows/run.sh: Wine not found (Debian package wine64)" >&2
+    exit 1
+fi
+build=$(cd "$build" && pwd)
+WINEPREFIX=$build/wine
+WINEDEBUG=-all
+PK_TEST_TIMEOUT_MULTIPLIER=${PK_TEST_TIMEOUT_MULTIPLIER:-3}
+export WINEPREFIX WINEDEBUG PK_TEST_TIMEOUT_MULTIPLIER
+"$wine" --version
+status=0
+"$wine" "$build/tests/windows/pk_tests.exe" "$@" || status=$?
+
+# A quick run of each suite (the quick profile, no priming; the 16-way series left out, as they
+# take most of the time under Wine and the loop test above covers 16 children): the file must
+# validate and render. Wine's timings mean nothing; the point is that the Windows harness works.
+pkbench=$build/harness/pkbench.exe
+if [ $# -eq 0 ] && [ -f "$pkbench" ]; then
+    out=$build/windows-smoke
+    rm -rf "$out" && mkdir -p "$out"
+    # `pkbench.exe list`: the Windows suites and contenders, and nothing that needs fork.
+    if "$wine" "$pkbench" list >"$out/list.txt" 2>&1 && grep -q '^phases ' "$out/list.txt" &&
+        grep -q '^createprocess (baseline)' "$out/list.txt" &&
+        ! grep -q -e '^forkathon' -e '^posix_spawn' "$out/list.txt"; then
+        echo "ok - pkbench.exe list: the Windows suites and contenders"
+    else
+        echo "not ok - pkbench.exe list"
+        sed 's/^/#   /' "$out/list.txt"
+        status=1
+    fi
+    for suite in scenarios phases; do
+        json=$out/$suite.json
+        filter='^(spawn_capture_small|stream_large_stdout|spawn_only)/'
+        [ $suite = phases ] && filter='^(phase|primitive)/'
+        if "$wine" "$pkbench" run --suite $suite --profile quick --no-prime --filter "$filter" \
+            --out "$(printf 'Z:%s' "$json" | tr / '\\')" \
+            >"$out/$suite.log" 2>&1 &&
+            /usr/bin/python3 - "$here/harness/results/schema.json" "$json" <<'PY' &&
+import json, sys
+import jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+PY
+            "$wine" "$pkbench" report "$(printf 'Z:%s' "$json" | tr / '\\')" \
+                --out "$(printf 'Z:%s' "$out/report" | tr / '\\')" --no-plots \
+                >>"$out/$suite.log" 2>&1 &&
+            [ -s "$out/report/$suite.md" ]; then
+            echo "ok - pkbench.exe run --suite $suite: validates and renders ($out/report/$suite.md)"
+        else
+            echo "not ok - pkbench.exe run --suite $suite (log: $out/$suite.log)"
+            tail -n 20 "$out/$suite.log" | sed 's/^/#   /'
+            status=1
+        fi
+    done
+fi
+# Our prefix's wineserver lingers a few seconds after the last process; end it now.
+"$(dirname "$wine")/wineserver" -k 2>/dev/null || true
+exit $status
