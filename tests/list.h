@@ -153,6 +153,7 @@
     X(runner_asan_catches_leak, 20)                                                                \
     X(runner_reports_unknown_test, 10)                                                             \
     X(runner_ci_refuses_skips_the_machine_could_run, 20)                                           \
+    X(runner_tests_start_with_default_signals, 10)                                                 \
     X(stats_rng_reference, 10)                                                                     \
     X(stats_descriptive, 10)                                                                       \
     X(stats_mwu_small_reference, 10)                                                               \

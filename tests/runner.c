@@ -127,6 +127,23 @@ static void fixture_skip_build(void)
     pk_test_skip_gate("build", "fixture: needs an option this build left off");
 }
 
+/* Fails unless the test process starts with SIGINT, SIGQUIT and SIGTERM at their defaults and
+ * unblocked (runner_tests_start_with_default_signals runs it under a shell that ignores them). */
+static void fixture_default_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+    sigset_t blocked;
+    ASSERT_EQ(sigprocmask(SIG_BLOCK, NULL, &blocked), 0);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        ASSERT_EQ(sigaction(sigs[i], NULL, &sa), 0);
+        if (sa.sa_handler != SIG_DFL || sigismember(&blocked, sigs[i]))
+            pk_test_fail(__FILE__, __LINE__, "signal %d: %s%s", sigs[i],
+                         sa.sa_handler == SIG_IGN ? "ignored" : "handled",
+                         sigismember(&blocked, sigs[i]) ? ", blocked" : "");
+    }
+}
+
 static void fixture_skip_quiet(void)
 {
     pk_test_skip_gate("quiet", "fixture: pretends the machine is too busy");
@@ -151,6 +168,7 @@ static const struct test_entry fixtures[] = {
     {"fixture_skip_unnamed", fixture_skip_unnamed, 5},
     {"fixture_skip_unknown", fixture_skip_unknown, 5},
     {"fixture_skip_quiet", fixture_skip_quiet, 5},
+    {"fixture_default_signals", fixture_default_signals, 5},
     {"fixture_leak_fd", fixture_leak_fd, 5},
     {"fixture_leave_child", fixture_leave_child, 5},
     {"fixture_leave_zombie", fixture_leave_zombie, 5},
@@ -317,7 +335,19 @@ static enum verdict run_outside(const struct test_entry *t, char **out, double *
     posix_spawn_file_actions_adddup2(&fa, p[1], 2);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    /* Every test starts with default signal dispositions and nothing blocked, whoever started
+     * the runner: a shell's `pk_tests &` ignores SIGINT and SIGQUIT, and an ignored signal
+     * survives exec into every child a test starts, so a test that interrupts its child would
+     * see it shrug the signal off. */
+    sigset_t all, none;
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETSIGMASK);
     char *argv[] = {self_path, "--run", (char *)t->name, NULL};
     pid_t pid;
     double start = now_s();

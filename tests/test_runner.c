@@ -152,3 +152,19 @@ TEST_IMPL(runner_ci_refuses_skips_the_machine_could_run)
     expect_refused("fixture_skip_quiet", "has what its gate names (gate 'quiet')");
     fixture_loadavg = NULL;
 }
+
+/* Each test starts with default signal dispositions and nothing blocked, even when the runner
+ * was started with signals ignored (as `pk_tests &` in a script does to SIGINT and SIGQUIT). */
+TEST_IMPL(runner_tests_start_with_default_signals)
+{
+    const char *const argv[] = {"sh", "-c",
+                                "trap '' INT QUIT TERM HUP; exec \"$0\" fixture_default_signals",
+                                pk_test_self(), NULL};
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv, .err.kind = PK_STDIO_MERGE}, &r));
+    if (r.outcome.code != 0 || r.out.data == NULL ||
+        strstr(r.out.data, "1 passed, 0 failed, 0 skipped") == NULL)
+        pk_test_fail(__FILE__, __LINE__, "a runner started with signals ignored: exit %d:\n%s",
+                     r.outcome.code, r.out.data ? r.out.data : "");
+    pk_result_release(&r);
+}
