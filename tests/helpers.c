@@ -339,6 +339,22 @@ static int h_spin(int argc, char **argv)
     return 0;
 }
 
+/* spin-cpu MS: a busy loop until this process has used MS milliseconds of CPU (however long
+ * a loaded machine makes that take; spin counts wall time instead) */
+static int h_spin_cpu(int argc, char **argv)
+{
+    long ms = arg(argc, argv, 1, 1000);
+    struct timespec t;
+    volatile unsigned long x = 0;
+    do {
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    } while (t.tv_sec * 1000 + t.tv_nsec / 1000000 < ms);
+    (void)x;
+    return 0;
+}
+
 /* drip N MS: N lines, one every MS milliseconds */
 static int h_drip(int argc, char **argv)
 {
@@ -550,6 +566,7 @@ static const struct helper helpers[] = {
     {"lines-and-stderr", h_lines_and_stderr},
     {"daemonize", h_daemonize},
     {"spin", h_spin},
+    {"spin-cpu", h_spin_cpu},
     {"drip", h_drip},
     {"say-then-sleep", h_say_then_sleep},
     {"term-exits", h_term_exits},

@@ -499,7 +499,8 @@ static void *spin_thread(void *arg)
     return NULL;
 }
 
-/* One iteration: 3 ms of CPU in a helper thread, 3 ms in a child; the main thread only waits. */
+/* One iteration: 3 ms of CPU in a helper thread, 3 ms in a child (both counted in CPU time, so a
+ * loaded machine only makes them take longer); the main thread only waits. */
 static int thread_and_child(void *ctx, pkb_sample *out)
 {
     (void)ctx;
@@ -508,7 +509,8 @@ static int thread_and_child(void *ctx, pkb_sample *out)
     if (pthread_create(&t, NULL, spin_thread, &ms) != 0)
         return -EAGAIN;
     pk_result r;
-    int rc = pk_run(&(pk_command){.argv = HELPER("spin", "3"), .containment = PK_CONTAIN_NONE}, &r);
+    int rc =
+        pk_run(&(pk_command){.argv = HELPER("spin-cpu", "3"), .containment = PK_CONTAIN_NONE}, &r);
     pthread_join(t, NULL);
     out->children = 1;
     pk_result_release(&r);
