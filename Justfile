@@ -4,8 +4,13 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 
 sources := "git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cc'"
 
+# `just` alone lists the recipes (as `./x` and `./x help` do), one line each.
+_default:
+    @just --list --unsorted
+
 # Run every test: the plain build, the ASan+UBSan build, the format check, the install test,
 # 20 s of each fuzz target, and the Windows build's tests under Wine.
+[doc('Every test: Debug, ASan+UBSan, format check, install test, fuzz smoke, Windows under Wine')]
 test: test-dev asan fmt-check test-install fuzz-smoke test-windows
 
 # Build every preset (what CI compiles), warnings as errors.
@@ -39,16 +44,19 @@ windows-deps:
 
 # Install the Debug build into a temporary prefix and use it as a user would: the files, the
 # shared library's exports, pkg-config (shared and --static), find_package, pkrun, the man pages.
+[doc('Install the Debug build into a temporary prefix and use it as a user would')]
 test-install: (build "dev")
     tests/install/run.sh build/dev
 
 # Every fuzz target for 20 s from its seeds (tests/fuzz/README.md), one per CPU at a time; fails
 # on any crash, leak, sanitizer report or failed property, and prints each one's executions.
+[doc('Every fuzz target for 20 s from its seeds; fails on any crash, leak or failed property')]
 fuzz-smoke: (build "fuzz")
     tests/fuzz/run.sh --time 20
 
 # Every fuzz target for 10 minutes. Extra arguments go to tests/fuzz/run.sh, e.g.
 # `just fuzz --runs 10000000 lines` or `just fuzz --time 3600 results parse`.
+[doc('Every fuzz target for 10 minutes (args go to tests/fuzz/run.sh)')]
 fuzz *args: (build "fuzz")
     tests/fuzz/run.sh --time 600 {{args}}
 
@@ -64,16 +72,21 @@ one +names: (build "dev")
     build/dev/tests/pk_tests {{names}}
 
 # The main job: the full scenarios suite (the seed's configuration), then its report and plots.
+# `pkbench run` prints a line per finished series with the time left and, at the end, the tables;
+# `pkbench report` then prints where the results file, the report and the figures are.
+[doc('The main job: the full scenarios suite (about 8 min), its tables, report and plots')]
 bench: bench-scenarios
 
 # The scenarios suite with the full profile (20 samples, 10 s warm-up, 5 s per series), rendered
 # to reports/. Extra arguments go to `pkbench run` (e.g. --filter stream_large_stdout).
+[doc('The scenarios suite, full profile: tables, report and plots (args go to pkbench run)')]
 bench-scenarios *args: (build "release")
     out=results/scenarios-$(date -u +%Y%m%dT%H%M%SZ).json; \
     build/release/harness/pkbench run --suite scenarios --profile full --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
 # The scenarios suite with the quick profile (a smoke run, well under 90 s), rendered to reports/.
+[doc('The scenarios suite, quick profile (under 90 s): tables, report and plots')]
 bench-quick *args: (build "release")
     out=results/scenarios-quick-$(date -u +%Y%m%dT%H%M%SZ).json; \
     build/release/harness/pkbench run --suite scenarios --profile quick --out "$out" {{args}} && \
@@ -82,6 +95,7 @@ bench-quick *args: (build "release")
 # Check for regressions against a baseline file: run (quick, interleaved), compare, confirm by a re-run.
 # Exit 0 ok, 2 regressed, 3 too noisy to decide, 1 bad input. Extra arguments go to `pkbench check`
 # (e.g. --filter spawn_only --profile full); pin both runs on a small VM (taskset -c 1 just check ...).
+[doc('Check for regressions against a baseline results file (exit 2: regressed, 3: undecidable)')]
 check base *args: (build "release")
     build/release/harness/pkbench check --baseline {{base}} {{args}}
 
@@ -92,6 +106,7 @@ compare base new *args: (build "release")
 # The fork/vfork study with the full profile: Wemm's 100,000-iteration fork and vfork loops, static
 # and dynamic, then spawn cost against the parent's RSS up to 4 GiB, THP off and on (a few
 # minutes), rendered to reports/. Extra arguments go to `pkbench run` (e.g. --iterations 20000).
+[doc('The fork/vfork study, full profile: its time(1), ratio and slope tables, report and plots')]
 bench-forkathon *args: (build "release")
     out=results/forkathon-$(date -u +%Y%m%dT%H%M%SZ).json; \
     build/release/harness/pkbench run --suite forkathon --profile full --out "$out" {{args}} && \
@@ -99,14 +114,15 @@ bench-forkathon *args: (build "release")
 
 # Where a start goes: the phases suite, full profile, then its report and reconciliation plots.
 # Extra arguments go to `pkbench run` (e.g. --filter '^primitive/').
+[doc('Where a start goes: the phases suite, its phase and reconciliation tables, report and plots')]
 bench-phases *args: (build "release")
     out=results/phases-$(date -u +%Y%m%dT%H%M%SZ).json; \
     build/release/harness/pkbench run --suite phases --profile full --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
-# Render a results file (reports/<name>.md and plots).
+# Render a results file (reports/<name>.md and plots), print its tables and where the files are.
 report file: (build "release")
-    build/release/harness/pkbench report {{file}}
+    build/release/harness/pkbench report {{file}} --print
 
 # The spawn floor: spawn+wait by mechanism, interleaved. Extra arguments go to pk_floor.
 bench-floor *args: (build "release")
@@ -134,5 +150,6 @@ fmt:
 fmt-check:
     {{sources}} | xargs clang-format --dry-run -Werror
 
+# Remove every build tree (build/).
 clean:
     rm -rf build

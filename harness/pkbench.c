@@ -4,19 +4,20 @@
  *
  *   pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE] [--no-prime]
  *               [--sequential] [--aa [--alpha A]] [--iterations N]     -> suites/ (registry)
- *   pkbench report FILE [--out DIR] [--no-plots]                         -> suites/ -> report/
+ *   pkbench report FILE [--out DIR] [--no-plots] [--print]               -> suites/ -> report/
  *   pkbench list                                                         -> suites/, contenders/
  *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
  *
- * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, or a suite that
- * could not start (one line on stderr says which); 130 when a run was interrupted (its results
- * file still holds every finished series). compare and check add 2 (a regression) and 3
- * (undecidable).
+ * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
+ * could not start, or stdout that cannot be written (one line on stderr says which); 130 when a run
+ * was interrupted (its results file still holds every finished series). compare and check add 2 (a
+ * regression) and 3 (undecidable).
  */
 #define _GNU_SOURCE
 #include "common/files.h"
 #include "common/parse.h"
+#include "common/term.h"
 #include "processkit.h"
 #include "regress/compare.h"
 #include "suites/scenarios/contender.h"
@@ -40,7 +41,7 @@
 static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
     "                   [--no-prime] [--sequential] [--aa [--alpha A]] [--iterations N]\n"
-    "       pkbench report FILE [--out DIR] [--no-plots]\n"
+    "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
     "                       [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
@@ -57,6 +58,11 @@ static void help(void)
           "run      times every series of a suite through Google Benchmark and writes\n"
           "         results/<suite>-<UTC time>.json (or --out FILE), atomically, after every\n"
           "         finished series; Ctrl-C stops at the next iteration and keeps what finished.\n"
+          "         On stderr, a line per round with the time left, then one line per series\n"
+          "         once it is final (median, mean ± sd, throughput, delta and verdict against\n"
+          "         the scenario's baseline once it has run); on a terminal a live progress\n"
+          "         line instead of the round lines. At the end, on stdout, the report's key\n"
+          "         tables as aligned text, then the results file's path.\n"
           "         --suite (default scenarios) is one of:\n",
           stdout);
     for (size_t i = 0; i < pkb_suite_count; i++)
@@ -76,8 +82,9 @@ static void help(void)
           "         --iterations N (forkathon only) sets Wemm's loop count (full 100000, quick\n"
           "         10000).\n"
           "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
-          "         matplotlib (PNG) figures; --out DIR changes the directory; --no-plots writes\n"
-          "         the Markdown only.\n"
+          "         matplotlib (PNG) figures, then prints their paths; --out DIR changes the\n"
+          "         directory; --no-plots writes the Markdown only; --print first prints the\n"
+          "         report's key tables, as `run` does at its end.\n"
           "list     prints the suites, the contenders and the scenarios each one runs.\n"
           "compare  medians, bootstrap CI of their ratio, Mann-Whitney p with Holm's correction\n"
           "         and a verdict per series (regressed / improved / ~ / undecidable), then a\n"
@@ -86,7 +93,8 @@ static void help(void)
           "         series that regressed once and reports only regressions that repeat.\n"
           "\n"
           "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
-          "also takes --help.\n"
+          "also takes --help. Tables are coloured only on a terminal, and never when NO_COLOR\n"
+          "is set or TERM is dumb.\n"
           "\n"
           "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
           "compare and check: 2 a regression, 3 none but a series too noisy or with too few\n"
@@ -180,6 +188,7 @@ enum {
     OPT_ALPHA,
     OPT_ITERATIONS,
     OPT_NO_PLOTS,
+    OPT_PRINT,
 };
 
 static const struct option run_options[] = {
@@ -294,6 +303,32 @@ static int default_out(const char *suite, char *path, size_t cap)
     return 0;
 }
 
+/* Writes b to stdout, flushed: a write error (a full disk, a closed pipe) is pkbench's error. */
+static int put_stdout(const pkb_buf *b)
+{
+    if (b->failed) {
+        fprintf(stderr, "pkbench: out of memory\n");
+        return 1;
+    }
+    if ((b->len > 0 && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout) != 0) {
+        fprintf(stderr, "pkbench: cannot write to stdout: %s\n", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* Appends the terminal view of results file `path` to b (coloured when stdout wants it). */
+static int print_tables(const char *path, pkb_buf *b)
+{
+    char err[512] = "";
+    int rc = pkb_report_print(path, pkb_term_wants_color(STDOUT_FILENO), b, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));
+        return 1;
+    }
+    return 0;
+}
+
 /* argv: the whole command line ("pkbench run ..."), recorded in the results file. */
 static int cmd_run(int argc, char **argv)
 {
@@ -348,13 +383,21 @@ static int cmd_run(int argc, char **argv)
         .interleave = a.interleave,
         .aa = a.aa,
         .aa_alpha = a.alpha,
+        .series_line = pkb_report_series_line,
     };
     rc = a.suite->run(&a.cli, &opts);
     pk_cleanup();
-    if (rc == 0 || rc == 130)
-        fprintf(stderr, "pkbench: results %s%s\n", a.out,
-                rc == 130 ? " (interrupted: finished series kept)" : "");
-    return rc;
+    if (rc != 0 && rc != 130)
+        return rc;
+    if (rc == 130)
+        fprintf(stderr, "pkbench: interrupted: the finished series are kept in %s\n", a.out);
+    /* The results, as the report reads them back from the file just written. */
+    pkb_buf b = {0};
+    int prc = print_tables(a.out, &b);
+    pkb_buf_printf(&b, "results  %s\n", a.out);
+    prc = prc != 0 ? prc : put_stdout(&b);
+    pkb_buf_free(&b);
+    return rc != 0 ? rc : prc;
 }
 
 /* ---- report --------------------------------------------------------------------------------- */
@@ -362,14 +405,54 @@ static int cmd_run(int argc, char **argv)
 static const struct option report_options[] = {
     {"out", required_argument, NULL, OPT_OUT},
     {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+    {"print", no_argument, NULL, OPT_PRINT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
+/* True when `name` ends with `suffix`. */
+static bool ends_with(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n >= k && strcmp(name + n - k, suffix) == 0;
+}
+
+/* "report   DIR/NAME.md", then one line per figure: its SVG and the siblings the render wrote.
+ * `written` is the render's list (figure.h's pkb_report_options.written), the report last. */
+static void list_outputs(const char *dir, const pkb_buf *written, pkb_buf *b)
+{
+    const char *report = NULL;
+    for (size_t at = 0; at < written->len; at += strlen(written->data + at) + 1)
+        report = written->data + at;
+    if (report != NULL)
+        pkb_buf_printf(b, "report   %s/%s\n", dir, report);
+    static const char *const also[] = {".gnuplot.png", ".matplotlib.png"};
+    bool first = true;
+    for (size_t at = 0; at < written->len; at += strlen(written->data + at) + 1) {
+        const char *name = written->data + at;
+        if (!ends_with(name, ".gnuplot.svg"))
+            continue;
+        int stem = (int)(strlen(name) - strlen(".gnuplot.svg"));
+        pkb_buf_printf(b, "%s%s/%s", first ? "figures  " : "         ", dir, name);
+        first = false;
+        const char *sep = " (also ";
+        for (size_t k = 0; k < sizeof also / sizeof also[0]; k++) {
+            for (size_t j = 0; j < written->len; j += strlen(written->data + j) + 1) {
+                const char *other = written->data + j;
+                if (strncmp(other, name, (size_t)stem) == 0 && strcmp(other + stem, also[k]) == 0) {
+                    pkb_buf_printf(b, "%s%s", sep, also[k]);
+                    sep = ", ";
+                }
+            }
+        }
+        pkb_buf_puts(b, strcmp(sep, ", ") == 0 ? ")\n" : "\n");
+    }
+}
+
 static int cmd_report(int argc, char **argv)
 {
     const char *out = "reports";
-    bool plots = true;
+    bool plots = true, print = false;
     int opt;
     while ((opt = next_option(argc, argv, report_options)) != -1) {
         if (opt == OPT_HELP) {
@@ -381,6 +464,8 @@ static int cmd_report(int argc, char **argv)
             out = optarg;
         } else if (opt == OPT_NO_PLOTS) {
             plots = false;
+        } else if (opt == OPT_PRINT) {
+            print = true;
         } else {
             return getopt_failed("report", opt, argv);
         }
@@ -391,15 +476,23 @@ static int cmd_report(int argc, char **argv)
         return bad_usage("report: extra argument '%s' (one results FILE)", argv[optind + 1]);
     const char *file = argv[optind];
     char err[512] = "";
-    pkb_report_options ro = {.no_plots = !plots};
+    pkb_buf written = {0}, b = {0};
+    pkb_report_options ro = {.no_plots = !plots, .written = &written};
     int rc = pkb_report_render(file, out, &ro, err, sizeof err);
     pk_cleanup();
     if (rc != 0) {
         fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));
+        pkb_buf_free(&written);
         return 1;
     }
-    fprintf(stderr, "pkbench: report written to %s/\n", out);
-    return 0;
+    /* The files are in place; now what they say (when asked) and where they are. */
+    rc = print ? print_tables(file, &b) : 0;
+    list_outputs(out, &written, &b);
+    b.failed |= written.failed;
+    rc = rc != 0 ? rc : put_stdout(&b);
+    pkb_buf_free(&b);
+    pkb_buf_free(&written);
+    return rc;
 }
 
 int main(int argc, char **argv)

@@ -230,6 +230,13 @@
     X(layout_checker_catches_back_edges, 10)                                                       \
     X(pkbench_options_take_effect, 90)                                                             \
     X(pkbench_option_values_rejected, 30)                                                          \
+    X(pkbench_terminal_output_matches_results_file, 60)                                            \
+    X(pkbench_terminal_rounds_lines, 60)                                                           \
+    X(term_table_aligns_text_and_colour, 10)                                                       \
+    X(term_color_only_where_wanted, 10)                                                            \
+    X(phases_terminal_tables_synthetic_file, 10)                                                   \
+    X(scenarios_terminal_matches_markdown, 10)                                                     \
+    X(x_help_lists_recipes, 30)                                                                    \
     X(gbench_compare_py_mann_whitney_reference, 10)                                                \
     X(gbench_compare_py_matches_every_mode, 240)                                                   \
     X(gbench_cpu_time_counts_every_thread, 60)                                                     \

@@ -119,6 +119,13 @@ int64_t pk_test_now_ms(void);
  * front instead of dropping the checks after it). Returns true. */
 bool pk_test_validate_results(const char *path);
 
+/* Asserts that `text` (an aligned plain-text table, as pkbench prints one) has a row whose first
+ * cell is want[0] and whose cells — runs of text separated by two or more spaces — are exactly
+ * want[0..] (NULL-terminated); fails with the row, or the text, otherwise. */
+void pk_test_expect_row(const char *text, const char *const *want, const char *file, int line);
+#define EXPECT_ROW(text, ...)                                                                      \
+    pk_test_expect_row((text), (const char *const[]){__VA_ARGS__, NULL}, __FILE__, __LINE__)
+
 /* Windows (runner.windows.c): the handles this process has open, counted by probing. */
 size_t pk_test_handles(void);
 

@@ -309,6 +309,7 @@ TEST_IMPL(forkathon_pkbench_tiny_run_and_report)
     if (code != 0)
         pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code,
                      r.err.data ? r.err.data : "");
+    char *printed = strdup(r.out.data != NULL ? r.out.data : "");
     pk_result_release(&r);
     validate(out);
 
@@ -353,6 +354,36 @@ TEST_IMPL(forkathon_pkbench_tiny_run_and_report)
         json_object_get(json_object_get(json_object_get(j, "forkathon"), "summary"), "curves");
     ASSERT_EQ(json_array_size(curves), 2 * pkb_fk_mechanism_count);
     json_array_foreach(curves, i, s) ASSERT(json_is_object(json_object_get(s, "fit")));
+    /* The run ended with the study's tables on stdout: the ratios are the file's summary's. */
+    printf("%s", printed);
+    const json_t *sum = json_object_get(json_object_get(j, "forkathon"), "summary");
+    const json_t *ratios = json_object_get(sum, "ratios");
+    char cell[4][32];
+    static const char *const groups[] = {"vfork_vs_fork", "vfork_vs_fork_cpu"};
+    static const char *const labels[] = {"wall time", "CPU (user + sys)"};
+    for (int g = 0; g < 2; g++) {
+        const json_t *rg = json_object_get(ratios, groups[g]);
+        snprintf(cell[0], sizeof cell[0], "%.2f×",
+                 json_number_value(json_object_get(rg, "static")));
+        snprintf(cell[1], sizeof cell[1], "%.2f×",
+                 json_number_value(json_object_get(rg, "dynamic")));
+        snprintf(cell[2], sizeof cell[2], "%s", g == 0 ? "2.73×" : "2.93×"); /* Wemm's */
+        snprintf(cell[3], sizeof cell[3], "%s", g == 0 ? "7.74×" : "8.57×");
+        /* The vfork-vs-fork table comes first, so its rows are the first with these labels. */
+        EXPECT_ROW(strstr(printed, "vfork vs fork"), labels[g], cell[0], cell[1], cell[2], cell[3]);
+    }
+    const json_t *fork_off = json_array_get(curves, 0);
+    ASSERT_STR_EQ(json_string_value(json_object_get(fork_off, "mechanism")), "fork_execve");
+    char slope[32], r2[32];
+    const json_t *fit = json_object_get(fork_off, "fit");
+    snprintf(slope, sizeof slope, "%.3f",
+             json_number_value(json_object_get(fit, "slope_us_per_mib")));
+    snprintf(r2, sizeof r2, "%.4f", json_number_value(json_object_get(fit, "r2")));
+    const char *fits = strstr(printed, "spawn cost against the parent's RSS");
+    ASSERT(fits != NULL);
+    ASSERT(strstr(fits, slope) != NULL && strstr(fits, r2) != NULL);
+    ASSERT(strstr(printed, "results  ") != NULL);
+    free(printed);
     json_decref(j);
 
     /* The report: Markdown, both figures from both tools. */

@@ -463,6 +463,51 @@ TEST_IMPL(phases_report_reconciles_synthetic_file)
     ASSERT(strstr(err, "series[1].composition") != NULL);
 }
 
+/* The terminal view of the same file: the phase table and the reconciliation, cell by cell the
+ * Markdown's numbers (see phases_report_reconciles_synthetic_file). */
+TEST_IMPL(phases_terminal_tables_synthetic_file)
+{
+    char file[512], err[512];
+    snprintf(file, sizeof file, "%s/phases-fixture.json", pk_test_tmpdir());
+    write_phases_fixture(file);
+    pkb_buf out = {0};
+    int rc = pkb_report_print(file, false, &out, err, sizeof err);
+    if (rc != 0)
+        pk_test_fail(__FILE__, __LINE__, "print: %d: %s", rc, err);
+    printf("%s", out.data);
+    EXPECT_IN(out.data, "phases: full profile, ");
+    EXPECT_ROW(out.data, "series", "median", "mean ± sd", "vs os_spawn_plain");
+    EXPECT_ROW(out.data, "os_spawn_plain", "100.000 µs", "100.000 ± 10.000 µs", "baseline");
+    EXPECT_ROW(out.data, "pidfd_direct", "112.000 µs", "112.000 ± 11.200 µs",
+               "+12.000 µs (+12.0%)");
+    const char *recon = strstr(out.data, "\nreconciliation (");
+    ASSERT(recon != NULL);
+    EXPECT_ROW(recon, "composite", "parts", "sum", "measured", "residual", "residual %", "limit");
+    EXPECT_ROW(recon, "pidfd_direct", "2", "109.000 µs", "112.000 µs", "+3.000 µs", "+2.7%",
+               "30.057 µs", "within");
+    EXPECT_ROW(recon, "containment_sequence_direct", "2", "154.000 µs", "220.000 µs", "+66.000 µs",
+               "+30.0%", "49.362 µs", "flagged");
+    EXPECT_ROW(recon, "pgroup_direct", "3", "n/a", "n/a", "n/a", "n/a", "n/a",
+               "not reconciled: setpgid refused");
+    EXPECT_IN(out.data, "  2 of 3 composites reconciled; 1 flagged");
+    ASSERT(strstr(out.data, "\033[") == NULL);
+    pkb_buf_free(&out);
+    /* With colour: the flag in yellow, the header bold; the same text underneath. */
+    ASSERT_OK(pkb_report_print(file, true, &out, err, sizeof err));
+    EXPECT_IN(out.data, "\033[33mflagged\033[0m");
+    EXPECT_IN(out.data, "\033[1mcomposite\033[0m");
+    pkb_buf_free(&out);
+    /* A malformed phases field is named, as by the Markdown. */
+    json_t *doc = json_load_file(file, 0, NULL);
+    json_object_set_new(json_array_get(json_object_get(doc, "series"), 1), "composition",
+                        json_string("pidfd_open"));
+    ASSERT_EQ(json_dump_file(doc, file, 0), 0);
+    json_decref(doc);
+    ASSERT_EQ(pkb_report_print(file, false, &out, err, sizeof err), -EBADMSG);
+    ASSERT(strstr(err, "series[1].composition") != NULL);
+    pkb_buf_free(&out);
+}
+
 static void need_plot_tools(void)
 {
     pk_result r;
@@ -541,6 +586,14 @@ TEST_IMPL(pkbench_phases_quick_run_renders)
                       .timeout_ms = 120000},
         &r));
     ASSERT_EXITED(r, 0);
+    /* While it ran, a line per series, per call; at its end, the reconciliation. */
+    const char *err = r.err.data != NULL ? r.err.data : "";
+    EXPECT_IN(err, "pkbench: [1/4] phase/os_spawn_plain ");
+    EXPECT_IN(err, "  baseline");
+    EXPECT_IN(err, " vs os_spawn_plain");
+    EXPECT_IN(err, " per call (1 per iteration)");
+    EXPECT_IN(r.out.data, "reconciliation (os_spawn_plain + the primitives");
+    EXPECT_IN(r.out.data, "  1 of 1 composite reconciled; ");
     pk_result_release(&r);
     validate(file);
     json_t *doc = json_load_file(file, 0, NULL);

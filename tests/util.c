@@ -158,3 +158,46 @@ bool pk_test_validate_results(const char *path)
     pk_result_release(&r);
     return true;
 }
+
+/* The cells of one line: leading spaces skipped, cells split at two or more spaces. */
+static size_t split_cells(const char *line, size_t len, char cells[][256], size_t max)
+{
+    size_t n = 0, i = 0;
+    while (i < len && line[i] == ' ')
+        i++;
+    while (i < len && n < max) {
+        size_t start = i;
+        while (i < len && !(line[i] == ' ' && (i + 1 == len || line[i + 1] == ' ')))
+            i++;
+        snprintf(cells[n++], 256, "%.*s", (int)(i - start), line + start);
+        while (i < len && line[i] == ' ')
+            i++;
+    }
+    return n;
+}
+
+void pk_test_expect_row(const char *text, const char *const *want, const char *file, int line)
+{
+    size_t nwant = 0;
+    while (want[nwant] != NULL)
+        nwant++;
+    char cells[32][256];
+    for (const char *p = text; p != NULL && *p;) {
+        size_t len = strcspn(p, "\n");
+        size_t n = split_cells(p, len, cells, 32);
+        if (n > 0 && strcmp(cells[0], want[0]) == 0) {
+            bool same = n == nwant;
+            for (size_t k = 0; same && k < n; k++)
+                same = strcmp(cells[k], want[k]) == 0;
+            if (!same) {
+                char w[1024] = "";
+                for (size_t k = 0; k < nwant; k++)
+                    snprintf(w + strlen(w), sizeof w - strlen(w), "%s[%s]", k ? " " : "", want[k]);
+                pk_test_fail(file, line, "row %.*s\n  expected cells: %s", (int)len, p, w);
+            }
+            return;
+        }
+        p = p[len] == '\n' ? p + len + 1 : NULL;
+    }
+    pk_test_fail(file, line, "no row starts with \"%s\" in:\n%s", want[0], text);
+}

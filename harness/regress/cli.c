@@ -365,7 +365,10 @@ static int run_child(const struct check_args *a, const char *filter, const char 
     int rc = pk_run(
         &(pk_command){
             .argv = argv,
-            .out = {.kind = PK_STDIO_FD, .fd = 2}, /* stdout stays ours (--format json) */
+            /* The run's tables and path (its stdout): check prints the comparison and the
+             * paths itself, and its own stdout stays the comparison's (--format json). The
+             * run's progress lines (stderr) show as it goes. */
+            .out = {.kind = PK_STDIO_NULL},
             .err = {.kind = PK_STDIO_INHERIT},
             .containment = PK_CONTAIN_NONE, /* measured exactly as a direct run */
             .grace_ms = 30000,

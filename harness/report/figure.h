@@ -26,6 +26,9 @@ typedef struct pkb_report_options {
     const char *gnuplot;     /* the gnuplot program: a bare name is searched in PATH */
     const char *python;      /* the Python interpreter that has matplotlib */
     int64_t tool_timeout_ms; /* per tool run; the tool's process tree is killed past it */
+    /* When not NULL, receives the name of every file a successful render put into out_dir,
+     * each followed by a NUL, the report last (what `pkbench report` lists). */
+    pkb_buf *written;
 } pkb_report_options;
 
 typedef struct pkb_figure {

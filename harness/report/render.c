@@ -212,6 +212,11 @@ static int stage_and_commit(const pkb_results *r,
         if (rc != 0)
             fail_out(err, err_len, rc, "cannot move the report into", out_dir);
     }
+    if (rc == 0 && opts->written != NULL) { /* the caller's list: the figures, the report last */
+        for (size_t at = 0; at < written.len; at += strlen(written.data + at) + 1)
+            pkb_buf_printf(opts->written, "%s%c", written.data + at, '\0');
+        pkb_buf_printf(opts->written, "%s%c", md_name, '\0');
+    }
     pkb_buf_free(&written);
     return rc;
 }

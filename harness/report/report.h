@@ -33,9 +33,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The negligible-overhead threshold of the seed document's conclusions: |delta| ≤ 10%. */
-#define PKB_REPORT_NEGLIGIBLE 0.10
-
 /* What a suite's report module provides (suites/suite.h puts it in the registry).
  *
  * markdown: the whole report into out. `plots`: link the figures `figures` makes. Returns 0, or
@@ -46,6 +43,16 @@
 typedef struct pkb_report_kind {
     int (*markdown)(const pkb_results *r, bool plots, pkb_buf *out, char *err, size_t err_len);
     int (*figures)(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len);
+    /* terminal:    the report's key tables as aligned plain text (common/term.h), for the end
+     *              of `pkbench run` and `pkbench report --print`; SGR colour only when `color`.
+     *              The same numbers as the Markdown, from the same code. NULL: the engine's
+     *              generic table of every series (pkb_term_report). Errors as markdown.
+     * series_line: one finished series in one line, without a newline, for `pkbench run` to
+     *              print once the file holds the series' final data: its median and spread, and
+     *              its delta and verdict against the scenario's baseline once that has run.
+     *              NULL: the engine's generic line. */
+    int (*terminal)(const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len);
+    void (*series_line)(const pkb_results *r, size_t index, pkb_buf *out);
 } pkb_report_kind;
 
 /* Renders `r` with `kind` into out_dir, replacing files of the same names.
@@ -67,6 +74,31 @@ int pkb_report_write(const pkb_results *r,
                      const pkb_report_options *opts,
                      char *err,
                      size_t err_len);
+
+/* ---- The terminal rendering (terminal.c) ------------------------------------------------------
+ */
+
+/* `r` for a terminal: a title line (suite, profile, created; a warning when the run is
+ * incomplete), then kind->terminal, or, when the suite has none, a table per scenario of every
+ * series' median, mean ± sd and repetitions, then a line on disturbed repetitions and one on
+ * re-measured series when there were any. Returns 0 or the suite's error (-EBADMSG, -ENOMEM) with
+ * its message in err. */
+int pkb_term_report(const pkb_results *r,
+                    const pkb_report_kind *kind,
+                    bool color,
+                    pkb_buf *out,
+                    char *err,
+                    size_t err_len);
+
+/* Series `index` of r in one line: kind->series_line, or the generic line (median, mean ± sd,
+ * n); a series that was not measured gives its status and reason. */
+void pkb_term_series(const pkb_results *r, const pkb_report_kind *kind, size_t index, pkb_buf *out);
+
+/* "  not timed: `name` — refused: reason" lines for the members of sc that were not measured. */
+void pkb_term_not_timed(const pkb_results *r,
+                        const pkb_results_scenario *sc,
+                        bool color,
+                        pkb_buf *out);
 
 /* ---- Markdown sections every suite's report shares ----------------------------------------- */
 

@@ -1,15 +1,18 @@
 /*
  * The runner's collection layer, shared by the sequential run (run.c), the rounds mode
  * (rounds.c) and the re-measuring (remeasure.c): the Google Benchmark function every series runs
- * in, with the disturbance of every call measured around it (run/disturb.h), the progress line,
- * and the collection of Google Benchmark's runs into the series and the results document, which
- * is rewritten after every finished series (see run.c for the timing and noise rules). The
- * document's `benchmarks` are built from the series (results.h's pkb_results_gb_records), not
- * copied from Google Benchmark's runs: the same records in every mode.
+ * in, with the disturbance of every call measured around it (run/disturb.h), the progress (a live
+ * line on a terminal; one line per finished series once the file holds its final data, read back
+ * from the file through the suite's summary, with the time left), and the collection of Google
+ * Benchmark's runs into the series and the results document, which is rewritten after every
+ * finished series (see run.c for the timing and noise rules). The document's `benchmarks` are
+ * built from the series (results.h's pkb_results_gb_records), not copied from Google Benchmark's
+ * runs: the same records in every mode.
  */
 #define _GNU_SOURCE
 #include "run/collect.h"
 
+#include "common/term.h"
 #include "run/disturb.h"
 #include "run/env.h"
 
@@ -40,20 +43,73 @@ static double tv_ns(struct timeval tv)
 
 struct pkb__progress pkb__progress;
 
+double pkb__eta_s(void)
+{
+    struct pkb__progress *p = &pkb__progress;
+    double now = pkb__now_s(), per = p->per_series_s;
+    /* In one-after-another mode every series costs about the same (warm-up plus the sized
+     * repetitions), so the pace so far beats the profile's estimate once a series finished. */
+    if (!p->rounds && p->first_start > 0 && p->index > 1)
+        per = (p->series_start - p->first_start) / (double)(p->index - 1);
+    double left_series = per - (now - p->series_start);
+    if (left_series < 0 || p->index == 0)
+        left_series = 0;
+    size_t after = p->total > p->index ? p->total - p->index : 0;
+    return left_series + per * (double)after + p->later_s;
+}
+
 static void show(const char *phase)
 {
-    double now = pkb__now_s();
-    double left_series = pkb__progress.per_series_s - (now - pkb__progress.series_start);
-    if (left_series < 0)
-        left_series = 0;
-    double eta = left_series +
-                 pkb__progress.per_series_s * (double)(pkb__progress.total - pkb__progress.index) +
-                 pkb__progress.later_s;
-    if (pkb__progress.tty) {
-        fprintf(stderr, "\r\033[K[%zu/%zu] %-48s %-9s elapsed %4.0fs  ETA %3.0fm%02.0fs",
-                pkb__progress.index, pkb__progress.total, pkb__progress.name, phase,
-                now - pkb__progress.run_start, floor(eta / 60), fmod(eta, 60));
-        fflush(stderr);
+    if (!pkb__progress.tty)
+        return;
+    char eta[32];
+    pkb_fmt_duration(eta, sizeof eta, pkb__eta_s());
+    fprintf(stderr, "\r\033[K[%zu/%zu] %-48s %-9s elapsed %4.0fs  ETA %s", pkb__progress.index,
+            pkb__progress.total, pkb__progress.name, phase, pkb__now_s() - pkb__progress.run_start,
+            eta);
+    fflush(stderr);
+}
+
+/* "[index/total] name  <the suite's summary, read back from the file>", on stderr. */
+static void series_line(struct pkb__collect *c, const pkb_series *s, bool eta)
+{
+    pkb_buf line = {0};
+    int digits = snprintf(NULL, 0, "%zu", c->timed);
+    pkb_buf_printf(&line, "[%*zu/%zu] %-*s  ", digits, s->line_no, c->timed, pkb__progress.width,
+                   s->name);
+    size_t head = line.len;
+    if (c->write_error != 0 || c->opts->series_line == NULL ||
+        c->opts->series_line(c->opts->out_path, s->name, &line) != 0) {
+        line.len = line.failed ? 0 : head; /* the file could not say: the status at least */
+        if (line.data != NULL)
+            line.data[line.len] = '\0';
+        pkb_buf_printf(&line, "%s%s%s", pkb_series_status_name(s->status),
+                       s->reason[0] != '\0' ? ": " : "", s->reason);
+    }
+    if (eta && !pkb__progress.tty && s->line_no < c->timed) {
+        char left[32];
+        pkb_fmt_duration(left, sizeof left, pkb__eta_s());
+        pkb_buf_printf(&line, "  ETA %s", left);
+    }
+    if (!line.failed)
+        fprintf(stderr, "%s%s\n", pkb__progress.tty ? "\r\033[K" : "pkbench: ", line.data);
+    pkb_buf_free(&line);
+}
+
+void pkb__show_finished(struct pkb__collect *c, bool final, bool eta)
+{
+    /* In rounds every series finishes at once: a re-measure due for any of them (a baseline, a
+     * member of a Holm family) can change the others' verdicts, so all wait for it. */
+    for (size_t i = 0; !final && pkb__progress.rounds && i < c->n; i++)
+        if (pkb__remeasure_due(c, &c->series[i]))
+            return;
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *s = &c->series[i];
+        if (s->line_no == 0 || s->shown || !s->done || s->remeasuring ||
+            (!final && pkb__remeasure_due(c, s)))
+            continue;
+        series_line(c, s, eta);
+        s->shown = true;
     }
 }
 
@@ -81,9 +137,8 @@ void pkb__bench(pkb_state *st, void *user)
         pkb__progress.name = s->name;
         pkb__progress.index++;
         pkb__progress.series_start = pkb__now_s();
-        if (!pkb__progress.tty && !pkb__progress.rounds)
-            fprintf(stderr, "pkbench: [%zu/%zu] %s\n", pkb__progress.index, pkb__progress.total,
-                    s->name);
+        if (pkb__progress.first_start == 0)
+            pkb__progress.first_start = pkb__progress.series_start;
     }
     double child_ns = 0, self_ns = 0;
     int64_t n = 0;
@@ -288,8 +343,10 @@ void pkb__finish_series(struct pkb__collect *c, pkb_series *s)
     if (s->status == PKB_SERIES_PENDING)
         s->status = PKB_SERIES_MEASURED;
     s->done = true;
-    if (!s->remeasuring) /* a second attempt is written once it is settled (remeasure.c) */
-        pkb__write_doc(c);
+    if (s->remeasuring) /* a second attempt is written once it is settled (remeasure.c) */
+        return;
+    pkb__write_doc(c);
+    pkb__show_finished(c, false, true);
 }
 
 /* Google Benchmark's context block, in its JSON reporter's order, with its date (local time)

@@ -1,6 +1,6 @@
 /*
- * What run.c and rounds.c share (collect.c): the collection of runs into the results document,
- * the progress line, and the benchmark function. Private to the run room.
+ * What run.c, rounds.c and remeasure.c share (collect.c): the collection of runs into the results
+ * document, the progress lines, and the benchmark function. Private to the run room.
  */
 #ifndef PKB_RUN_COLLECT_H
 #define PKB_RUN_COLLECT_H
@@ -15,6 +15,8 @@ struct pkb__progress {
     double later_s; /* rounds mode: the estimated time of the rounds after this one */
     size_t index, total;
     double run_start, series_start, per_series_s;
+    double first_start; /* when the first series started (0: none yet): the observed pace */
+    int width;          /* the longest series name, so the per-series lines align */
     const char *name;
     const pkb_profile *prof;
 };
@@ -26,6 +28,7 @@ struct pkb__collect {
     size_t n;
     json_t *doc;
     const pkb_suite_options *opts;
+    size_t timed; /* the series the runner times: the progress lines' total */
     int write_error;
 };
 
@@ -42,6 +45,13 @@ void pkb__finish_series(struct pkb__collect *c, pkb_series *s);
 int pkb__write_doc(struct pkb__collect *c);
 int pkb__on_context(const pkb_context *ctx, void *user);
 int pkb__on_run(const pkb_run *run, void *user);
+/* Prints on stderr the line of every finished timed series not shown yet, in file order: "[k/n]
+ * name  <the suite's summary, read back from the file>", with the time left when `eta` (in a log;
+ * a terminal's live line shows it). A series a re-measure may still replace waits, unless `final`
+ * (no re-measure is coming). Call after the file holds the finished series. */
+void pkb__show_finished(struct pkb__collect *c, bool final, bool eta);
+/* The estimated seconds left in the whole run. */
+double pkb__eta_s(void);
 /* CLOCK_MONOTONIC in seconds. */
 double pkb__now_s(void);
 
@@ -51,5 +61,9 @@ double pkb__now_s(void);
 int pkb__remeasure(struct pkb__collect *c);
 /* The share of a series' repetitions marked disturbed. */
 double pkb__disturbed_share(const pkb_series *s);
+/* Whether pkb__remeasure would measure s again: a timed series more than PKB_REMEASURE_SHARE of
+ * whose repetitions were disturbed, measured once so far, in a run that is not --aa and was not
+ * interrupted. */
+bool pkb__remeasure_due(const struct pkb__collect *c, const pkb_series *s);
 
 #endif /* PKB_RUN_COLLECT_H */

@@ -68,14 +68,19 @@ static void put_attempt(pkb_series *s, pkb_attempt a)
     s->disturb = a.disturb;
 }
 
+bool pkb__remeasure_due(const struct pkb__collect *c, const pkb_series *s)
+{
+    return !c->opts->aa && !pkb_interrupted && s->status == PKB_SERIES_MEASURED && s->nreps > 0 &&
+           !s->remeasured && pkb__disturbed_share(s) > PKB_REMEASURE_SHARE;
+}
+
 /* Marks the too-disturbed series and sets their first attempt aside; returns how many. */
 static size_t mark(struct pkb__collect *c)
 {
     size_t n = 0;
     for (size_t i = 0; i < c->n; i++) {
         pkb_series *s = &c->series[i];
-        if (s->status != PKB_SERIES_MEASURED || s->nreps == 0 || s->remeasured ||
-            !(pkb__disturbed_share(s) > PKB_REMEASURE_SHARE))
+        if (!pkb__remeasure_due(c, s))
             continue;
         fprintf(stderr, "%s%s (%.0f%% disturbed)", n == 0 ? "pkbench: measuring again: " : ", ",
                 s->name, 100 * pkb__disturbed_share(s));
@@ -148,8 +153,6 @@ static int sequential_again(struct pkb__collect *c)
 
 int pkb__remeasure(struct pkb__collect *c)
 {
-    if (c->opts->aa || pkb_interrupted)
-        return 0;
     size_t n = mark(c);
     if (n == 0)
         return 0;

@@ -15,6 +15,7 @@
 #include "run/rounds.h"
 
 #include "common/stats.h"
+#include "common/term.h"
 #include "run/env.h"
 
 #include <errno.h>
@@ -221,10 +222,18 @@ static int run_all_rounds(struct rounds *x)
         per_round += in_play(x, &c->series[i]) ? (x->b != NULL ? 2 : 1) : 0;
     pkb__progress.rounds = true;
     int completed = 0, rc = 0;
+    double first_measured = 0; /* when round 1 started: the pace of the measured rounds */
     for (x->round = 0; rc == 0 && x->round <= prof->repetitions && !pkb_interrupted; x->round++) {
         pkb__progress.name = NULL; /* every call is a new line of pkb__progress */
         pkb__progress.index = 0;
-        double per_call = prof->min_time_s * 1.2 + 0.005;
+        /* A measured call lasts about min_time (round 0 sized it so) plus the bookkeeping around
+         * it; once a measured round finished, the rounds' own pace replaces that guess, which a
+         * loaded machine or a slow series makes too short. */
+        double per_call = prof->min_time_s * 1.2 + 0.005, now = pkb__now_s();
+        if (x->round == 1)
+            first_measured = now;
+        else if (x->round > 1 && per_round > 0)
+            per_call = (now - first_measured) / ((double)(x->round - 1) * (double)per_round);
         pkb__progress.later_s = per_call * (double)per_round * (prof->repetitions - x->round);
         if (x->round == 0) {
             pkb__progress.total = per_round / (x->b != NULL ? 2 : 1);
@@ -239,13 +248,16 @@ static int run_all_rounds(struct rounds *x)
                      x->again ? "again " : "", (unsigned short)x->round,
                      (unsigned short)prof->repetitions);
         }
-        if (!pkb__progress.tty)
-            fprintf(stderr, "pkbench: %s (%zu series%s)\n",
+        if (!pkb__progress.tty) {
+            char eta[32];
+            pkb_fmt_duration(eta, sizeof eta, pkb__eta_s());
+            fprintf(stderr, "pkbench: %s (%zu series%s)  ETA %s\n",
                     x->round == 0 && !x->again ? "calibrating: warm-up and iteration counts"
                     : x->round == 0            ? "re-measuring: one discarded round to warm up"
                                                : pkb__progress.phase,
                     per_round / (x->b != NULL ? 2 : 1),
-                    x->b != NULL && x->round > 0 ? ", A and B" : "");
+                    x->b != NULL && x->round > 0 ? ", A and B" : "", eta);
+        }
         rc = register_round(x);
         if (rc == 0)
             rc = pkb_run_benchmarks(&(pkb_run_options){.filter = "all",
@@ -271,11 +283,16 @@ int pkb__run_rounds(struct pkb__collect *c)
     int rc = c->opts->aa ? make_b_copies(&x) : 0;
     if (rc == 0)
         rc = run_all_rounds(&x);
-    if (x.b != NULL)
+    if (x.b != NULL) { /* written before the progress lines: their verdicts read it */
         json_object_set_new(c->doc, "noise_floor", noise_floor(&x));
+        pkb__write_doc(c);
+    }
     for (size_t i = 0; x.b != NULL && i < c->n; i++)
         pkb_series_free(&x.b[i]);
     free(x.b);
+    /* Every series finished with the last round: a line for each one a re-measure will not
+     * replace (the others after it, run.c). */
+    pkb__show_finished(c, false, false);
     return rc;
 }
 

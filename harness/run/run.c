@@ -25,6 +25,13 @@
  * were disturbed is measured once more after the others, the same way; both attempts are kept in
  * the file and the less disturbed one is the series' samples. Not with --aa.
  *
+ * Progress (collect.c), on stderr: what is about to be timed and about how long; a live line on a
+ * terminal; in rounds mode a line per round with the time left; and one line per finished series,
+ * its summary as the suite's report reads it back from the file (pkb_suite_options.series_line),
+ * printed once the file holds the series' final data: in a sequential run as each series
+ * finishes, in rounds after the last round, and a series due to be re-measured after the
+ * re-measure.
+ *
  * Nothing lost. The results file is rewritten atomically after every finished series; an
  * interrupt (SIGINT/SIGTERM) makes the running series stop at its next iteration, its partial
  * data is dropped, and the file keeps every finished series with "complete": false.
@@ -53,6 +60,7 @@
 #define _GNU_SOURCE
 #include "run/run.h"
 
+#include "common/term.h"
 #include "run/collect.h"
 #include "run/disturb.h"
 #include "run/env.h"
@@ -144,6 +152,9 @@ static json_t *prime(const pkb_profile *prof, bool enabled)
     }
     if (pkb__progress.tty)
         fprintf(stderr, "\r\033[K");
+    if (enabled && count > 0)
+        fprintf(stderr, "pkbench: primed: %d batches of 16 spawns in %.1f s, %s\n", count,
+                pkb__now_s() - start, stable >= 5 ? "stable" : "the budget ran out");
     return json_pack("{s:b, s:i, s:i, s:f, s:o, s:b, s:f}", "performed", enabled, "batches", count,
                      "runs_per_batch", 16, "seconds", pkb__now_s() - start, "batch_ms", batches,
                      "stable", stable >= 5, "budget_s", prof->priming_budget_s);
@@ -206,7 +217,8 @@ static long register_series(pkb_series *series, size_t n, const pkb_suite_option
             s->done = true;
             continue;
         }
-        timed++;
+        s->line_no = (size_t)++timed;
+        s->shown = false;
         if (opts->interleave || opts->aa)
             continue;
         int rc = pkb__register(s, prof);
@@ -229,6 +241,36 @@ int pkb__register(pkb_series *s, const pkb_profile *prof)
     if (rc != 0)
         fprintf(stderr, "pkbench: cannot register %s: %s\n", s->name, strerror(-rc));
     return rc;
+}
+
+/* What is about to be timed and about how long it takes (priming aside), so a log says up front;
+ * and the width the per-series lines align their names to. */
+static void announce(const pkb_series *series, size_t n, const pkb_suite_options *opts)
+{
+    const pkb_profile *prof = opts->profile;
+    for (size_t i = 0; i < n; i++) {
+        int len = (int)strlen(series[i].name);
+        if (series[i].status == PKB_SERIES_PENDING && len > pkb__progress.width)
+            pkb__progress.width = len;
+    }
+    size_t timed = pkb__progress.total;
+    if (timed == 0)
+        return;
+    double total = pkb__progress.per_series_s * (double)timed;
+    if (opts->interleave || opts->aa) /* rounds.c's estimates: calibration, then the rounds */
+        total = (prof->warmup_s + 3 * prof->min_time_s + 0.05) * (double)timed +
+                (prof->min_time_s * 1.2 + 0.005) * (double)(timed * (opts->aa ? 2 : 1)) *
+                    prof->repetitions;
+    char about[32], budget[64] = "";
+    pkb_fmt_duration(about, sizeof about, total);
+    if (opts->prime) { /* priming ends when spawn times settle: unknown in advance, but bounded */
+        char b[32];
+        pkb_fmt_duration(b, sizeof b, prof->priming_budget_s);
+        snprintf(budget, sizeof budget, " after priming (at most %s)", b);
+    }
+    const char *mode = opts->aa ? ", A/A rounds" : opts->interleave ? ", interleaved rounds" : "";
+    fprintf(stderr, "pkbench: timing %zu series, %s profile%s: about %s%s\n", timed, prof->name,
+            mode, about, budget);
 }
 
 /* Times every registered series, one after another or in rounds. */
@@ -282,6 +324,8 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
         return (int)timed;
     }
     pkb__progress.total = (size_t)timed;
+    c.timed = (size_t)timed;
+    announce(series, n, opts);
     pkb_context_capture(pkb__on_context, &c); /* GB's context, at the start of the run */
     pkb__write_doc(&c); /* the file exists from the start: refused series and the environment */
     json_object_set_new(doc, "priming", prime(prof, opts->prime && timed > 0));
@@ -290,6 +334,7 @@ int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
     int rc = timed == 0 ? 0 : time_series(&c);
     if (rc == 0 && timed > 0)
         rc = pkb__remeasure(&c);
+    pkb__show_finished(&c, true, false); /* the re-measured series, now settled in the file */
     if (pkb__progress.tty)
         fprintf(stderr, "\r\033[K");
     if (rc < 0 && !pkb_interrupted)

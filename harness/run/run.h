@@ -6,6 +6,7 @@
 #ifndef PKB_RUN_H
 #define PKB_RUN_H
 
+#include "common/buf.h"
 #include "results/results.h"
 #include "run/sample.h"
 
@@ -55,6 +56,10 @@ typedef struct pkb_series {
     bool remeasuring, remeasured, other_first;
     pkb_attempt other;
     bool done;
+    /* Progress: the series' place among those the runner times (1-based; 0: not timed), and
+     * whether its line was printed. */
+    size_t line_no;
+    bool shown;
 } pkb_series;
 
 typedef struct pkb_profile {
@@ -91,6 +96,12 @@ typedef struct pkb_suite_options {
      * NULL: now. `environment` is borrowed (the end fields are added to it). */
     const char *created;
     json_t *environment;
+    /* Progress: after the file was rewritten with a newly finished series, the runner prints one
+     * line for it (stderr): its position, its name, what this function appends to `out` — the
+     * series' summary as read back from the file at `path` (suites/suite.h's
+     * pkb_report_series_line) — and the time left. Returns 0 or a negative errno. NULL, or an
+     * error: the line gives the series' status only. */
+    int (*series_line)(const char *path, const char *name, pkb_buf *out);
 } pkb_suite_options;
 
 /* Set by pkbench's SIGINT/SIGTERM handler; the runner stops at the next iteration and writes

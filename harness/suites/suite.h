@@ -4,7 +4,8 @@
  * by one line in suites/registry.h. Nothing else in the harness names a suite.
  *
  * A suite runs (builds its series and hands them to the runner, run/run.h, which writes the
- * results file) and reports (its Markdown and its figures, through report/report.h).
+ * results file) and reports (its Markdown and its figures, through report/report.h, and
+ * optionally its terminal view and per-series line, report.h's `terminal` and `series_line`).
  */
 #ifndef PKB_SUITE_H
 #define PKB_SUITE_H
@@ -49,5 +50,16 @@ int pkb_report_render(const char *results_path,
                       const pkb_report_options *opts,
                       char *err,
                       size_t err_len);
+
+/* The end of `pkbench run` and `pkbench report FILE --print`: loads and validates the results
+ * file and appends its suite's terminal view (report.h's pkb_term_report: the key tables as
+ * aligned text, SGR colour only when `color`) to out. Writes no file. Errors as
+ * pkb_report_render. */
+int pkb_report_print(const char *results_path, bool color, pkb_buf *out, char *err, size_t err_len);
+
+/* The runner's per-series hook (run.h's pkb_suite_options.series_line): loads the results file
+ * just written and appends the one-line summary of series `name` (report.h's pkb_term_series).
+ * Returns 0, -ENOENT when the file holds no series of that name, or the loader's error. */
+int pkb_report_series_line(const char *results_path, const char *name, pkb_buf *out);
 
 #endif /* PKB_SUITE_H */

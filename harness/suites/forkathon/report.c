@@ -71,6 +71,27 @@ static void fmt_thousands(pkb_buf *b, long long v)
     }
 }
 
+/* For the terminal view (terminal.c), the same formatters (report.h). */
+double pkb__fk_num(const json_t *o, const char *key)
+{
+    return numv(o, key);
+}
+
+void pkb__fk_us(pkb_buf *b, double us)
+{
+    fmt_us(b, us);
+}
+
+void pkb__fk_ratio(pkb_buf *b, const json_t *v)
+{
+    fmt_ratio(b, v);
+}
+
+void pkb__fk_thousands(pkb_buf *b, long long v)
+{
+    fmt_thousands(b, v);
+}
+
 /* ---- title, settings, environment ---------------------------------------------------------- */
 
 static void md_title(const pkb_results *r, pkb_buf *b)

@@ -26,6 +26,18 @@
 int pkb__forkathon_markdown(
     const pkb_results *r, bool plots, pkb_buf *out, char *err, size_t err_len);
 
+/* The formatters the Markdown and the terminal share (report.c): a number field of `o` (NaN when
+ * absent), a time given in µs in the unit it reads best in ("1.2 µs", "3.45 ms"; "n/a"), a ratio
+ * ("2.70×"; "n/a" when not a number) and an integer with thousands separators. */
+double pkb__fk_num(const json_t *o, const char *key);
+void pkb__fk_us(pkb_buf *b, double us);
+void pkb__fk_ratio(pkb_buf *b, const json_t *v);
+void pkb__fk_thousands(pkb_buf *b, long long v);
+
+/* terminal.c: Wemm's table, the ratio tables and the least-squares fits, from the summary. */
+int pkb__forkathon_terminal(
+    const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len);
+
 /* figures.c: the figures the file has data for. */
 int pkb__forkathon_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len);
 

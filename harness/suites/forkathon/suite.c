@@ -721,5 +721,7 @@ const pkb_suite pkb_suite_forkathon = {
                    "spawn cost against the parent's RSS",
     .takes_iterations = true,
     .run = run,
-    .report = {.markdown = pkb__forkathon_markdown, .figures = pkb__forkathon_figures},
+    .report = {.markdown = pkb__forkathon_markdown,
+               .figures = pkb__forkathon_figures,
+               .terminal = pkb__forkathon_terminal},
 };

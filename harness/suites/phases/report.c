@@ -185,6 +185,17 @@ int pkb__phases_view_load(const pkb_results *r, pkb__phases_view *v, char *err, 
     return 0;
 }
 
+bool pkb__phase_vs_plain(
+    const pkb_results *r, const pkb__phases_view *v, size_t i, double *diff_ns, double *fraction)
+{
+    if (v->plain < 0 || (long)i == v->plain || !r->series[i].measured)
+        return false;
+    const pkb__phase_series *p = &v->series[i], *plain = &v->series[v->plain];
+    *diff_ns = p->mean - plain->mean;
+    *fraction = *diff_ns / plain->mean;
+    return true;
+}
+
 void pkb__phases_view_free(pkb__phases_view *v)
 {
     free(v->series);
@@ -212,6 +223,22 @@ static void signed_us(pkb_buf *b, double ns)
 {
     double v = ns / 1e3;
     pkb_buf_printf(b, "%+.3f µs", fabs(v) < 0.0005 ? 0.0 : v);
+}
+
+/* For the terminal view (terminal.c), the same cells (view.h). */
+void pkb__us(pkb_buf *b, double ns)
+{
+    us(b, ns);
+}
+
+void pkb__mean_sd_us(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p)
+{
+    mean_sd(b, s, p);
+}
+
+void pkb__signed_us(pkb_buf *b, double ns)
+{
+    signed_us(b, ns);
 }
 
 static void noisy_mark(pkb_buf *b, const pkb_results_series *s)
@@ -372,12 +399,13 @@ static void md_phases(const pkb_results *r, const pkb__phases_view *v, pkb_buf *
         pkb_buf_puts(b, " | ");
         us(b, p->median);
         pkb_buf_puts(b, " | ");
+        double diff, fraction;
         if (p == plain) {
             pkb_buf_puts(b, "baseline");
-        } else if (plain != NULL) {
-            signed_us(b, p->mean - plain->mean);
+        } else if (pkb__phase_vs_plain(r, v, i, &diff, &fraction)) {
+            signed_us(b, diff);
             pkb_buf_puts(b, " (");
-            pkb_fmt_delta(b, (p->mean - plain->mean) / plain->mean);
+            pkb_fmt_delta(b, fraction);
             pkb_buf_puts(b, ")");
         } else {
             pkb_buf_puts(b, "n/a");

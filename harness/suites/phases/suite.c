@@ -97,5 +97,8 @@ const pkb_suite pkb_suite_phases = {
                    "reconciles each composite with its parts",
     .rounds = true,
     .run = run,
-    .report = {.markdown = pkb__phases_markdown, .figures = pkb__phases_figures},
+    .report = {.markdown = pkb__phases_markdown,
+               .figures = pkb__phases_figures,
+               .terminal = pkb__phases_terminal,
+               .series_line = pkb__phases_series_line},
 };

@@ -51,6 +51,22 @@ void pkb__phases_view_free(pkb__phases_view *v);
 /* The figure's name: its stem is <results name>-reconciliation. */
 #define PKB__PHASES_FIGURE "reconciliation"
 
+/* Series i against os_spawn_plain, per call: the difference of the means in ns and as a
+ * fraction of plain's mean. false when plain was not measured, or i is plain or not measured. */
+bool pkb__phase_vs_plain(
+    const pkb_results *r, const pkb__phases_view *v, size_t i, double *diff_ns, double *fraction);
+
+/* Cells the Markdown and the terminal share (report.c): "12.345 µs", "12.345 ± 1.234 µs" (or
+ * "12.345 µs, n = 1") of a series' per-call numbers, and a signed "+3.000 µs". */
+void pkb__us(pkb_buf *b, double ns);
+void pkb__mean_sd_us(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p);
+void pkb__signed_us(pkb_buf *b, double ns);
+
+/* The terminal view (terminal.c): the phase table and the reconciliation; and one series' line
+ * (per call), for `pkbench run`. */
+int pkb__phases_terminal(const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len);
+void pkb__phases_series_line(const pkb_results *r, size_t index, pkb_buf *out);
+
 /* The Markdown report; -EBADMSG (a malformed phases field, named in err) or -ENOMEM. */
 int pkb__phases_markdown(const pkb_results *r, bool plots, pkb_buf *out, char *err, size_t err_len);
 /* The stacked-bar figure, when at least one composite could be reconciled. */

@@ -11,8 +11,9 @@
  *     `pkbench compare FILE --baseline-contender posix_spawn` prints for this file;
  *   - the targets are ratios of medians processkit / other, decided on their CI.
  *
- * Nothing is typed in: change the file and every number and verdict follows. The conclusions and
- * targets are worded in verdict.c, the figures drawn from figures.c's data.
+ * Nothing is typed in: change the file and every number and verdict follows. The verdicts, a
+ * table's unit and its cells come from table.c (shared with the terminal view), the conclusions
+ * and targets are worded in verdict.c, the figures drawn from figures.c's data.
  */
 #include "suites/scenarios/report.h"
 
@@ -20,7 +21,6 @@
 #include "suites/scenarios/contender.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,91 +122,49 @@ static void md_plot_links(const pkb_results *r, const pkb_results_scenario *sc, 
     pkb_buf_free(&alt);
 }
 
-/* The marks after a contender's name: disturbed repetitions, a re-measured series. */
-static void md_marks(const pkb_results_series *s, pkb_buf *b)
+/* The table's header: every time column in the table's unit, throughput in the series' unit. */
+static void md_table_head(const pkb_results *r, const pkb__table *t, pkb_buf *b)
 {
-    if (s->noisy == 0 && s->attempts < 2)
-        return;
-    pkb_buf_puts(b, " (");
-    if (s->noisy > 0)
-        pkb_buf_printf(b, "%zu/%zu disturbed[^noisy]", s->noisy, s->n);
-    if (s->attempts > 1)
-        pkb_buf_printf(b, "%sre-measured, attempt %ld kept[^remeasured]", s->noisy > 0 ? "; " : "",
-                       s->attempt_used + 1);
-    pkb_buf_puts(b, ")");
-}
-
-/* The Δ, CI and verdict cells of one row. */
-static void md_verdict_cells(const pkb_results_series *s,
-                             const pkb_results_series *base,
-                             const pkb_verdict *v,
-                             pkb_buf *b)
-{
-    if (s == base) {
-        pkb_buf_puts(b, "baseline | | |");
-        return;
-    }
-    if (v == NULL) {
-        pkb_buf_puts(b, "n/a | | |");
-        return;
-    }
-    pkb_fmt_delta(b, v->s.delta);
-    pkb_buf_puts(b, " | [");
-    pkb_fmt_delta(b, v->s.ratio.lo - 1);
-    pkb_buf_puts(b, ", ");
-    pkb_fmt_delta(b, v->s.ratio.hi - 1);
-    pkb_buf_puts(b, "] | ");
-    pkb__bucket k = pkb__bucket_of(v);
-    pkb_buf_printf(b, k == PKB__SLOWER || k == PKB__FASTER ? "**%s**" : "%s", pkb__bucket_word(k));
-    if (k == PKB__UNDECIDABLE)
-        pkb_buf_printf(b, " (%s)", pks_undecidable_name(v->d.reason));
-    pkb_buf_puts(b, " |");
-}
-
-/* The table's header: every time column in `unit`, throughput in the series' unit. */
-static void md_table_head(const pkb_results *r,
-                          const pkb_results_scenario *sc,
-                          const pkb_results_series *base,
-                          const char *unit,
-                          pkb_buf *b)
-{
-    pkb_buf_printf(b, "| contender | median (%s) | mean ± sd (%s) | throughput (", unit, unit);
-    pkb_md_text(b, r->series[sc->members[0]].unit);
+    pkb_buf_printf(b, "| contender | median (%s) | mean ± sd (%s) | throughput (", t->unit,
+                   t->unit);
+    pkb_md_text(b, r->series[t->sc->members[0]].unit);
     pkb_buf_puts(b, ") | Δ median vs ");
-    if (base != NULL)
-        pkb_md_code(b, base->contender);
+    if (t->base != NULL)
+        pkb_md_code(b, t->base->contender);
     else
         pkb_buf_puts(b, "baseline");
     pkb_buf_puts(b, " | 95% CI | verdict |\n|---|---:|---:|---:|---:|---:|---|\n");
 }
 
-static void md_row(const pkb_results_series *s,
-                   const pkb_results_series *base,
-                   const pkb_verdict_set *vs,
-                   double scale,
-                   pkb_buf *b)
+static void
+md_row(const pkb__table *t, const pkb_verdict_set *vs, const pkb_results_series *s, pkb_buf *b)
 {
+    pkb__row row;
+    pkb__scenario_row(t, vs, s, &row);
     pkb_buf_puts(b, "| ");
     pkb_md_code(b, s->contender);
-    md_marks(s, b);
-    pkb_buf_puts(b, " | ");
-    pkb_fmt_rate(b, s->sum.median / scale);
-    pkb_buf_puts(b, " | ");
-    pkb_fmt_rate(b, s->sum.mean / scale);
-    if (s->n >= 2) {
-        pkb_buf_puts(b, " ± ");
-        pkb_fmt_rate(b, s->sum.sd / scale);
-    } else {
-        pkb_buf_puts(b, " (n = 1)");
+    if (s->noisy > 0 || s->attempts > 1) {
+        pkb_buf_puts(b, " (");
+        pkb__cell_marks(b, s, true);
+        pkb_buf_puts(b, ")");
     }
     pkb_buf_puts(b, " | ");
-    if (s->work > 0)
-        pkb_fmt_rate(b, s->work / (s->sum.median * 1e-9));
-    else
-        pkb_buf_puts(b, "n/a");
+    pkb__cell_median(b, t, s);
     pkb_buf_puts(b, " | ");
-    md_verdict_cells(s, base, pkb_verdict_set_find(vs, s), b);
-    pkb_buf_puts(b, "\n");
+    pkb__cell_mean_sd(b, t, s, NULL);
+    pkb_buf_puts(b, " | ");
+    pkb__cell_throughput(b, s);
+    pkb_buf_puts(b, " | ");
+    pkb__cell_delta(b, &row);
+    if (row.v == NULL) { /* no CI, no verdict: empty cells */
+        pkb_buf_puts(b, " | | |\n");
+        return;
+    }
+    pkb_buf_puts(b, " | ");
+    pkb__cell_ci(b, &row);
+    pkb_buf_puts(b, " | ");
+    pkb__cell_verdict(b, &row, true);
+    pkb_buf_puts(b, " |\n");
 }
 
 static void md_scenario(const pkb_results *r,
@@ -224,21 +182,16 @@ static void md_scenario(const pkb_results *r,
         pkb_md_text(b, pkb_scenario_description((pkb_scenario)known));
         pkb_buf_puts(b, ".\n\n");
     }
-    const pkb_results_series *base = sc->baseline >= 0 ? &r->series[sc->baseline] : NULL;
-    /* One unit per column: the one the scenario's smallest median reads best in. */
-    double smallest = INFINITY, scale = 1;
-    for (size_t k = 0; k < sc->count; k++)
-        if (r->series[sc->members[k]].measured)
-            smallest = fmin(smallest, r->series[sc->members[k]].sum.median);
-    const char *unit = pkb_time_unit(isfinite(smallest) ? smallest : 1, &scale);
+    pkb__table t;
+    pkb__scenario_table(r, sc, &t);
     if (sc->measured > 0)
-        md_table_head(r, sc, base, unit, b);
+        md_table_head(r, &t, b);
     for (size_t k = 0; k < sc->count; k++)
         if (r->series[sc->members[k]].measured)
-            md_row(&r->series[sc->members[k]], base, vs, scale, b);
+            md_row(&t, vs, &r->series[sc->members[k]], b);
     if (sc->measured > 0)
         pkb_buf_puts(b, "\n");
-    if (sc->measured > 0 && base == NULL)
+    if (sc->measured > 0 && t.base == NULL)
         pkb_buf_puts(b, "No measured baseline in this scenario: no deltas.\n\n");
     md_not_timed(r, sc, b);
     if (plots && sc->measured > 0)
@@ -247,10 +200,8 @@ static void md_scenario(const pkb_results *r,
 
 int pkb__scenarios_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *err, size_t err_len)
 {
-    /* The verdicts `pkbench compare FILE --baseline-contender` gives, at the report's 10%. */
     pkb_verdict_set vs;
-    int rc = pkb_verdict_contenders(
-        r, NULL, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE}, &vs, err, err_len);
+    int rc = pkb__scenarios_verdicts(r, &vs, err, err_len);
     if (rc != 0)
         return rc;
     pkb_md_title(r, b);

@@ -1,7 +1,8 @@
 /*
  * Private to the scenarios suite's folder: its report (report.c: the seed document's tables per
- * scenario; verdict.c: conclusions and targets) and its figures (figures.c: a bar chart per
- * scenario), which suite.c puts into the suite's registry entry.
+ * scenario; verdict.c: conclusions and targets; table.c: a table's unit and the numbers and cells
+ * of its rows, shared by every rendering), its terminal view (terminal.c) and its figures
+ * (figures.c: a bar chart per scenario), which suite.c puts into the suite's registry entry.
  */
 #ifndef PKB_SUITES_SCENARIOS_REPORT_H
 #define PKB_SUITES_SCENARIOS_REPORT_H
@@ -11,13 +12,11 @@
 #include "results/results.h"
 #include "results/verdict.h"
 
-int pkb__scenarios_markdown(
-    const pkb_results *r, bool plots, pkb_buf *out, char *err, size_t err_len);
-int pkb__scenarios_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len);
+/* ---- verdict.c: the words ---------------------------------------------------------------------
+ */
 
-/* verdict.c: where a contender's series falls against its scenario's baseline, from the
- * pair's verdict (results/verdict.h) — the words of the table's verdict column and of the
- * conclusions. */
+/* Where a contender's series falls against its scenario's baseline, from the pair's verdict
+ * (results/verdict.h) — the words of the table's verdict column and of the conclusions. */
 typedef enum pkb__bucket {
     PKB__NEGLIGIBLE = 0,      /* "~" and |Δ| within the bar */
     PKB__NOT_DISTINGUISHABLE, /* "~" with a larger |Δ| that is not significant */
@@ -30,11 +29,77 @@ typedef enum pkb__bucket {
 } pkb__bucket;
 
 pkb__bucket pkb__bucket_of(const pkb_verdict *v);
+/* A series' bucket: untimed, no baseline (v NULL: it is the baseline or there is none), or v's. */
+pkb__bucket pkb__series_bucket(const pkb_results_series *s, const pkb_verdict *v);
 const char *pkb__bucket_word(pkb__bucket k);
 
-/* verdict.c: the "Conclusions" section (from the file's verdict set, pkb_verdict_contenders
- * with each scenario's baseline) and its "Targets" subsection. */
+/* ---- table.c: a scenario's table, computed once for every rendering --------------------------
+ */
+
+/* The family of verdicts every rendering reads: each measured series against its scenario's
+ * baseline at the seed's 10% (PKB_VERDICT_NEGLIGIBLE), what `pkbench compare FILE
+ * --baseline-contender` gives. Errors as pkb_verdict_contenders. */
+int pkb__scenarios_verdicts(const pkb_results *r, pkb_verdict_set *vs, char *err, size_t err_len);
+
+/* One scenario's table: its measured baseline and the one unit of its time columns, the one its
+ * smallest median reads best in. */
+typedef struct pkb__table {
+    const pkb_results_scenario *sc;
+    const pkb_results_series *base; /* NULL when the scenario has no measured baseline */
+    const char *unit;               /* "µs" */
+    double scale;                   /* ns per unit */
+} pkb__table;
+
+/* One row: a measured series and its verdict. */
+typedef struct pkb__row {
+    const pkb_results_series *s;
+    const pkb_verdict *v; /* against the baseline; NULL for the baseline and without one */
+    pkb__bucket bucket;   /* pkb__bucket_of(v); PKB__NO_BASELINE when v is NULL */
+    bool is_base;
+} pkb__row;
+
+void pkb__scenario_table(const pkb_results *r, const pkb_results_scenario *sc, pkb__table *t);
+void pkb__scenario_row(const pkb__table *t,
+                       const pkb_verdict_set *vs,
+                       const pkb_results_series *s,
+                       pkb__row *row);
+
+/* The cells, as the Markdown and the terminal print them (times in t's unit, which the column
+ * headers name): the median "611.2"; mean ± sd "608.5 ± 16.56" ("608.5 (n = 1)"), followed by
+ * " µs" when `unit` is not NULL; the throughput at the median "1,636" ("n/a" without work);
+ * Δ "+1.4%" / "baseline" / "n/a"; the 95% CI "[-2.2%, +4.5%]" ("" without a verdict); the verdict
+ * "slower" (bold when `md`), "undecidable (too noisy)", "" without a verdict; the marks "1/8
+ * disturbed; re-measured, attempt 2 kept" (with their footnotes when `md`), "" without any. */
+void pkb__cell_median(pkb_buf *b, const pkb__table *t, const pkb_results_series *s);
+void pkb__cell_mean_sd(pkb_buf *b,
+                       const pkb__table *t,
+                       const pkb_results_series *s,
+                       const char *unit);
+void pkb__cell_throughput(pkb_buf *b, const pkb_results_series *s);
+void pkb__cell_delta(pkb_buf *b, const pkb__row *row);
+void pkb__cell_ci(pkb_buf *b, const pkb__row *row);
+void pkb__cell_verdict(pkb_buf *b, const pkb__row *row, bool md);
+void pkb__cell_marks(pkb_buf *b, const pkb_results_series *s, bool md);
+/* A ratio's CI as deltas: "[+1.2%, +3.4%]". */
+void pkb__fmt_ci(pkb_buf *b, const pks_interval *ci);
+
+/* ---- the renderings ---------------------------------------------------------------------------
+ */
+
+int pkb__scenarios_markdown(
+    const pkb_results *r, bool plots, pkb_buf *out, char *err, size_t err_len);
+int pkb__scenarios_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len);
+
+/* verdict.c: the "Conclusions" section (from the file's verdict set) and its "Targets"
+ * subsection; the targets for a terminal (the ratio targets and the rival targets' results, then
+ * processkit against each rival in every scenario), decided and worded by the same functions. */
 void pkb__md_conclusions(const pkb_results *r, const pkb_verdict_set *vs, pkb_buf *b);
 void pkb__md_targets(const pkb_results *r, pkb_buf *b);
+void pkb__term_targets(const pkb_results *r, bool color, pkb_buf *b);
+
+/* terminal.c: the tables per scenario and the targets; the line of one finished series. */
+int pkb__scenarios_terminal(
+    const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len);
+void pkb__scenarios_series_line(const pkb_results *r, size_t index, pkb_buf *out);
 
 #endif /* PKB_SUITES_SCENARIOS_REPORT_H */

@@ -137,5 +137,8 @@ const pkb_suite pkb_suite_scenarios = {
                    "16-way fan-out, and spawn_only (the floor)",
     .rounds = true,
     .run = run,
-    .report = {.markdown = pkb__scenarios_markdown, .figures = pkb__scenarios_figures},
+    .report = {.markdown = pkb__scenarios_markdown,
+               .figures = pkb__scenarios_figures,
+               .terminal = pkb__scenarios_terminal,
+               .series_line = pkb__scenarios_series_line},
 };

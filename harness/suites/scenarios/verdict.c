@@ -11,12 +11,15 @@
  *     when the whole CI meets the target, not met when the whole CI misses it, undecidable when
  *     it straddles the target or the samples fail the noise check.
  *
- * Part of report.c's Markdown.
+ * Part of report.c's Markdown; the targets are also tables of the terminal view
+ * (pkb__term_targets), decided and worded by the same functions.
  */
 #include "suites/scenarios/report.h"
 
 #include "common/md.h"
+#include "common/term.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +68,11 @@ pkb__bucket pkb__bucket_of(const pkb_verdict *v)
     return fabs(v->s.delta) <= v->d.bar ? PKB__NEGLIGIBLE : PKB__NOT_DISTINGUISHABLE;
 }
 
+pkb__bucket pkb__series_bucket(const pkb_results_series *s, const pkb_verdict *v)
+{
+    return !s->measured ? PKB__UNTIMED : v == NULL ? PKB__NO_BASELINE : pkb__bucket_of(v);
+}
+
 const char *pkb__bucket_word(pkb__bucket k)
 {
     static const char *const words[PKB__NBUCKETS] = {
@@ -74,16 +82,6 @@ const char *pkb__bucket_word(pkb__bucket k)
         [PKB__NO_BASELINE] = "no baseline",
     };
     return (unsigned)k < PKB__NBUCKETS ? words[k] : "?";
-}
-
-/* "[+1.2%, +3.4%]" */
-static void md_ci(pkb_buf *b, const pks_interval *ci)
-{
-    pkb_buf_puts(b, "[");
-    pkb_fmt_delta(b, ci->lo - 1);
-    pkb_buf_puts(b, ", ");
-    pkb_fmt_delta(b, ci->hi - 1);
-    pkb_buf_puts(b, "]");
 }
 
 /* ---- conclusions ------------------------------------------------------------------------------
@@ -108,7 +106,7 @@ static void md_why(const pkb_results_series *s, const pkb_verdict *v, pkb__bucke
         pkb_buf_printf(b, ", p = %.3f after Holm", v->p_holm);
     } else if (k != PKB__NEGLIGIBLE) {
         pkb_buf_puts(b, ", 95% CI ");
-        md_ci(b, &v->s.ratio);
+        pkb__fmt_ci(b, &v->s.ratio);
     }
     pkb_buf_puts(b, ")");
 }
@@ -152,8 +150,7 @@ md_contender_verdict(const pkb_results *r, const pkb_verdict_set *vs, const char
         of[i] = PKB__NBUCKETS;
         if (s == NULL || (sc->baseline >= 0 && s == &r->series[sc->baseline]))
             continue;
-        const pkb_verdict *v = pkb_verdict_set_find(vs, s);
-        of[i] = !s->measured ? PKB__UNTIMED : v == NULL ? PKB__NO_BASELINE : pkb__bucket_of(v);
+        of[i] = pkb__series_bucket(s, pkb_verdict_set_find(vs, s));
         count[of[i]]++;
         rows++;
     }
@@ -291,6 +288,9 @@ static const struct target {
 
 static const char *const rivals[] = {"libuv", "glib"};
 
+#define NRIVALS     (sizeof rivals / sizeof rivals[0])
+#define NOT_CHECKED (PKB_TARGET_UNDECIDABLE + 1) /* a pkb_target_result: no pair to decide */
+
 /* processkit against `other` in `scenario`: a family of one pair (its CI is what targets read). */
 static bool
 decide_pair(const pkb_results *r, const char *scenario, const char *other, pkb_verdict *v)
@@ -305,117 +305,217 @@ decide_pair(const pkb_results *r, const char *scenario, const char *other, pkb_v
            0;
 }
 
-static void md_ratio(pkb_buf *b, const pkb_verdict *v, bool as_percent)
+/* A name as code in Markdown, as it is for a terminal. */
+static void name(pkb_buf *b, const char *s, bool md)
+{
+    if (md)
+        pkb_md_code(b, s);
+    else
+        pkb_buf_puts(b, s);
+}
+
+/* "+7.3% [+4.1%, +11.8%]" or "1.073× [1.038×, 1.115×]". */
+static void ratio_text(pkb_buf *b, const pkb_verdict *v, bool as_percent)
 {
     if (as_percent) {
         pkb_fmt_delta(b, v->s.delta);
         pkb_buf_puts(b, " ");
-        md_ci(b, &v->s.ratio);
+        pkb__fmt_ci(b, &v->s.ratio);
     } else {
         pkb_buf_printf(b, "%.3f× [%.3f×, %.3f×]", v->s.ratio.estimate, v->s.ratio.lo,
                        v->s.ratio.hi);
     }
 }
 
-/* The result cell: met / not met / undecidable, with why when undecidable. */
-static void md_result(
-    pkb_buf *b, const pkb_verdict *v, pkb_target_result t, const char *other, const char *limit)
+static pkb_tone result_tone(int result)
 {
-    pkb_buf_puts(b, pkb_target_result_name(t));
-    if (t != PKB_TARGET_UNDECIDABLE)
+    return result == PKB_TARGET_MET       ? PKB_TONE_GOOD
+           : result == PKB_TARGET_NOT_MET ? PKB_TONE_BAD
+           : result == NOT_CHECKED        ? PKB_TONE_DIM
+                                          : PKB_TONE_WARN;
+}
+
+/* ---- a ratio target: processkit / other in one scenario, against a limit ----------------------
+ */
+
+struct target_eval {
+    bool decided; /* both series measured, the pair decided */
+    pkb_verdict v;
+    int result;     /* a pkb_target_result, or NOT_CHECKED */
+    char limit[32]; /* "+3%", "1.10×" */
+};
+
+static void eval_target(const pkb_results *r, const struct target *t, struct target_eval *e)
+{
+    if (t->as_percent)
+        snprintf(e->limit, sizeof e->limit, "+%.0f%%", (t->max_ratio - 1) * 100);
+    else
+        snprintf(e->limit, sizeof e->limit, "%.2f×", t->max_ratio);
+    e->decided = decide_pair(r, t->scenario, t->other, &e->v);
+    e->result = e->decided ? (int)pkb_target_check(&e->v, t->max_ratio, false) : NOT_CHECKED;
+}
+
+/* "`processkit` ≤ +3% vs `posix_spawn` in `spawn_capture_small`" */
+static void target_label(pkb_buf *b, const struct target *t, const struct target_eval *e, bool md)
+{
+    name(b, PROCESSKIT, md);
+    pkb_buf_printf(b, t->as_percent ? " ≤ %s vs " : " within %s of ", e->limit);
+    name(b, t->other, md);
+    pkb_buf_puts(b, " in ");
+    name(b, t->scenario, md);
+}
+
+static void target_measured(
+    pkb_buf *b, const pkb_results *r, const struct target *t, const struct target_eval *e, bool md)
+{
+    if (e->decided) {
+        ratio_text(b, &e->v, t->as_percent);
+        return;
+    }
+    pkb_buf_puts(b, "no measured ");
+    name(b, find_measured(r, t->scenario, PROCESSKIT) != NULL ? t->other : PROCESSKIT, md);
+    pkb_buf_puts(b, " series");
+}
+
+/* met / not met / undecidable, with why when undecidable; not checked. */
+static void target_result(pkb_buf *b, const struct target *t, const struct target_eval *e)
+{
+    if (e->result == NOT_CHECKED) {
+        pkb_buf_puts(b, "not checked");
+        return;
+    }
+    pkb_buf_puts(b, pkb_target_result_name((pkb_target_result)e->result));
+    if (e->result != PKB_TARGET_UNDECIDABLE)
         return;
     char why[200] = "";
-    pkb_verdict_why(v, 0, other, "processkit", why, sizeof why);
+    pkb_verdict_why(&e->v, 0, t->other, "processkit", why, sizeof why);
     if (why[0] != '\0')
         pkb_buf_printf(b, " (%s)", why);
     else
-        pkb_buf_printf(b, " (the CI straddles %s)", limit);
+        pkb_buf_printf(b, " (the CI straddles %s)", e->limit);
 }
 
 static void md_ratio_target(const pkb_results *r, const struct target *t, pkb_buf *b)
 {
+    struct target_eval e;
+    eval_target(r, t, &e);
     pkb_buf_puts(b, "| ");
-    pkb_md_code(b, PROCESSKIT);
-    char limit[32];
-    if (t->as_percent)
-        snprintf(limit, sizeof limit, "+%.0f%%", (t->max_ratio - 1) * 100);
-    else
-        snprintf(limit, sizeof limit, "%.2f×", t->max_ratio);
-    pkb_buf_printf(b, t->as_percent ? " ≤ %s vs " : " within %s of ", limit);
-    pkb_md_code(b, t->other);
-    pkb_buf_puts(b, " in ");
-    pkb_md_code(b, t->scenario);
+    target_label(b, t, &e, true);
     pkb_buf_puts(b, " | ");
-    pkb_verdict v;
-    if (!decide_pair(r, t->scenario, t->other, &v)) {
-        bool pk = find_measured(r, t->scenario, PROCESSKIT) != NULL;
-        pkb_buf_puts(b, "no measured ");
-        pkb_md_code(b, pk ? t->other : PROCESSKIT);
-        pkb_buf_puts(b, " series | not checked |\n");
+    target_measured(b, r, t, &e, true);
+    pkb_buf_puts(b, " | ");
+    target_result(b, t, &e);
+    pkb_buf_puts(b, " |\n");
+}
+
+/* ---- a rival target: processkit ahead of a rival in every scenario -----------------------------
+ */
+
+struct rival_eval {
+    const char *rival;
+    size_t checked, count[NOT_CHECKED];
+    int *result;    /* per scenario of the file: a pkb_target_result, or NOT_CHECKED */
+    pkb_verdict *v; /* per scenario of the file, where checked */
+};
+
+static void rival_free(struct rival_eval *e)
+{
+    free(e->result);
+    free(e->v);
+    *e = (struct rival_eval){0};
+}
+
+/* Decides processkit / rival < 1 in every scenario of r. Returns 0 or -ENOMEM. */
+static int eval_rival(const pkb_results *r, const char *rival, struct rival_eval *e)
+{
+    *e = (struct rival_eval){.rival = rival,
+                             .result = calloc(r->nscenarios + 1, sizeof *e->result),
+                             .v = calloc(r->nscenarios + 1, sizeof *e->v)};
+    if (e->result == NULL || e->v == NULL) {
+        rival_free(e);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < r->nscenarios; i++) {
+        e->result[i] = NOT_CHECKED;
+        if (!decide_pair(r, r->scenarios[i].name, rival, &e->v[i]))
+            continue;
+        e->result[i] = (int)pkb_target_check(&e->v[i], 1.0, true);
+        e->count[e->result[i]]++;
+        e->checked++;
+    }
+    return 0;
+}
+
+/* "0.864× [0.831×, 0.889×] in `a`, ..." */
+static void rival_measured(pkb_buf *b, const pkb_results *r, const struct rival_eval *e, bool md)
+{
+    if (e->checked == 0) {
+        pkb_buf_puts(b, "no scenario with both measured");
         return;
     }
-    md_ratio(b, &v, t->as_percent);
-    pkb_buf_puts(b, " | ");
-    md_result(b, &v, pkb_target_check(&v, t->max_ratio, false), t->other, limit);
-    pkb_buf_puts(b, " |\n");
+    size_t done = 0;
+    for (size_t i = 0; i < r->nscenarios; i++) {
+        if (e->result[i] == NOT_CHECKED)
+            continue;
+        pkb_buf_puts(b, done++ > 0 ? ", " : "");
+        ratio_text(b, &e->v[i], false);
+        pkb_buf_puts(b, " in ");
+        name(b, r->scenarios[i].name, md);
+    }
+}
+
+/* The whole target's result: not checked, met, or the worst of not met and undecidable. */
+static int rival_result_of(const struct rival_eval *e)
+{
+    return e->checked == 0                        ? NOT_CHECKED
+           : e->count[PKB_TARGET_NOT_MET] > 0     ? PKB_TARGET_NOT_MET
+           : e->count[PKB_TARGET_UNDECIDABLE] > 0 ? PKB_TARGET_UNDECIDABLE
+                                                  : PKB_TARGET_MET;
+}
+
+/* "met", "not met (behind in `a` and `b`)", "undecidable (not shown ahead in `a`: why)". */
+static void rival_result(pkb_buf *b, const pkb_results *r, const struct rival_eval *e, bool md)
+{
+    int worst = rival_result_of(e);
+    if (worst == NOT_CHECKED || worst == PKB_TARGET_MET) {
+        pkb_buf_puts(b, worst == NOT_CHECKED ? "not checked" : "met");
+        return;
+    }
+    pkb_buf_printf(b, "%s (%s in ", pkb_target_result_name((pkb_target_result)worst),
+                   worst == PKB_TARGET_NOT_MET ? "behind" : "not shown ahead");
+    size_t done = 0;
+    for (size_t i = 0; i < r->nscenarios; i++) {
+        if (e->result[i] != worst)
+            continue;
+        pkb_buf_puts(b, done == 0 ? "" : done + 1 == e->count[worst] ? " and " : ", ");
+        name(b, r->scenarios[i].name, md);
+        char why[200] = "";
+        if (worst == PKB_TARGET_UNDECIDABLE)
+            pkb_verdict_why(&e->v[i], 0, e->rival, "processkit", why, sizeof why);
+        if (why[0] != '\0')
+            pkb_buf_printf(b, ": %s", why);
+        done++;
+    }
+    pkb_buf_puts(b, ")");
 }
 
 static void md_rival_target(const pkb_results *r, const char *rival, pkb_buf *b)
 {
+    struct rival_eval e;
+    if (eval_rival(r, rival, &e) != 0) {
+        b->failed = true;
+        return;
+    }
     pkb_buf_puts(b, "| ");
     pkb_md_code(b, PROCESSKIT);
     pkb_buf_puts(b, " ahead of ");
     pkb_md_code(b, rival);
     pkb_buf_puts(b, " in every scenario | ");
-    size_t checked = 0, count[3] = {0};
-    pkb_target_result *res = calloc(r->nscenarios + 1, sizeof *res);
-    if (res == NULL) {
-        b->failed = true;
-        return;
-    }
-    pkb_verdict *v = calloc(r->nscenarios + 1, sizeof *v);
-    if (v == NULL) {
-        free(res);
-        b->failed = true;
-        return;
-    }
-    for (size_t i = 0; i < r->nscenarios; i++) {
-        res[i] = PKB_TARGET_UNDECIDABLE + 1; /* not checked */
-        if (!decide_pair(r, r->scenarios[i].name, rival, &v[i]))
-            continue;
-        res[i] = pkb_target_check(&v[i], 1.0, true);
-        count[res[i]]++;
-        pkb_buf_printf(b, "%s%.3f× [%.3f×, %.3f×] in ", checked > 0 ? ", " : "",
-                       v[i].s.ratio.estimate, v[i].s.ratio.lo, v[i].s.ratio.hi);
-        pkb_md_code(b, r->scenarios[i].name);
-        checked++;
-    }
-    if (checked == 0) {
-        pkb_buf_puts(b, "no scenario with both measured | not checked |\n");
-    } else if (count[PKB_TARGET_NOT_MET] == 0 && count[PKB_TARGET_UNDECIDABLE] == 0) {
-        pkb_buf_puts(b, " | met |\n");
-    } else {
-        pkb_target_result worst =
-            count[PKB_TARGET_NOT_MET] > 0 ? PKB_TARGET_NOT_MET : PKB_TARGET_UNDECIDABLE;
-        pkb_buf_printf(b, " | %s (%s in ", pkb_target_result_name(worst),
-                       worst == PKB_TARGET_NOT_MET ? "behind" : "not shown ahead");
-        size_t done = 0;
-        for (size_t i = 0; i < r->nscenarios; i++) {
-            if (res[i] != worst)
-                continue;
-            pkb_buf_puts(b, done == 0 ? "" : done + 1 == count[worst] ? " and " : ", ");
-            pkb_md_code(b, r->scenarios[i].name);
-            char why[200] = "";
-            if (worst == PKB_TARGET_UNDECIDABLE)
-                pkb_verdict_why(&v[i], 0, rival, "processkit", why, sizeof why);
-            if (why[0] != '\0')
-                pkb_buf_printf(b, ": %s", why);
-            done++;
-        }
-        pkb_buf_puts(b, ") |\n");
-    }
-    free(v);
-    free(res);
+    rival_measured(b, r, &e, true);
+    pkb_buf_puts(b, " | ");
+    rival_result(b, r, &e, true);
+    pkb_buf_puts(b, " |\n");
+    rival_free(&e);
 }
 
 void pkb__md_targets(const pkb_results *r, pkb_buf *b)
@@ -429,7 +529,119 @@ void pkb__md_targets(const pkb_results *r, pkb_buf *b)
                     "| target | measured [95% CI] | result |\n|---|---|---|\n");
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
         md_ratio_target(r, &targets[i], b);
-    for (size_t i = 0; i < sizeof rivals / sizeof rivals[0]; i++)
+    for (size_t i = 0; i < NRIVALS; i++)
         md_rival_target(r, rivals[i], b);
     pkb_buf_puts(b, "\n");
+}
+
+/* ---- the targets for a terminal ----------------------------------------------------------------
+ */
+
+/* Whether the file has a series of `scenario`, or of `contender` in any scenario: a run filtered
+ * to some scenarios is not told about the others (the Markdown lists them all, not checked). */
+static bool in_file(const pkb_results *r, const char *scenario, const char *contender)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if ((scenario != NULL && strcmp(r->series[i].scenario, scenario) == 0) ||
+            (contender != NULL && strcmp(r->series[i].contender, contender) == 0))
+            return true;
+    return false;
+}
+
+/* Adds c's text as the next cell of t and empties c. */
+static void take(pkb_table *t, pkb_tone tone, pkb_buf *c, pkb_buf *out)
+{
+    pkb_table_add(t, tone, "%s", c->failed || c->data == NULL ? "" : c->data);
+    out->failed |= c->failed;
+    pkb_buf_free(c);
+}
+
+/* The Markdown's targets table: the ratio targets, then each rival's result (its ratios are the
+ * next table). */
+static void
+term_target_table(const pkb_results *r, const struct rival_eval *ev, bool color, pkb_buf *b)
+{
+    pkb_table *t = pkb_table_new("lll");
+    pkb_table_add(t, 0, "target");
+    pkb_table_add(t, 0, "measured [95%% CI]");
+    pkb_table_add(t, 0, "result");
+    pkb_buf c = {0};
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        if (!in_file(r, targets[i].scenario, NULL))
+            continue;
+        struct target_eval e;
+        eval_target(r, &targets[i], &e);
+        target_label(&c, &targets[i], &e, false);
+        take(t, 0, &c, b);
+        target_measured(&c, r, &targets[i], &e, false);
+        take(t, 0, &c, b);
+        target_result(&c, &targets[i], &e);
+        take(t, result_tone(e.result), &c, b);
+    }
+    for (size_t k = 0; k < NRIVALS; k++) {
+        if (ev[k].rival == NULL)
+            continue;
+        pkb_table_add(t, 0, "%s ahead of %s in every scenario", PROCESSKIT, ev[k].rival);
+        pkb_table_add(t, 0, "%s", ev[k].checked == 0 ? "no scenario with both measured" : "below");
+        rival_result(&c, r, &ev[k], false);
+        take(t, result_tone(rival_result_of(&ev[k])), &c, b);
+    }
+    if (pkb_table_rows(t) > 1) {
+        pkb_term_puts(b, color, PKB_TONE_BOLD, "targets");
+        pkb_buf_puts(b, "  (ratios of medians, processkit / the other contender, with their 95% "
+                        "bootstrap CI: met or not met only when the whole CI says so)\n");
+        pkb_table_render(t, "  ", color, b);
+        pkb_buf_puts(b, "\n");
+    }
+    pkb_table_free(t);
+}
+
+/* processkit / rival per scenario (rows) and rival (columns), each coloured by its result. */
+static void
+term_rival_table(const pkb_results *r, const struct rival_eval *ev, bool color, pkb_buf *b)
+{
+    char align[NRIVALS + 2] = "l";
+    size_t ncols = 0;
+    for (size_t k = 0; k < NRIVALS; k++)
+        if (ev[k].rival != NULL && ev[k].checked > 0)
+            align[++ncols] = 'r';
+    if (ncols == 0)
+        return;
+    pkb_table *t = pkb_table_new(align);
+    pkb_table_add(t, 0, "scenario");
+    for (size_t k = 0; k < NRIVALS; k++)
+        if (ev[k].rival != NULL && ev[k].checked > 0)
+            pkb_table_add(t, 0, "%s", ev[k].rival);
+    pkb_buf c = {0};
+    for (size_t i = 0; i < r->nscenarios; i++) {
+        pkb_table_add(t, 0, "%s", r->scenarios[i].name);
+        for (size_t k = 0; k < NRIVALS; k++) {
+            if (ev[k].rival == NULL || ev[k].checked == 0)
+                continue;
+            if (ev[k].result[i] == NOT_CHECKED) {
+                pkb_table_add(t, PKB_TONE_DIM, "–");
+                continue;
+            }
+            ratio_text(&c, &ev[k].v[i], false);
+            take(t, result_tone(ev[k].result[i]), &c, b);
+        }
+    }
+    pkb_term_puts(b, color, PKB_TONE_BOLD, "processkit against its rivals");
+    pkb_buf_puts(b, "  (processkit / rival, ratio of medians [95% CI]; the target: below 1 in "
+                    "every scenario)\n");
+    pkb_table_render(t, "  ", color, b);
+    pkb_buf_puts(b, "\n");
+    pkb_table_free(t);
+}
+
+void pkb__term_targets(const pkb_results *r, bool color, pkb_buf *b)
+{
+    struct rival_eval ev[NRIVALS] = {{0}};
+    for (size_t k = 0; k < NRIVALS; k++)
+        if (in_file(r, NULL, rivals[k]) && eval_rival(r, rivals[k], &ev[k]) != 0)
+            b->failed = true;
+    term_target_table(r, ev, color, b);
+    term_rival_table(r, ev, color, b);
+    for (size_t k = 0; k < NRIVALS; k++)
+        rival_free(&ev[k]);
 }

@@ -1,0 +1,212 @@
+/*
+ * terminal — the report for a terminal (report.h, "The terminal rendering"): what `pkbench run`
+ * prints at its end and `pkbench report --print` prints, and the line `pkbench run` prints for
+ * every finished series.
+ *
+ * The engine owns the frame (a title line, the incomplete-run warning, the notes on disturbed
+ * repetitions); a suite's `terminal` supplies its key tables and its `series_line` the per-series
+ * line, both from the same code as its Markdown. A suite without them (a new one, say) still gets
+ * a useful view here: per scenario, every series' median, mean ± sd and repetition count, which
+ * the loader computed for every series of every file alike.
+ */
+#include "report/report.h"
+
+#include "common/md.h"
+#include "common/term.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* "347.155 µs": a time in the unit it reads best in, three decimals (as the Markdown). */
+static void time_text(pkb_buf *b, double ns)
+{
+    double scale;
+    const char *unit = pkb_time_unit(ns, &scale);
+    pkb_buf_printf(b, "%.3f %s", ns / scale, unit);
+}
+
+/* "358.775 ± 80.099 µs" in the unit of the mean; "358.775 µs, n = 1" for a single sample. */
+static void mean_sd_text(pkb_buf *b, const pkb_results_series *s)
+{
+    double scale;
+    const char *unit = pkb_time_unit(s->sum.mean, &scale);
+    if (s->n >= 2)
+        pkb_buf_printf(b, "%.3f ± %.3f %s", s->sum.mean / scale, s->sum.sd / scale, unit);
+    else
+        pkb_buf_printf(b, "%.3f %s, n = 1", s->sum.mean / scale, unit);
+}
+
+static void title(const pkb_results *r, bool color, pkb_buf *out)
+{
+    pkb_buf t = {0};
+    pkb_buf_printf(&t, "%s: %s profile, %s", r->suite,
+                   json_string_value(pkb_results_field(r, NULL, "profile")),
+                   json_string_value(pkb_results_field(r, NULL, "created")));
+    pkb_term_puts(out, color, PKB_TONE_BOLD, t.failed ? "" : t.data);
+    out->failed |= t.failed;
+    pkb_buf_free(&t);
+    pkb_buf_puts(out, "\n");
+    if (!json_is_true(pkb_results_field(r, NULL, "complete"))) {
+        pkb_term_puts(out, color, PKB_TONE_WARN,
+                      "incomplete run: it was interrupted; only what finished is shown");
+        pkb_buf_puts(out, "\n");
+    }
+    pkb_buf_puts(out, "\n");
+}
+
+/* One line of a warning colour (the text is the cell of t). */
+static void warn_line(pkb_buf *t, bool color, pkb_buf *out)
+{
+    pkb_term_puts(out, color, PKB_TONE_WARN, t->failed ? "" : t->data);
+    pkb_buf_puts(out, "\n");
+    out->failed |= t->failed;
+    pkb_buf_free(t);
+}
+
+/* The Markdown's footnotes, a line each: disturbed repetitions (by the rule the file records or,
+ * in an older file, runnable tasks beyond the CPUs), re-measured series. */
+static void disturbed_note(const pkb_results *r, bool color, pkb_buf *out)
+{
+    size_t noisy = 0, reps = 0, remeasured = 0;
+    bool measured = false;
+    for (size_t i = 0; i < r->nseries; i++) {
+        const pkb_results_series *s = &r->series[i];
+        if (s->measured) {
+            noisy += s->noisy;
+            reps += s->n;
+            remeasured += s->attempts > 1;
+            measured |= s->disturbance_measured;
+        }
+    }
+    const json_t *rule = pkb_results_field(r, "settings", "disturbance");
+    pkb_buf t = {0};
+    if (noisy > 0 && measured) {
+        pkb_buf_printf(&t,
+                       "disturbed: %zu of %zu repetitions ran while other processes used more than "
+                       "%.0f%% of the CPUs or the hypervisor stole more than %.0f%% (kept in every "
+                       "number)",
+                       noisy, reps,
+                       100 * json_number_value(json_object_get(rule, "others_cpu_above")),
+                       100 * json_number_value(json_object_get(rule, "steal_above")));
+        warn_line(&t, color, out);
+    } else if (noisy > 0) {
+        pkb_buf_printf(&t,
+                       "disturbed: %zu of %zu repetitions ended with more runnable tasks than the "
+                       "machine's %lld logical CPUs (kept in every number)",
+                       noisy, reps, r->logical_cpus);
+        warn_line(&t, color, out);
+    }
+    if (remeasured > 0) {
+        pkb_buf_printf(&t,
+                       "re-measured: %zu series, too disturbed the first time (both attempts are "
+                       "in the file; the less disturbed one is shown)",
+                       remeasured);
+        warn_line(&t, color, out);
+    }
+}
+
+void pkb_term_not_timed(const pkb_results *r,
+                        const pkb_results_scenario *sc,
+                        bool color,
+                        pkb_buf *out)
+{
+    for (size_t k = 0; k < sc->count; k++) {
+        const pkb_results_series *s = &r->series[sc->members[k]];
+        if (s->measured)
+            continue;
+        pkb_buf t = {0};
+        if (strcmp(s->status, "measured") == 0)
+            pkb_buf_printf(&t, "  not timed: %s — measured, but the file holds no samples",
+                           s->contender);
+        else
+            pkb_buf_printf(&t, "  not timed: %s — %s: %s", s->contender, s->status,
+                           s->reason != NULL ? s->reason : "no reason given");
+        pkb_term_puts(out, color, PKB_TONE_DIM, t.failed ? "" : t.data);
+        out->failed |= t.failed;
+        pkb_buf_free(&t);
+        pkb_buf_puts(out, "\n");
+    }
+}
+
+/* The generic view: per scenario, a table of its measured series. */
+static int generic_tables(const pkb_results *r, bool color, pkb_buf *out)
+{
+    for (size_t i = 0; i < r->nscenarios; i++) {
+        const pkb_results_scenario *sc = &r->scenarios[i];
+        pkb_term_puts(out, color, PKB_TONE_BOLD, sc->name);
+        pkb_buf_puts(out, "\n");
+        pkb_table *t = pkb_table_new("lrrrr");
+        if (sc->measured > 0) {
+            pkb_table_add(t, 0, "series");
+            pkb_table_add(t, 0, "median");
+            pkb_table_add(t, 0, "mean ± sd");
+            pkb_table_add(t, 0, "n");
+            pkb_table_add(t, 0, "disturbed");
+        }
+        for (size_t k = 0; k < sc->count; k++) {
+            const pkb_results_series *s = &r->series[sc->members[k]];
+            if (!s->measured)
+                continue;
+            pkb_buf m = {0}, ms = {0};
+            time_text(&m, s->sum.median);
+            mean_sd_text(&ms, s);
+            pkb_table_add(t, s->baseline ? PKB_TONE_BOLD : 0, "%s", s->contender);
+            pkb_table_add(t, 0, "%s", m.failed ? "" : m.data);
+            pkb_table_add(t, 0, "%s", ms.failed ? "" : ms.data);
+            pkb_table_add(t, 0, "%zu", s->n);
+            if (s->noisy > 0)
+                pkb_table_add(t, PKB_TONE_WARN, "%zu/%zu", s->noisy, s->n);
+            else
+                pkb_table_add(t, 0, "%s", "");
+            out->failed |= m.failed || ms.failed;
+            pkb_buf_free(&m);
+            pkb_buf_free(&ms);
+        }
+        if (sc->measured > 0)
+            pkb_table_render(t, "  ", color, out);
+        pkb_table_free(t);
+        pkb_term_not_timed(r, sc, color, out);
+        pkb_buf_puts(out, "\n");
+    }
+    if (r->nscenarios == 0)
+        pkb_buf_puts(out, "The file holds no series.\n\n");
+    return 0;
+}
+
+int pkb_term_report(const pkb_results *r,
+                    const pkb_report_kind *kind,
+                    bool color,
+                    pkb_buf *out,
+                    char *err,
+                    size_t err_len)
+{
+    title(r, color, out);
+    int rc = kind != NULL && kind->terminal != NULL ? kind->terminal(r, color, out, err, err_len)
+                                                    : generic_tables(r, color, out);
+    if (rc != 0)
+        return rc;
+    disturbed_note(r, color, out);
+    if (out->failed)
+        return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file);
+    return 0;
+}
+
+void pkb_term_series(const pkb_results *r, const pkb_report_kind *kind, size_t index, pkb_buf *out)
+{
+    const pkb_results_series *s = &r->series[index];
+    if (!s->measured) {
+        pkb_buf_printf(out, "%s: %s", s->status,
+                       s->reason != NULL ? s->reason : "no samples in the file");
+        return;
+    }
+    if (kind != NULL && kind->series_line != NULL) {
+        kind->series_line(r, index, out);
+        return;
+    }
+    pkb_buf_puts(out, "median ");
+    time_text(out, s->sum.median);
+    pkb_buf_puts(out, "  mean ");
+    mean_sd_text(out, s);
+    pkb_buf_printf(out, "  n %zu", s->n);
+}

@@ -1,0 +1,180 @@
+/*
+ * The phases suite for a terminal: what `pkbench run --suite phases` prints at its end and
+ * `pkbench report --print` prints for its files, and the line it prints as each series finishes.
+ *
+ * Two tables: the phase series (median and mean ± sd per spawn+wait, and the difference from
+ * os_spawn_plain of the same run), and the reconciliation — for every composite, the sum of
+ * os_spawn_plain and the primitives it declares against its measured time, the residual, the
+ * limit and whether the residual is flagged. Every number comes from the view (view.h) and the
+ * cells from report.c's formatters, the code the Markdown report uses.
+ */
+#include "suites/phases/view.h"
+
+#include "common/md.h"
+#include "common/term.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Adds c's text as the next cell and empties c for the next one. */
+static void take(pkb_table *t, pkb_tone tone, pkb_buf *c, pkb_buf *out)
+{
+    pkb_table_add(t, tone, "%s", c->failed || c->data == NULL ? "" : c->data);
+    out->failed |= c->failed;
+    pkb_buf_free(c);
+}
+
+/* "+12.000 µs (+12.0%)" against os_spawn_plain; "baseline"; "n/a" without a measured plain. */
+static void vs_plain(const pkb_results *r, const pkb__phases_view *v, size_t i, pkb_buf *b)
+{
+    double diff, fraction;
+    if ((long)i == v->plain) {
+        pkb_buf_puts(b, "baseline");
+    } else if (pkb__phase_vs_plain(r, v, i, &diff, &fraction)) {
+        pkb__signed_us(b, diff);
+        pkb_buf_puts(b, " (");
+        pkb_fmt_delta(b, fraction);
+        pkb_buf_puts(b, ")");
+    } else {
+        pkb_buf_puts(b, "n/a");
+    }
+}
+
+static void phase_table(const pkb_results *r, const pkb__phases_view *v, bool color, pkb_buf *out)
+{
+    pkb_term_puts(out, color, PKB_TONE_BOLD, "phase series");
+    pkb_buf_puts(out, " (per spawn + wait of the tiny helper)\n");
+    pkb_table *t = pkb_table_new("lrrr");
+    pkb_table_add(t, 0, "series");
+    pkb_table_add(t, 0, "median");
+    pkb_table_add(t, 0, "mean ± sd");
+    pkb_table_add(t, 0, "vs os_spawn_plain");
+    for (size_t i = 0; i < r->nseries; i++) {
+        const pkb_results_series *s = &r->series[i];
+        const pkb__phase_series *p = &v->series[i];
+        if (!s->measured || strcmp(p->kind, "phase") != 0)
+            continue;
+        pkb_buf c = {0};
+        pkb_table_add(t, (long)i == v->plain ? PKB_TONE_BOLD : 0, "%s", s->contender);
+        pkb__us(&c, p->median);
+        take(t, 0, &c, out);
+        pkb__mean_sd_us(&c, s, p);
+        take(t, 0, &c, out);
+        vs_plain(r, v, i, &c);
+        take(t, 0, &c, out);
+    }
+    if (pkb_table_rows(t) > 1)
+        pkb_table_render(t, "  ", color, out);
+    else
+        pkb_buf_puts(out, "  no measured phase series\n");
+    pkb_table_free(t);
+    for (size_t i = 0; i < r->nseries; i++) {
+        const pkb_results_series *s = &r->series[i];
+        if (s->measured || strcmp(v->series[i].kind, "phase") != 0)
+            continue;
+        pkb_buf c = {0};
+        pkb_buf_printf(&c, "  not timed: %s — %s: %s", s->contender, s->status,
+                       s->reason != NULL ? s->reason : "no reason given");
+        pkb_term_puts(out, color, PKB_TONE_DIM, c.failed ? "" : c.data);
+        out->failed |= c.failed;
+        pkb_buf_free(&c);
+        pkb_buf_puts(out, "\n");
+    }
+    pkb_buf_puts(out, "\n");
+}
+
+/* One row of the reconciliation; a composite that could not be reconciled says why. */
+static void recon_row(const pkb_results *r, const pkb__recon_row *row, pkb_table *t, pkb_buf *out)
+{
+    pkb_buf c = {0};
+    pkb_table_add(t, 0, "%s", PKB__NAME(r, row->composite));
+    pkb_table_add(t, 0, "%zu", row->nparts);
+    if (!row->complete) {
+        for (int k = 0; k < 5; k++)
+            pkb_table_add(t, 0, "%s", "n/a");
+        pkb_table_add(t, PKB_TONE_DIM, "not reconciled: %s %s", row->missing, row->why);
+        return;
+    }
+    const pkb_reconciliation *rec = &row->rec;
+    pkb__us(&c, rec->predicted_ns);
+    take(t, 0, &c, out);
+    pkb__us(&c, rec->measured_ns);
+    take(t, 0, &c, out);
+    pkb__signed_us(&c, rec->residual_ns);
+    take(t, 0, &c, out);
+    pkb_fmt_delta(&c, rec->residual_fraction);
+    take(t, 0, &c, out);
+    pkb__us(&c, rec->threshold_ns);
+    take(t, 0, &c, out);
+    pkb_table_add(t, rec->flagged ? PKB_TONE_WARN : PKB_TONE_GOOD, "%s",
+                  rec->flagged ? "flagged" : "within");
+}
+
+static void
+reconciliation(const pkb_results *r, const pkb__phases_view *v, bool color, pkb_buf *out)
+{
+    pkb_term_puts(out, color, PKB_TONE_BOLD, "reconciliation");
+    pkb_buf_printf(out,
+                   " (os_spawn_plain + the primitives a composite declares, against the "
+                   "composite; flagged past max(%.0f%%, %.0f × the combined sd))\n",
+                   PKB_RECON_MIN_FRACTION * 100, PKB_RECON_SD_FACTOR);
+    if (v->nrows == 0) {
+        pkb_buf_puts(out, "  the file holds no composite phase series\n\n");
+        return;
+    }
+    pkb_table *t = pkb_table_new("lrrrrrrl");
+    static const char *const head[] = {"composite", "parts",      "sum",   "measured",
+                                       "residual",  "residual %", "limit", ""};
+    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
+        pkb_table_add(t, 0, "%s", head[k]);
+    size_t flagged = 0;
+    for (size_t i = 0; i < v->nrows; i++) {
+        recon_row(r, &v->rows[i], t, out);
+        flagged += v->rows[i].complete && v->rows[i].rec.flagged;
+    }
+    pkb_table_render(t, "  ", color, out);
+    pkb_table_free(t);
+    pkb_buf_printf(out, "  %zu of %zu composite%s reconciled", v->ncomplete, v->nrows,
+                   v->nrows == 1 ? "" : "s");
+    if (v->ncomplete > 0)
+        pkb_buf_printf(out, "; %zu flagged", flagged);
+    pkb_buf_puts(out, " (parts: how many primitives the sum adds to os_spawn_plain)\n\n");
+}
+
+int pkb__phases_terminal(const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len)
+{
+    pkb__phases_view v;
+    int rc = pkb__phases_view_load(r, &v, err, err_len);
+    if (rc != 0)
+        return rc;
+    phase_table(r, &v, color, out);
+    reconciliation(r, &v, color, out);
+    pkb__phases_view_free(&v);
+    if (out->failed)
+        return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file);
+    return 0;
+}
+
+void pkb__phases_series_line(const pkb_results *r, size_t index, pkb_buf *out)
+{
+    pkb__phases_view v;
+    if (pkb__phases_view_load(r, &v, NULL, 0) != 0) {
+        pkb_buf_puts(out, "(a malformed phases field: see pkbench report)");
+        return;
+    }
+    const pkb_results_series *s = &r->series[index];
+    const pkb__phase_series *p = &v.series[index];
+    pkb_buf_puts(out, "median ");
+    pkb__us(out, p->median);
+    pkb_buf_puts(out, "  mean ");
+    pkb__mean_sd_us(out, s, p);
+    if (strcmp(p->kind, "primitive") == 0) {
+        pkb_buf_printf(out, " per call (%.0f per iteration)", p->calls);
+    } else if (strcmp(p->kind, "phase") == 0 && (v.plain >= 0 || s->baseline)) {
+        pkb_buf_puts(out, "  ");
+        vs_plain(r, &v, index, out);
+        if ((long)index != v.plain)
+            pkb_buf_puts(out, " vs os_spawn_plain");
+    }
+    pkb__phases_view_free(&v);
+}
