@@ -64,6 +64,7 @@ fuzz *args: (build "fuzz")
 # under build/mutants, build it and run the tests named to catch it; lists survivors, exit 1 when
 # any survived or no longer applies. `just mutants ID...` runs some; `just mutants --check` only
 # checks that every mutant still applies to the code.
+[doc('Mutation check: each curated mutant built and run against its tests (slow, not in CI)')]
 mutants *args:
     python3 tests/mutants/run.py {{args}}
 
