@@ -60,6 +60,14 @@ fuzz-smoke: (build "fuzz")
 fuzz *args: (build "fuzz")
     tests/fuzz/run.sh --time 600 {{args}}
 
+# Mutation check (not in CI: slow): apply each mutant of tests/mutants/list.txt to a scratch copy
+# under build/mutants, build it and run the tests named to catch it; lists survivors, exit 1 when
+# any survived or no longer applies. `just mutants ID...` runs some; `just mutants --check` only
+# checks that every mutant still applies to the code.
+[doc('Mutation check: each curated mutant built and run against its tests (slow, not in CI)')]
+mutants *args:
+    python3 tests/mutants/run.py {{args}}
+
 # Run selected tests by name on the Debug build, e.g. `just one exit_codes signaled`.
 one +names: (build "dev")
     build/dev/tests/pk_tests {{names}}

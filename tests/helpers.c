@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -289,26 +290,37 @@ static int h_lines_and_stderr(int argc, char **argv)
     return 0;
 }
 
-/* daemonize MS: fork, setsid, fork again; the grandchild prints its pid and sleeps MS */
+/* daemonize MS: fork, setsid, fork again; the grandchild prints its pid and sleeps MS. Returns
+ * only once the grandchild has printed: it closes its end of a pipe after printing, and the read
+ * here sees end-of-file when no write end is left (a fixed sleep was a race on a loaded machine:
+ * the run's teardown could kill the grandchild before it printed). */
 static int h_daemonize(int argc, char **argv)
 {
     long ms = arg(argc, argv, 1, 100000);
+    int said[2];
+    if (pipe(said) != 0)
+        return 2;
     pid_t a = fork();
     if (a == 0) {
+        close(said[0]);
         setsid();
         pid_t b = fork();
         if (b == 0) {
             say(1, "%d\n", (int)getpid());
             close(1);
             close(2);
+            close(said[1]);
             sleep_ms(ms);
             _exit(0);
         }
         _exit(0);
     }
+    close(said[1]);
     waitpid(a, NULL, 0);
-    /* Wait until the grandchild has said its pid (it closes stdout after). */
-    sleep_ms(50);
+    char c;
+    while (read(said[0], &c, 1) < 0 && errno == EINTR)
+        ;
+    close(said[0]);
     return 0;
 }
 
@@ -325,6 +337,22 @@ static int h_spin(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &t);
     } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
     (void)x; /* clang 14 calls a volatile that is only written "set but not used" */
+    return 0;
+}
+
+/* spin-cpu MS: a busy loop until this process has used MS milliseconds of CPU (however long
+ * a loaded machine makes that take; spin counts wall time instead) */
+static int h_spin_cpu(int argc, char **argv)
+{
+    long ms = arg(argc, argv, 1, 1000);
+    struct timespec t;
+    volatile unsigned long x = 0;
+    do {
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    } while (t.tv_sec * 1000 + t.tv_nsec / 1000000 < ms);
+    (void)x;
     return 0;
 }
 
@@ -509,6 +537,100 @@ static int h_write_hex(int argc, char **argv)
     return 0;
 }
 
+/* The bytes a chunk spec spells: hex pieces joined by '+', each optionally repeated: "780a+61*3"
+ * is "x\naaa". Returns a malloc'd buffer and its length in *len. */
+static unsigned char *spec_bytes(const char *spec, size_t *len)
+{
+    size_t cap = 64, n = 0;
+    unsigned char *b = malloc(cap);
+    for (const char *p = spec; b != NULL && *p;) {
+        size_t hex = strcspn(p, "*+");
+        long times = p[hex] == '*' ? strtol(p + hex + 1, NULL, 10) : 1;
+        for (long t = 0; t < times; t++)
+            for (size_t i = 0; i + 1 < hex; i += 2) {
+                if (n == cap)
+                    b = realloc(b, cap *= 2);
+                unsigned v;
+                sscanf(p + i, "%2x", &v);
+                b[n++] = (unsigned char)v;
+            }
+        p += strcspn(p, "+");
+        p += *p == '+';
+    }
+    *len = n;
+    return b;
+}
+
+/* write-chunks SPEC...: each chunk (see spec_bytes) in one write, and the next only once the
+ * reader has taken everything out of the pipe (FIONREAD on our end is 0), so each chunk arrives
+ * in a read of its own whatever the machine's load */
+static int h_write_chunks(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        size_t len;
+        unsigned char *b = spec_bytes(argv[i], &len);
+        if (b == NULL)
+            return 2;
+        write_all(1, b, len);
+        free(b);
+        int queued = 1;
+        for (int waited = 0; queued > 0 && waited < 20000; waited++) {
+            if (ioctl(1, FIONREAD, &queued) != 0)
+                queued = 0;
+            else if (queued > 0)
+                sleep_ms(1);
+        }
+    }
+    return 0;
+}
+
+/* fake-run ARGS...: stands in for `pkbench run` under `pkbench check` (PKBENCH_CHECK_RUNNER), so
+ * check's logic runs on prepared files. Call k (1-based, counted in $PK_FAKE_RUN_DIR/calls.log,
+ * where each call appends its arguments as one line) copies $PK_FAKE_RUN_DIR/run-k.json to the
+ * path after --out and exits 0; when $PK_FAKE_RUN_DIR/exit-k exists it writes nothing and exits
+ * with the status that file holds. */
+static int h_fake_run(int argc, char **argv)
+{
+    const char *dir = getenv("PK_FAKE_RUN_DIR"), *out = NULL;
+    if (dir == NULL)
+        return 90;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/calls.log", dir);
+    int calls = 1;
+    FILE *f = fopen(path, "re");
+    for (int c; f != NULL && (c = fgetc(f)) != EOF;)
+        calls += c == '\n';
+    if (f != NULL)
+        fclose(f);
+    f = fopen(path, "ae");
+    for (int i = 1; f != NULL && i < argc; i++) {
+        fprintf(f, "%s%s", i > 1 ? " " : "", argv[i]);
+        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            out = argv[i + 1];
+    }
+    if (f == NULL || fputc('\n', f) == EOF || fclose(f) != 0 || out == NULL)
+        return 91;
+    snprintf(path, sizeof path, "%s/exit-%d", dir, calls);
+    if ((f = fopen(path, "re")) != NULL) {
+        int code = 92;
+        if (fscanf(f, "%d", &code) != 1)
+            code = 92;
+        fclose(f);
+        return code;
+    }
+    snprintf(path, sizeof path, "%s/run-%d.json", dir, calls);
+    FILE *in = fopen(path, "re"), *to = fopen(out, "we");
+    if (in == NULL || to == NULL) {
+        say(2, "fake-run: cannot copy %s to %s\n", path, out);
+        return 93;
+    }
+    char buf[8192];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, in)) > 0;)
+        fwrite(buf, 1, n, to);
+    fclose(in);
+    return fclose(to) == 0 ? 0 : 94;
+}
+
 struct helper {
     const char *name;
     int (*fn)(int argc, char **argv);
@@ -534,6 +656,7 @@ static const struct helper helpers[] = {
     {"lines-and-stderr", h_lines_and_stderr},
     {"daemonize", h_daemonize},
     {"spin", h_spin},
+    {"spin-cpu", h_spin_cpu},
     {"drip", h_drip},
     {"say-then-sleep", h_say_then_sleep},
     {"term-exits", h_term_exits},
@@ -543,6 +666,8 @@ static const struct helper helpers[] = {
     {"own-cgroup", h_own_cgroup},
     {"spawn-trace", h_spawn_trace},
     {"alloc-count", h_alloc_count},
+    {"fake-run", h_fake_run},
+    {"write-chunks", h_write_chunks},
 };
 
 int pk_test_pkrun_helper(int argc, char **argv); /* pkrun's, in test_pkrun_helpers.c */

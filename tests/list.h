@@ -47,7 +47,7 @@
     X(mechanism_clone, 10)                                                                         \
     X(mechanism_vfork, 10)                                                                         \
     X(mechanism_posix_spawn, 10)                                                                   \
-    X(group_close_kills_whole_tree_fast, 10)                                                       \
+    X(group_close_kills_whole_tree, 10)                                                            \
     X(setsid_grandchild_dies_in_cgroup_mode, 10)                                                   \
     X(one_shot_run_kills_escaped_grandchild, 10)                                                   \
     X(pgroup_fallback_reported_and_setsid_escapes, 10)                                             \
@@ -67,16 +67,24 @@
     X(timeout_child_exiting_on_term_ends_grace, 10)                                                \
     X(timeout_without_grace_kills_at_once, 10)                                                     \
     X(idle_timeout_reset_by_output, 10)                                                            \
+    X(limits_earlier_wins_run, 60)                                                                 \
+    X(limits_earlier_wins_loop, 60)                                                                \
     X(pre_cancelled_spawns_nothing, 10)                                                            \
     X(cancel_mid_run_kills_tree, 10)                                                               \
     X(cancel_uses_its_signal_and_grace, 10)                                                        \
     X(lines_streamed_in_order_while_stderr_drains, 10)                                             \
     X(pull_api_seed_workload, 10)                                                                  \
     X(decoding_cases, 10)                                                                          \
+    X(decoding_across_reads, 20)                                                                   \
+    X(decoding_after_compaction, 20)                                                               \
     X(keep_tail_1gib_through_1mib_cap, 60)                                                         \
     X(flood_1gib_without_newline_stays_bounded, 60)                                                \
     X(keep_head_exact_prefix_sealed, 10)                                                           \
     X(keep_tail_by_lines, 10)                                                                      \
+    X(keep_tail_exact_byte_cap, 20)                                                                \
+    X(keep_tail_seq_through_1000_bytes, 20)                                                        \
+    X(keep_tail_matches_model, 60)                                                                 \
+    X(keep_head_exact_byte_cap, 20)                                                                \
     X(keep_tail_exact_end_after_dropped_line, 10)                                                  \
     X(keep_tail_uncapped_keeps_everything, 10)                                                     \
     X(keep_tail_small_output_under_large_cap_stays_small, 10)                                      \
@@ -90,6 +98,7 @@
     X(loop_lines_idle_and_cancel, 10)                                                              \
     X(loop_embeds_in_host_poll, 10)                                                                \
     X(loop_free_kills_remaining_runs, 10)                                                          \
+    X(loop_free_kills_background_grandchild, 30)                                                   \
     X(loop_start_failure_reports, 10)                                                              \
     X(wait_any_returns_first_exit, 20)                                                             \
     X(pkrun_exit_codes, 20)                                                                        \
@@ -153,12 +162,15 @@
     X(runner_enforces_timeout, 20)                                                                 \
     X(runner_asan_catches_leak, 20)                                                                \
     X(runner_reports_unknown_test, 10)                                                             \
+    X(runner_ci_refuses_skips_the_machine_could_run, 20)                                           \
+    X(runner_tests_start_with_default_signals, 10)                                                 \
     X(stats_rng_reference, 10)                                                                     \
     X(stats_descriptive, 10)                                                                       \
     X(stats_mwu_small_reference, 10)                                                               \
     X(stats_mwu_large_reference, 10)                                                               \
     X(stats_holm_reference, 10)                                                                    \
     X(stats_bootstrap_deterministic, 10)                                                           \
+    X(stats_bootstrap_ci_coverage, 120)                                                            \
     X(stats_mde_from_aa, 10)                                                                       \
     X(stats_verdict_rules, 10)                                                                     \
     X(stats_undecidable, 10)                                                                       \
@@ -189,6 +201,7 @@
     X(report_plot_tool_failure_leaves_nothing, 60)                                                 \
     X(report_bad_inputs, 10)                                                                       \
     X(results_samples_bounded, 10)                                                                 \
+    X(results_noisy_means_more_runnable_than_cpus, 10)                                             \
     X(report_partial_file_wording, 10)                                                             \
     X(pkbench_quick_run_matches_schema, 60)                                                        \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \
@@ -197,13 +210,20 @@
     X(compare_synthetic_aa_false_positive, 20)                                                     \
     X(compare_synthetic_shift, 10)                                                                 \
     X(compare_undecidable_exit_3, 10)                                                              \
+    X(compare_robust_cv_reference, 20)                                                             \
     X(compare_contenders_in_one_file, 10)                                                          \
     X(compare_environment_check, 10)                                                               \
     X(compare_formats, 10)                                                                         \
     X(compare_bad_inputs, 20)                                                                      \
-    X(compare_real_quick_runs, 30)                                                                 \
-    X(pkbench_run_aa_and_interleave, 30)                                                           \
-    X(pkbench_check_confirms_regressions, 30)                                                      \
+    X(compare_holm_corrects_across_series, 20)                                                     \
+    X(compare_out_onto_a_fifo_writes_through, 30)                                                  \
+    X(compare_real_quick_runs, 120)                                                                \
+    X(pkbench_run_aa_and_interleave, 120)                                                          \
+    X(pkbench_check_confirms_regressions, 120)                                                     \
+    X(pkbench_check_confirms_only_what_repeats, 30)                                                \
+    X(pkbench_check_unrepeated_regressions_exit_0, 30)                                             \
+    X(pkbench_check_undecidable_rerun_exits_3, 30)                                                 \
+    X(pkbench_check_without_regression_runs_once, 30)                                              \
     X(forkathon_reaps_exactly_n_static_and_dynamic, 20)                                            \
     X(forkathon_ladder_releases_memory_between_steps, 20)                                          \
     X(forkathon_least_squares_fit, 10)                                                             \

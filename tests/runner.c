@@ -17,6 +17,13 @@
  *
  * The timeout of a test comes from tests/list.h, multiplied by PK_TEST_TIMEOUT_MULTIPLIER (set
  * for sanitizer runs). Exit status: 0 when nothing failed, 1 otherwise, 2 for bad usage.
+ *
+ * Skips name a gate (pk_test_skip_gate: root, cgroup, btf, package:NAME, quiet, build). With
+ * CI=true a skip must be a fact: the runner probes the gate itself (euid, a mkdir in its own
+ * cgroup, the BTF file, dpkg-query, the load average) and counts the test as failed when the
+ * machine has what the test said it lacked, when the skip names no gate, or when the gate is
+ * unknown. A "build" gate (an option, an architecture, a sanitizer) is the build's, never the
+ * machine's, and stays a skip.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -32,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,7 +100,75 @@ static void fixture_hang(void)
         pause();
 }
 
+/* Skips, one per kind of gate, for the CI rule (runner_ci_refuses_skips_the_machine_could_run). */
+static void fixture_skip_root(void)
+{
+    pk_test_skip_gate("root", "fixture: pretends to need root");
+}
+
+static void fixture_skip_absent(void)
+{
+    printf("output before the skip may say SKIP: too\n"); /* the runner reads the last one */
+    pk_test_skip_gate("package:pk-no-such-package", "fixture: needs a package no archive has");
+}
+
+static void fixture_skip_package(void)
+{
+    pk_test_skip_gate("package:cmake", "fixture: pretends cmake is missing");
+}
+
+static void fixture_skip_cgroup(void)
+{
+    pk_test_skip_gate("cgroup", "fixture: pretends no cgroup is delegated");
+}
+
+static void fixture_skip_build(void)
+{
+    pk_test_skip_gate("build", "fixture: needs an option this build left off");
+}
+
+/* Fails unless the test process starts with SIGINT, SIGQUIT and SIGTERM at their defaults and
+ * unblocked (runner_tests_start_with_default_signals runs it under a shell that ignores them). */
+static void fixture_default_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+    sigset_t blocked;
+    ASSERT_EQ(sigprocmask(SIG_BLOCK, NULL, &blocked), 0);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        ASSERT_EQ(sigaction(sigs[i], NULL, &sa), 0);
+        if (sa.sa_handler != SIG_DFL || sigismember(&blocked, sigs[i]))
+            pk_test_fail(__FILE__, __LINE__, "signal %d: %s%s", sigs[i],
+                         sa.sa_handler == SIG_IGN ? "ignored" : "handled",
+                         sigismember(&blocked, sigs[i]) ? ", blocked" : "");
+    }
+}
+
+static void fixture_skip_quiet(void)
+{
+    pk_test_skip_gate("quiet", "fixture: pretends the machine is too busy");
+}
+
+static void fixture_skip_unnamed(void)
+{
+    pk_test_skip("fixture: names no gate");
+}
+
+static void fixture_skip_unknown(void)
+{
+    pk_test_skip_gate("moon-phase", "fixture: names a gate nobody can check");
+}
+
 static const struct test_entry fixtures[] = {
+    {"fixture_skip_root", fixture_skip_root, 5},
+    {"fixture_skip_absent", fixture_skip_absent, 5},
+    {"fixture_skip_package", fixture_skip_package, 5},
+    {"fixture_skip_cgroup", fixture_skip_cgroup, 5},
+    {"fixture_skip_build", fixture_skip_build, 5},
+    {"fixture_skip_unnamed", fixture_skip_unnamed, 5},
+    {"fixture_skip_unknown", fixture_skip_unknown, 5},
+    {"fixture_skip_quiet", fixture_skip_quiet, 5},
+    {"fixture_default_signals", fixture_default_signals, 5},
     {"fixture_leak_fd", fixture_leak_fd, 5},
     {"fixture_leave_child", fixture_leave_child, 5},
     {"fixture_leave_zombie", fixture_leave_zombie, 5},
@@ -147,16 +223,31 @@ void pk_test_fail(const char *file, int line, const char *fmt, ...)
     exit(1);
 }
 
-void pk_test_skip(const char *fmt, ...)
+/* "SKIP[gate]: reason" (or "SKIP: reason" without a gate): what the outer runner parses. */
+static _Noreturn void skip_v(const char *gate, const char *fmt, va_list ap)
 {
-    va_list ap;
-    printf("SKIP: ");
-    va_start(ap, fmt);
+    if (gate != NULL)
+        printf("SKIP[%s]: ", gate);
+    else
+        printf("SKIP: ");
     vprintf(fmt, ap);
-    va_end(ap);
     putchar('\n');
     fflush(stdout);
     exit(PK_TEST_SKIP_STATUS);
+}
+
+void pk_test_skip_gate(const char *gate, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    skip_v(gate, fmt, ap);
+}
+
+void pk_test_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    skip_v(NULL, fmt, ap);
 }
 
 #define MAX_FDS 4096
@@ -244,7 +335,19 @@ static enum verdict run_outside(const struct test_entry *t, char **out, double *
     posix_spawn_file_actions_adddup2(&fa, p[1], 2);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    /* Every test starts with default signal dispositions and nothing blocked, whoever started
+     * the runner: a shell's `pk_tests &` ignores SIGINT and SIGQUIT, and an ignored signal
+     * survives exec into every child a test starts, so a test that interrupts its child would
+     * see it shrug the signal off. */
+    sigset_t all, none;
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETSIGMASK);
     char *argv[] = {self_path, "--run", (char *)t->name, NULL};
     pid_t pid;
     double start = now_s();
@@ -339,6 +442,135 @@ static void print_diagnostics(const char *text)
     }
 }
 
+/* ---- CI: a skip must be a fact about the machine -------------------------------------------- */
+
+static bool ci_mode(void)
+{
+    const char *ci = getenv("CI");
+    return ci != NULL && ci[0] != '\0' && strcmp(ci, "0") != 0 && strcmp(ci, "false") != 0;
+}
+
+/* dpkg's word on one package (the runner's own look, not the test's). */
+static bool package_installed(const char *name)
+{
+    if (name[0] == '\0' || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789+-.") != strlen(name))
+        return false;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return false;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {"dpkg-query", "-W", "-f=${Status}", (char *)name, NULL};
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "dpkg-query", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(p[1]);
+    char buf[256];
+    size_t len = 0;
+    ssize_t n;
+    while (rc == 0 && len < sizeof buf - 1 &&
+           ((n = read(p[0], buf + len, sizeof buf - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+        len += n > 0 ? (size_t)n : 0;
+    buf[len] = '\0';
+    close(p[0]);
+    if (rc == 0)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    return rc == 0 && strstr(buf, "install ok installed") != NULL;
+}
+
+/* The real check the library's AUTO makes: may this process create a directory in its cgroup? */
+static bool cgroup_writable(void)
+{
+    const char *dir = pk_test_cgroup_dir();
+    char probe[4200];
+    if (dir == NULL ||
+        snprintf(probe, sizeof probe, "%s/pktest-gate-%d", dir, (int)getpid()) >= (int)sizeof probe)
+        return false;
+    if (mkdir(probe, 0755) != 0)
+        return false;
+    rmdir(probe);
+    return true;
+}
+
+/* Whether the machine is quiet: its 1-minute load average below its online CPUs. A test that
+ * demonstrates something on real measurements may skip on a busy machine (gate "quiet"); the load
+ * average is the runner's own look at that, and two CPU hogs beside a 2-CPU run make it >= 2.
+ * PK_TEST_LOADAVG names a file to read instead of /proc/loadavg (for the runner's own test). */
+static bool machine_quiet(void)
+{
+    const char *path = getenv("PK_TEST_LOADAVG");
+    FILE *f = fopen(path != NULL && path[0] != '\0' ? path : "/proc/loadavg", "r");
+    double load = 0;
+    bool read = f != NULL && fscanf(f, "%lf", &load) == 1;
+    if (f != NULL)
+        fclose(f);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return !read || load < (double)(cpus > 0 ? cpus : 1);
+}
+
+enum gate_state { GATE_ABSENT, GATE_PRESENT, GATE_BUILD, GATE_UNNAMED, GATE_UNKNOWN };
+
+/* Whether this machine has what a skip's gate names (see pk_test_skip_gate). */
+static enum gate_state gate_state(const char *gate)
+{
+    if (gate == NULL)
+        return GATE_UNNAMED;
+    if (strcmp(gate, "build") == 0)
+        return GATE_BUILD;
+    if (strcmp(gate, "root") == 0)
+        return geteuid() == 0 ? GATE_PRESENT : GATE_ABSENT;
+    if (strcmp(gate, "cgroup") == 0)
+        return cgroup_writable() ? GATE_PRESENT : GATE_ABSENT;
+    if (strcmp(gate, "btf") == 0)
+        return access("/sys/kernel/btf/vmlinux", R_OK) == 0 ? GATE_PRESENT : GATE_ABSENT;
+    if (strcmp(gate, "quiet") == 0)
+        return machine_quiet() ? GATE_PRESENT : GATE_ABSENT;
+    if (strncmp(gate, "package:", 8) == 0 && gate[8] != '\0')
+        return package_installed(gate + 8) ? GATE_PRESENT : GATE_ABSENT;
+    return GATE_UNKNOWN;
+}
+
+/* A skip's gate and reason from its output: the last "SKIP[gate]: reason" or "SKIP: reason" in
+ * it (the skip is the test's last word; whatever it printed before may mention a skip too). */
+static void parse_skip(const char *out, char *gate, size_t gcap, const char **reason, int *rlen)
+{
+    const char *line = NULL;
+    for (const char *p = out; (p = strstr(p, "SKIP")) != NULL; p += 4)
+        if (p[4] == '[' || strncmp(p + 4, ": ", 2) == 0)
+            line = p;
+    gate[0] = '\0';
+    *reason = "no reason given";
+    if (line != NULL && line[4] == '[') {
+        size_t n = strcspn(line + 5, "]\n");
+        snprintf(gate, gcap, "%.*s", (int)n, line + 5);
+        if (strncmp(line + 5 + n, "]: ", 3) == 0)
+            *reason = line + 5 + n + 3;
+    } else if (line != NULL) {
+        *reason = line + 6;
+    }
+    *rlen = (int)strcspn(*reason, "\n");
+}
+
+/* Under CI, why a skip is a failure; NULL when it is a fact about the machine or the build. */
+static const char *ci_refuses(const char *gate)
+{
+    switch (gate_state(gate[0] != '\0' ? gate : NULL)) {
+    case GATE_PRESENT:
+        return "skipped, but this machine has what its gate names";
+    case GATE_UNNAMED:
+        return "skipped without naming its gate (pk_test_skip_gate), so CI cannot check it";
+    case GATE_UNKNOWN:
+        return "skipped with a gate the runner does not know";
+    case GATE_ABSENT:
+    case GATE_BUILD:
+        break;
+    }
+    return NULL;
+}
+
 static const struct test_entry *find(const char *name)
 {
     for (size_t i = 0; i < ntests; i++)
@@ -353,6 +585,7 @@ static const struct test_entry *find(const char *name)
 static int run_all(const struct test_entry **sel, size_t n)
 {
     int passed = 0, failed = 0, skipped = 0;
+    bool ci = ci_mode();
     printf("1..%zu\n", n);
     fflush(stdout);
     for (size_t i = 0; i < n; i++) {
@@ -363,11 +596,20 @@ static int run_all(const struct test_entry **sel, size_t n)
             printf("ok %zu - %s (%.2f s)\n", i + 1, sel[i]->name, secs);
             passed++;
         } else if (v == SKIP) {
-            const char *reason = strstr(out, "SKIP: ");
-            reason = reason ? reason + 6 : "no reason given";
-            printf("ok %zu - %s # SKIP %.*s\n", i + 1, sel[i]->name, (int)strcspn(reason, "\n"),
-                   reason);
-            skipped++;
+            char gate[128];
+            const char *reason, *refused;
+            int rlen;
+            parse_skip(out, gate, sizeof gate, &reason, &rlen);
+            if (ci && (refused = ci_refuses(gate)) != NULL) {
+                printf("not ok %zu - %s (%.2f s)\n", i + 1, sel[i]->name, secs);
+                print_diagnostics(out);
+                printf("#   CI=true: %s (gate '%s')\n", refused, gate[0] ? gate : "none");
+                failed++;
+            } else {
+                printf("ok %zu - %s # SKIP [%s] %.*s\n", i + 1, sel[i]->name,
+                       gate[0] ? gate : "no gate", rlen, reason);
+                skipped++;
+            }
         } else {
             printf("not ok %zu - %s (%.2f s)\n", i + 1, sel[i]->name, secs);
             print_diagnostics(out);

@@ -20,7 +20,25 @@
 
 _Noreturn void pk_test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Ends the test as skipped; the reason is printed and shown by the runner. */
+/* Ends the test as skipped because this machine or this build lacks what it needs. `gate` names
+ * that thing, so that CI can tell an excuse from a fact:
+ *
+ *   "root"           euid 0
+ *   "cgroup"         a cgroup v2 directory this process may create leaves in
+ *   "btf"            the kernel's BTF (/sys/kernel/btf/vmlinux)
+ *   "package:NAME"   the Debian package NAME (one ./x installs: see its PACKAGES)
+ *   "quiet"          a machine whose 1-minute load average is below its CPU count (for a test
+ *                    that demonstrates something on real measurements, not on prepared data)
+ *   "build"          a property of this build, not of the machine (an option left off, an
+ *                    architecture without a helper, a sanitizer that is not there)
+ *
+ * With CI=true the runner checks the gate itself, independently of the test, and fails a test
+ * that skipped although the machine satisfies its gate (a "build" gate is never the machine's).
+ * The reason is printed and shown by the runner. */
+_Noreturn void pk_test_skip_gate(const char *gate, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A skip that names no gate: shown as skipped, and with CI=true counted as a failure, since CI
+ * cannot tell whether the machine lacks what the test needed. Prefer pk_test_skip_gate. */
 _Noreturn void pk_test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Absolute path of this test binary, which doubles as every helper program. */
@@ -89,9 +107,16 @@ const char *pk_test_cgroup_dir(void);         /* this process's cgroup v2 direct
 int pk_test_count_leaves(const char *prefix); /* entries in it starting with prefix, -1: none */
 long pk_test_status_kib(const char *field);   /* "VmRSS", "VmHWM" from /proc/self/status */
 void pk_test_need_cgroup(void);               /* skips the test, saying why, without cgroup v2 */
+void pk_test_need_root(void);                 /* skips the test (gate "root") unless euid is 0 */
+/* Skips the test (gate "package:python3-jsonschema") unless /usr/bin/python3 can import
+ * jsonschema: called before a test measures anything, so a missing validator never drops the
+ * checks that come after the measurement. */
+void pk_test_need_jsonschema(void);
 int64_t pk_test_now_ms(void);
 /* Validates a pkbench results file against harness/results/schema.json (python3-jsonschema);
- * fails the test when it does not validate; returns false when the validator is missing. */
+ * fails the test when it does not validate, or when the validator is missing (tests call
+ * pk_test_need_jsonschema before they measure, so that a missing validator skips the test up
+ * front instead of dropping the checks after it). Returns true. */
 bool pk_test_validate_results(const char *path);
 
 /* Asserts that `text` (an aligned plain-text table, as pkbench prints one) has a row whose first

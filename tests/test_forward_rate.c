@@ -18,7 +18,7 @@
 TEST_IMPL(pkrun_forward_rate_smoke)
 {
     if (PK_FORWARD_RATE_PATH[0] == '\0')
-        pk_test_skip("pk_forward_rate is built with the phases (PK_BUILD_BENCH)");
+        pk_test_skip_gate("build", "pk_forward_rate is built with the phases (PK_BUILD_BENCH)");
     char out[600];
     snprintf(out, sizeof out, "%s/forward.json", pk_test_tmpdir());
     const char *const argv[] = {

@@ -42,7 +42,8 @@ TEST_IMPL(loop_16_runs_isolated)
         pk_command cmd = {
             .argv = slow ? HELPER("say-then-sleep", "100000") : HELPER("echo-stdin"),
             .in = {.kind = PK_STDIO_BYTES, .data = payload[i], .len = (size_t)n},
-            .timeout_ms = slow ? 300 : 0,
+            /* Long enough for the child to print first, even under ASan on a loaded machine. */
+            .timeout_ms = slow ? 2000 : 0,
         };
         ASSERT_OK(pk_loop_start(loop, &cmd, on_done, &slots[i], NULL));
     }
@@ -74,18 +75,20 @@ TEST_IMPL(loop_lines_idle_and_cancel)
     ASSERT_OK(pk_cancel_new(&c));
     struct slot a = {0}, b = {0}, d = {0};
     ASSERT_OK(pk_loop_start(
-        loop, &(pk_command){.argv = HELPER("drip", "6", "50"), .idle_timeout_ms = 1000}, on_done,
+        loop, &(pk_command){.argv = HELPER("drip", "6", "50"), .idle_timeout_ms = 3000}, on_done,
         &a, NULL));
+    /* Taken before b starts: its limit cannot fire earlier than 200 ms after this, however long
+     * the starts take on a loaded machine. */
+    int64_t t0 = pk_test_now_ms();
     ASSERT_OK(pk_loop_start(
         loop, &(pk_command){.argv = HELPER("say-then-sleep", "100000"), .idle_timeout_ms = 200},
         on_done, &b, NULL));
     ASSERT_OK(pk_loop_start(loop, &(pk_command){.argv = HELPER("sleep", "100000"), .cancel = c},
                             on_done, &d, NULL));
-    int64_t t0 = pk_test_now_ms();
     while (!b.done)
         ASSERT_GE(pk_loop_step(loop, -1), 0);
     ASSERT_EQ(b.res.outcome.kind, PK_OUTCOME_IDLE_TIMED_OUT);
-    ASSERT_GE(pk_test_now_ms() - t0, 190);
+    ASSERT_GE(pk_test_now_ms() - t0, 200);
     pk_cancel_trigger(c);
     ASSERT_OK(pk_loop_run(loop));
     ASSERT_EXITED(a.res, 0);
@@ -154,18 +157,19 @@ TEST_IMPL(loop_start_failure_reports)
 TEST_IMPL(wait_any_returns_first_exit)
 {
     pk_process *p[3];
-    ASSERT_OK(pk_spawn(&(pk_command){.argv = HELPER("sleep", "3000")}, &p[0], NULL));
+    /* p[0] outlives the test (it is killed at the end), so it can never be "first". */
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = HELPER("sleep", "100000")}, &p[0], NULL));
     ASSERT_OK(pk_spawn(&(pk_command){.argv = HELPER("exit", "5")}, &p[1], NULL));
     ASSERT_OK(pk_spawn(&(pk_command){.argv = HELPER("emit-lines", "200000", "100")}, &p[2],
                        NULL)); /* 20 MB: only finishes if wait_any keeps draining it */
     size_t idx = 99;
-    ASSERT_OK(pk_wait_any(p, 3, 5000, &idx));
+    ASSERT_OK(pk_wait_any(p, 3, 15000, &idx));
     ASSERT(idx == 1 || idx == 2);
     pk_result r;
     ASSERT_OK(pk_process_wait(p[idx], &r));
     pk_result_release(&r);
     size_t other = idx == 1 ? 2 : 1;
-    ASSERT_OK(pk_wait_any(p, 3, 10000, &idx));
+    ASSERT_OK(pk_wait_any(p, 3, 15000, &idx));
     ASSERT_EQ(idx, other);
     ASSERT_OK(pk_process_wait(p[other], &r));
     ASSERT_EQ(r.outcome.kind, PK_OUTCOME_EXITED);
@@ -175,4 +179,43 @@ TEST_IMPL(wait_any_returns_first_exit)
     ASSERT_EQ(pk_wait_any(p, 3, 50, &idx), -ETIMEDOUT);
     for (int i = 0; i < 3; i++)
         pk_process_free(p[i]);
+}
+
+static int note_pid(void *user, const pk_line *line)
+{
+    int *pid = user;
+    if (*pid == 0 && line->stream == 1)
+        *pid = atoi(line->data);
+    return 0;
+}
+
+TEST_IMPL(loop_free_kills_background_grandchild)
+{
+    /* pk_loop_free ends every tree it still drives: the shell and the sleep it put in the
+     * background, whether the run's private group is a cgroup or a process group. */
+    static const pk_containment modes[] = {PK_CONTAIN_AUTO, PK_CONTAIN_PGROUP};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        pk_loop *loop;
+        ASSERT_OK(pk_loop_new(&loop));
+        struct slot s = {0};
+        int bg = 0;
+        const char *const argv[] = {"sh", "-c", "sleep 300 & echo $!; sleep 300", NULL};
+        ASSERT_OK(pk_loop_start(
+            loop,
+            &(pk_command){
+                .argv = argv, .containment = modes[m], .on_line = note_pid, .line_user = &bg},
+            on_done, &s, NULL));
+        for (int64_t t0 = pk_test_now_ms(); bg == 0 && pk_test_now_ms() - t0 < 30000;)
+            ASSERT_GE(pk_loop_step(loop, 100), 0);
+        ASSERT_GT(bg, 0);
+        ASSERT(pk_test_pid_alive(bg));
+        pk_loop_free(loop);
+        ASSERT(!s.done); /* no callback */
+        bool dead = pk_test_wait_dead(bg, 5000);
+        if (!dead)
+            kill(bg, SIGKILL); /* do not leave it behind when the check fails */
+        if (!dead)
+            pk_test_fail(__FILE__, __LINE__, "%s: the background sleep %d outlived pk_loop_free",
+                         pk_containment_name(modes[m]), bg);
+    }
 }

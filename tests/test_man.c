@@ -244,6 +244,6 @@ TEST_IMPL(man_page_covers_pkrun_help)
 TEST_IMPL(man_page_covers_pkbench_help)
 {
     if (PK_PKBENCH_PATH[0] == '\0')
-        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+        pk_test_skip_gate("build", "pkbench is built only with PK_BUILD_BENCH");
     check_tool(PK_PKBENCH_PATH, "harness/pkbench.1.scd");
 }

@@ -294,7 +294,7 @@ TEST_IMPL(phases_snapshot_walk_sees_direct_threads)
 TEST_IMPL(phases_series_run_and_leave_nothing)
 {
     if (PK_TINY_PATH[0] == '\0')
-        pk_test_skip("no tiny helper for this architecture");
+        pk_test_skip_gate("build", "no tiny helper for this architecture");
     pkb_phases_env *env;
     ASSERT_OK(pkb_phases_env_open(PK_TINY_PATH, &env));
     bool cgroup = pk_host_containment() == PK_CONTAIN_CGROUP;
@@ -445,14 +445,16 @@ static void expect_in(const char *text, const char *want, int line)
 
 #define EXPECT_IN(text, want) expect_in((text), (want), __LINE__)
 
-/* Validates a results file against the schema with Python's jsonschema (skips without it). */
+/* Validates a results file against the schema with Python's jsonschema (each test that validates
+ * checks for it first). */
 static void validate(const char *path)
 {
-    (void)pk_test_validate_results(path); /* without the validator the other checks still count */
+    (void)pk_test_validate_results(path);
 }
 
 TEST_IMPL(phases_report_reconciles_synthetic_file)
 {
+    pk_test_need_jsonschema();
     char file[512], out[512], md[600], err[512];
     snprintf(file, sizeof file, "%s/phases-fixture.json", pk_test_tmpdir());
     snprintf(out, sizeof out, "%s/reports", pk_test_tmpdir());
@@ -557,8 +559,11 @@ static void need_plot_tools(void)
         &(pk_command){.argv = (const char *const[]){PYTHON, "-c", "import matplotlib", NULL}}, &r));
     bool mpl = r.outcome.code == 0;
     pk_result_release(&r);
-    if (!gnuplot || !mpl)
-        pk_test_skip("gnuplot or matplotlib is missing (Debian: gnuplot-nox python3-matplotlib)");
+    if (!gnuplot)
+        pk_test_skip_gate("package:gnuplot-nox", "gnuplot cannot run (Debian: gnuplot-nox)");
+    if (!mpl)
+        pk_test_skip_gate("package:python3-matplotlib",
+                          "%s cannot import matplotlib (Debian: python3-matplotlib)", PYTHON);
 }
 
 static void assert_figure(const char *dir, const char *name, const char *magic)
@@ -610,7 +615,8 @@ TEST_IMPL(phases_report_stacked_bar_plots)
 TEST_IMPL(pkbench_phases_quick_run_renders)
 {
     if (PK_PKBENCH_PATH[0] == '\0')
-        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+        pk_test_skip_gate("build", "pkbench is built only with PK_BUILD_BENCH");
+    pk_test_need_jsonschema();
     char file[512], out[512], md[600];
     snprintf(file, sizeof file, "%s/phases.json", pk_test_tmpdir());
     snprintf(out, sizeof out, "%s/reports", pk_test_tmpdir());

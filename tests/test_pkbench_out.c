@@ -19,7 +19,7 @@
 TEST_IMPL(pkbench_checks_output_before_measuring)
 {
     if (PK_PKBENCH_PATH[0] == '\0')
-        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+        pk_test_skip_gate("build", "pkbench is built only with PK_BUILD_BENCH");
     const char *fixture = PK_TEST_DATA_DIR "/compare-fixture.json";
     const char *dir = pk_test_tmpdir();
     struct {

@@ -60,7 +60,8 @@ TEST_IMPL(pkrun_json_symlink_to_stderr_stays_a_symlink)
     unlink(link);
 
     if (geteuid() != 0)
-        pk_test_skip("the /dev/stderr case needs root (the symlink case above passed)");
+        pk_test_skip_gate("root",
+                          "the /dev/stderr case needs root (the symlink case above passed)");
     const char *const argv[] = {
         "unshare",
         "--mount",

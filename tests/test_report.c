@@ -167,11 +167,13 @@ TEST_IMPL(report_golden)
 TEST_IMPL(report_fixture_matches_schema)
 {
     if (access(PYTHON, X_OK) != 0)
-        pk_test_skip("%s is missing: cannot validate with jsonschema", PYTHON);
+        pk_test_skip_gate("package:python3", "%s is missing: cannot validate with jsonschema",
+                          PYTHON);
     char out[4096];
     if (run_quiet((const char *const[]){PYTHON, "-c", "import jsonschema", NULL}, out,
                   sizeof out) != 0)
-        pk_test_skip("%s has no jsonschema module (Debian: python3-jsonschema)", PYTHON);
+        pk_test_skip_gate("package:python3-jsonschema",
+                          "%s has no jsonschema module (Debian: python3-jsonschema)", PYTHON);
     static const char check[] = "import json, sys, jsonschema\n"
                                 "schema = json.load(open(sys.argv[1], encoding='utf-8'))\n"
                                 "doc = json.load(open(sys.argv[2], encoding='utf-8'))\n"
@@ -192,10 +194,11 @@ static void need_plot_tools(void)
 {
     char out[4096];
     if (run_quiet((const char *const[]){"gnuplot", "--version", NULL}, out, sizeof out) != 0)
-        pk_test_skip("gnuplot cannot run (Debian: gnuplot-nox)");
+        pk_test_skip_gate("package:gnuplot-nox", "gnuplot cannot run (Debian: gnuplot-nox)");
     if (run_quiet((const char *const[]){PYTHON, "-c", "import matplotlib", NULL}, out,
                   sizeof out) != 0)
-        pk_test_skip("%s cannot import matplotlib (Debian: python3-matplotlib)", PYTHON);
+        pk_test_skip_gate("package:python3-matplotlib",
+                          "%s cannot import matplotlib (Debian: python3-matplotlib)", PYTHON);
 }
 
 static void assert_file_starts(const char *path, const char *magic, size_t magic_len)

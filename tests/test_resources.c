@@ -17,7 +17,7 @@ TEST_IMPL(containment_emfile_reported_then_retried)
     /* The test's own view of the host, so that the library's probe first runs under the limit. */
     const char *dir = pk_test_cgroup_dir();
     if (dir == NULL || access(dir, W_OK | X_OK) != 0)
-        pk_test_skip("no writable cgroup v2 directory for this process");
+        pk_test_skip_gate("cgroup", "no writable cgroup v2 directory for this process");
     /* The spawn mechanism's own probe needs descriptors too; it is not what is tested here. */
     (void)pk_spawn_mechanism();
     struct rlimit old;

@@ -860,7 +860,7 @@ TEST_IMPL(shim_console_is_opt_in)
 #define SKIP_ONE(name)                                                                             \
     TEST_IMPL(name)                                                                                \
     {                                                                                              \
-        pk_test_skip("pkb_shim is built only with PK_BUILD_BENCH");                                \
+        pk_test_skip_gate("build", "pkb_shim is built only with PK_BUILD_BENCH");                  \
     }
 SKIP_ALL(SKIP_ONE)
 

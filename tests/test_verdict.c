@@ -113,7 +113,7 @@ static char *slurp(const char *path)
 static void need_pkbench(void)
 {
     if (PK_PKBENCH_PATH[0] == '\0')
-        pk_test_skip("pkbench is built only with PK_BUILD_BENCH");
+        pk_test_skip_gate("build", "pkbench is built only with PK_BUILD_BENCH");
 }
 
 static int pkbench(const char *const *args, pk_result *r)
@@ -615,9 +615,10 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
     verdicts(plain, before, sizeof before, &decided);
     printf("# without the hog: %s\n", before);
     if (!decided)
-        pk_test_skip("the machine is too busy for this demonstration: without any hog of ours "
-                     "a verdict is already undecidable (%s)",
-                     before);
+        pk_test_skip_gate("quiet",
+                          "the machine is too busy for this demonstration: without any hog of ours "
+                          "a verdict is already undecidable (%s)",
+                          before);
 
     const char *const argv[] = {PK_PKBENCH_PATH, "run",  "--profile", "quick", "--no-prime",
                                 "--filter",      filter, "--out",     hogged,  NULL};
@@ -677,7 +678,28 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
 
     verdicts(hogged, after, sizeof after, &decided);
     printf("# with the hog:    %s\n", after);
-    ASSERT_STR_EQ(after, before);
+    /* No conclusion turns into another: a series decided in both runs is decided alike. A series
+     * may end undecidable with the hog (its kept attempt of the quick profile's 10 short
+     * repetitions too spread for a verdict): that is the verdict being careful, not wrong, and it
+     * happens on a quiet machine between two plain quick runs too. */
+    for (const char *b = before; *b != '\0';) {
+        const char *eq = strchr(b, '='), *end = strchr(b, ';');
+        ASSERT(eq != NULL && end != NULL && eq < end);
+        char key[256], was[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq + 1 - b), b);
+        snprintf(was, sizeof was, "%.*s", (int)(end - eq - 1), eq + 1);
+        const char *in_after = strstr(after, key);
+        ASSERT(in_after != NULL); /* every series still has a verdict */
+        const char *now = in_after + strlen(key);
+        size_t now_len = strcspn(now, ";");
+        bool same = now_len == strlen(was) && strncmp(now, was, now_len) == 0;
+        bool careful =
+            now_len == strlen("undecidable") && strncmp(now, "undecidable", now_len) == 0;
+        if (!same && !careful)
+            pk_test_fail(__FILE__, __LINE__, "%s changed from %s to %.*s with the hog", key, was,
+                         (int)now_len, now);
+        b = end + 1;
+    }
     ASSERT_EQ(assert_report_agrees(hogged, out), 2);
 }
 
@@ -711,7 +733,9 @@ TEST_IMPL(report_tables_and_figures_show_every_repetition)
     char err[512];
     int rc = pkb_report_render(path, out, NULL, err, sizeof err);
     if (rc == PK_ENOTFOUND || rc == -EIO)
-        pk_test_skip("gnuplot or matplotlib cannot run here: %s", err);
+        pk_test_skip_gate(strstr(err, "gnuplot") ? "package:gnuplot-nox"
+                                                 : "package:python3-matplotlib",
+                          "gnuplot or matplotlib cannot run here: %s", err);
     if (rc != 0)
         pk_test_fail(__FILE__, __LINE__, "report: %s", err);
 

@@ -148,7 +148,8 @@ typedef struct pkb_compare_env_diff {
 
 typedef struct pkb_compare {
     char *base_path, *cand_path; /* cand_path NULL when comparing contenders in one file */
-    pkb_compare_options opts;    /* as used: defaults filled in */
+    pkb_compare_options opts;    /* as used: defaults filled in; its strings are the caller's,
+                                    borrowed, and must outlive the comparison */
     bool noise_floor_known;      /* the base file carries an A/A noise floor */
     double noise_floor_alpha;    /* ... measured at this alpha (recomputed at opts.alpha when the
                                     file keeps the A/A samples and the two differ) */
