@@ -241,6 +241,25 @@ TEST_IMPL(observe_pkbench_without_btf_skips_ebpf)
     json_decref(doc);
 }
 
+/* A copy of the program at `from`, executable by everyone, at `to`: the build tree may sit under
+ * a directory only root can enter (a fresh clone in a mktemp -d directory), where nobody could not
+ * run pkbench or its workload in place. */
+static void copy_program(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    ASSERT(in >= 0);
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    ASSERT(out >= 0);
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        ASSERT_EQ(write(out, buf, (size_t)n), n);
+    ASSERT_EQ(n, 0);
+    ASSERT_EQ(fchmod(out, 0755), 0);
+    close(in);
+    ASSERT_EQ(close(out), 0);
+}
+
 TEST_IMPL(observe_pkbench_unprivileged_skips_ebpf)
 {
     need_pkbench();
@@ -254,8 +273,13 @@ TEST_IMPL(observe_pkbench_unprivileged_skips_ebpf)
     ASSERT_EQ(chmod(dir, 0777), 0);
     snprintf(out, sizeof out, "%s/observe-nobody.json", dir);
     snprintf(log, sizeof log, "%s/stderr", dir);
-    if (access(PK_PKBENCH_PATH, X_OK) != 0)
-        pk_test_skip("cannot run %s", PK_PKBENCH_PATH);
+    char pkbench[600], churn[600];
+    snprintf(pkbench, sizeof pkbench, "%s/pkbench", pk_test_tmpdir());
+    snprintf(churn, sizeof churn, "%s/pk_churn", pk_test_tmpdir());
+    if (PK_CHURN_PATH[0] == '\0')
+        pk_test_skip_gate("build", "this build has no pk_churn workload");
+    copy_program(PK_PKBENCH_PATH, pkbench);
+    copy_program(PK_CHURN_PATH, churn);
     pid_t pid = fork();
     ASSERT(pid >= 0);
     if (pid == 0) {
@@ -264,8 +288,9 @@ TEST_IMPL(observe_pkbench_unprivileged_skips_ebpf)
             setuid(65534) != 0)
             _exit(111);
         setenv("PKBENCH_OBSERVE_CELL_MS", "200", 1);
-        execl(PK_PKBENCH_PATH, PK_PKBENCH_PATH, "run", "--suite", "observe", "--profile", "quick",
-              "--filter", "^rate0_hold0ms/", "--out", out, (char *)NULL);
+        setenv("PKBENCH_CHURN", churn, 1);
+        execl(pkbench, pkbench, "run", "--suite", "observe", "--profile", "quick", "--filter",
+              "^rate0_hold0ms/", "--out", out, (char *)NULL);
         _exit(112);
     }
     int status;
