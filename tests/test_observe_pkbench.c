@@ -36,6 +36,9 @@
 #ifndef PK_CHURN_PATH
 #define PK_CHURN_PATH ""
 #endif
+#ifndef PK_TINY_PATH
+#define PK_TINY_PATH ""
+#endif
 
 static void need_pkbench(void)
 {
@@ -276,10 +279,13 @@ TEST_IMPL(observe_pkbench_unprivileged_skips_ebpf)
     char pkbench[600], churn[600];
     snprintf(pkbench, sizeof pkbench, "%s/pkbench", pk_test_tmpdir());
     snprintf(churn, sizeof churn, "%s/pk_churn", pk_test_tmpdir());
-    if (PK_CHURN_PATH[0] == '\0')
-        pk_test_skip_gate("build", "this build has no pk_churn workload");
+    if (PK_CHURN_PATH[0] == '\0' || PK_TINY_PATH[0] == '\0')
+        pk_test_skip_gate("build", "this build has no pk_churn workload or no pk_tiny helper");
     copy_program(PK_PKBENCH_PATH, pkbench);
     copy_program(PK_CHURN_PATH, churn);
+    char tiny[600];
+    snprintf(tiny, sizeof tiny, "%s/pk_tiny", pk_test_tmpdir());
+    copy_program(PK_TINY_PATH, tiny);
     pid_t pid = fork();
     ASSERT(pid >= 0);
     if (pid == 0) {
@@ -289,6 +295,7 @@ TEST_IMPL(observe_pkbench_unprivileged_skips_ebpf)
             _exit(111);
         setenv("PKBENCH_OBSERVE_CELL_MS", "200", 1);
         setenv("PKBENCH_CHURN", churn, 1);
+        setenv("PKBENCH_TINY", tiny, 1);
         execl(pkbench, pkbench, "run", "--suite", "observe", "--profile", "quick", "--filter",
               "^rate0_hold0ms/", "--out", out, (char *)NULL);
         _exit(112);

@@ -614,11 +614,11 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
     bool decided;
     verdicts(plain, before, sizeof before, &decided);
     printf("# without the hog: %s\n", before);
+    /* A quick run can leave a verdict undecidable on a quiet machine too (10 short
+     * repetitions); such a series has no conclusion to keep, and the comparison below covers the
+     * decided ones. The marks and the re-measure are checked whatever the verdicts. */
     if (!decided)
-        pk_test_skip_gate("quiet",
-                          "the machine is too busy for this demonstration: without any hog of ours "
-                          "a verdict is already undecidable (%s)",
-                          before);
+        printf("# undecidable without the hog, so not compared: %s\n", before);
 
     const char *const argv[] = {PK_PKBENCH_PATH, "run",  "--profile", "quick", "--no-prime",
                                 "--filter",      filter, "--out",     hogged,  NULL};
@@ -692,7 +692,8 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
         ASSERT(in_after != NULL); /* every series still has a verdict */
         const char *now = in_after + strlen(key);
         size_t now_len = strcspn(now, ";");
-        bool same = now_len == strlen(was) && strncmp(now, was, now_len) == 0;
+        bool open_before = strcmp(was, "undecidable") == 0; /* no conclusion to keep */
+        bool same = open_before || (now_len == strlen(was) && strncmp(now, was, now_len) == 0);
         bool careful =
             now_len == strlen("undecidable") && strncmp(now, "undecidable", now_len) == 0;
         if (!same && !careful)
