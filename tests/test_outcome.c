@@ -143,6 +143,19 @@ TEST_IMPL(bad_input)
     ASSERT_EQ(pk_run(&(pk_command){.program = "true", .out.kind = PK_STDIO_FILE}, &r), -EINVAL);
     pk_result_release(&r);
 
+    /* Limits and signals out of range; the last real-time signal (64) is a valid pdeathsig. */
+    ASSERT_EQ(pk_run(&(pk_command){.program = "true", .timeout_ms = -1}, &r), -EINVAL);
+    pk_result_release(&r);
+    ASSERT_EQ(pk_run(&(pk_command){.program = "true", .pdeathsig = 65}, &r), -EINVAL);
+    ASSERT_EQ(r.outcome.stage, PK_STAGE_VALIDATE);
+    pk_result_release(&r);
+    ASSERT_EQ(pk_run(&(pk_command){.program = "true", .pdeathsig = 64}, &r), 0);
+    ASSERT_EQ(r.outcome.kind, PK_OUTCOME_EXITED);
+    pk_result_release(&r);
+    ASSERT_EQ(pk_run(&(pk_command){.program = "true", .containment = PK_CONTAIN_JOB + 1}, &r),
+              -EINVAL);
+    pk_result_release(&r);
+
     /* One argument longer than MAX_ARG_STRLEN (32 pages): execve says E2BIG. */
     size_t big = 200 * 1024;
     char *arg = malloc(big + 1);

@@ -12,6 +12,7 @@
  *   group.c          pk_group API; cgroup.linux.c and pgroup.posix.c do the work
  *   cancel.linux.c   cancel handles (eventfd)
  *   null.posix.c     /dev/null kept open for the children's streams
+ *   command.c        validating a command, the streams' effective kinds (shared with Windows)
  *   env.posix.c, resolve.posix.c, error.c
  */
 #ifndef PK_INTERNAL_H

@@ -1,7 +1,8 @@
 /*
  * Private declarations of the Windows build. The POSIX build's internal.h describes a child plan
  * for clone3 and a cgroup; here a start is a CreateProcessW call, a group is a Job Object, and
- * every run's pipes complete on an I/O completion port. Only pump.h (the stream pump) is shared.
+ * every run's pipes complete on an I/O completion port. Only pump.h (the stream pump) and
+ * command.h (validating a command) are shared.
  *
  * Module map:
  *   text.windows.c     UTF-8 <-> UTF-16, Win32 errors -> errno, the clock
@@ -11,7 +12,7 @@
  *   engine.windows.c   one run's steps over the completion port and the single-run driver
  *   loop.windows.c     pk_loop: many runs on one completion port
  *   group.windows.c    pk_group on a Job Object;  cancel.windows.c  cancel handles (events)
- *   errname.windows.c, error.c, pump.c
+ *   errname.windows.c, error.c, pump.c, command.c
  */
 #ifndef PK_INTERNAL_WINDOWS_H
 #define PK_INTERNAL_WINDOWS_H

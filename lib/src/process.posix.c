@@ -13,6 +13,7 @@
  * the reap — is the engine's (engine.linux.c).
  */
 #define _GNU_SOURCE
+#include "command.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -31,38 +32,6 @@ static void close_fd(int *fd)
     }
 }
 
-static bool valid_stdio(const pk_stdio *s, int stream)
-{
-    switch (s->kind) {
-    case PK_STDIO_DEFAULT:
-    case PK_STDIO_NULL:
-    case PK_STDIO_INHERIT:
-        return true;
-    case PK_STDIO_CAPTURE:
-        return stream != 0;
-    case PK_STDIO_BYTES:
-        return stream == 0 && (s->data != NULL || s->len == 0);
-    case PK_STDIO_FILE:
-        return s->path != NULL && s->path[0] != '\0';
-    case PK_STDIO_FD:
-        return s->fd >= 0;
-    case PK_STDIO_MERGE:
-        return stream == 2;
-    }
-    return false;
-}
-
-/* What a stream's kind means once the defaults are applied. */
-static pk_stdio_kind effective_kind(const pk_stdio *s, int stream)
-{
-    pk_stdio_kind kind = s->kind;
-    if (kind == PK_STDIO_DEFAULT)
-        kind = stream == 0 ? PK_STDIO_NULL : PK_STDIO_CAPTURE;
-    if (kind == PK_STDIO_BYTES && s->len == 0)
-        kind = PK_STDIO_NULL; /* nothing to feed: the child sees EOF at once either way */
-    return kind;
-}
-
 /* Fills the child's plan for one stream; creates a pipe when the stream is captured or fed.
  * *child_end receives the descriptor the parent must close after the spawn. /dev/null comes from
  * the kept descriptors in null_fds ([0] read, [1] write). */
@@ -73,7 +42,7 @@ static int plan_stream(const pk_stdio *s,
                        int *parent_end,
                        int *child_end)
 {
-    switch (effective_kind(s, stream)) {
+    switch (pk__stdio_kind(s, stream)) {
     case PK_STDIO_NULL:
         *io = (struct pk__io_plan){PK__IO_DUP, null_fds[stream == 0 ? 0 : 1], NULL, 0};
         return 0;
@@ -108,15 +77,6 @@ static int plan_stream(const pk_stdio *s,
     return -EINVAL;
 }
 
-static void set_failure(pk_result *failure, pk_stage stage, int err)
-{
-    if (failure == NULL)
-        return;
-    failure->outcome.kind = PK_OUTCOME_SPAWN_FAILED;
-    failure->outcome.stage = stage;
-    failure->outcome.error = err;
-}
-
 /* For a pipe end this library just made: its status flags are known to be none besides the
  * access mode (which F_SETFL ignores), so one F_SETFL sets O_NONBLOCK without an F_GETFL. */
 static int set_nonblock(int fd)
@@ -137,7 +97,7 @@ static int fail_start(struct pk_process *proc,
         stage = (pk_stage)plan->err_stage;
         rc = -plan->err_errno;
     }
-    set_failure(failure, stage, rc);
+    pk__set_failure(failure, stage, rc);
     close_fd(&proc->in_fd);
     for (int i = 1; i < 3; i++)
         pk__stream_release(&proc->streams[i]);
@@ -162,21 +122,6 @@ static void init_handle(struct pk_process *proc)
     proc->start_ns = pk__now_ns();
 }
 
-/* Rejects a malformed command before anything exists, so that this failure has nothing to undo.
- * Returns the program to start, or NULL when the command is invalid. */
-static const char *valid_command(const pk_command *cmd)
-{
-    if (cmd == NULL)
-        return NULL;
-    const char *program = cmd->program != NULL ? cmd->program : (cmd->argv ? cmd->argv[0] : NULL);
-    if (program == NULL || program[0] == '\0' || !valid_stdio(&cmd->in, 0) ||
-        !valid_stdio(&cmd->out, 1) || !valid_stdio(&cmd->err, 2) || cmd->timeout_ms < 0 ||
-        cmd->idle_timeout_ms < 0 || cmd->grace_ms < 0 ||
-        (unsigned)cmd->containment > PK_CONTAIN_JOB || cmd->pdeathsig < 0 || cmd->pdeathsig >= NSIG)
-        return NULL;
-    return program;
-}
-
 /* Resolves a bare name in the parent (a path is used as is), so that a miss is reported with the
  * directories searched and spawns nothing. */
 static int resolve_path(const pk_command *cmd,
@@ -191,7 +136,7 @@ static int resolve_path(const pk_command *cmd,
     const char *pathvar = pk__child_path(&cmd->env);
     int rc = pk__resolve(program, pathvar, pathbuf, PATH_MAX);
     if (rc != 0) {
-        set_failure(failure, PK_STAGE_RESOLVE, rc);
+        pk__set_failure(failure, PK_STAGE_RESOLVE, rc);
         if (rc == PK_ENOTFOUND && failure != NULL)
             failure->searched = strdup(pathvar);
         return rc;
@@ -215,9 +160,9 @@ static int prepare_stdio(const pk_command *cmd,
     int rc = 0;
     int parent_ends[3] = {-1, -1, -1};
     const pk_stdio *streams[3] = {&cmd->in, &cmd->out, &cmd->err};
-    bool null_in = effective_kind(&cmd->in, 0) == PK_STDIO_NULL;
-    bool null_out = effective_kind(&cmd->out, 1) == PK_STDIO_NULL ||
-                    effective_kind(&cmd->err, 2) == PK_STDIO_NULL;
+    bool null_in = pk__stdio_kind(&cmd->in, 0) == PK_STDIO_NULL;
+    bool null_out = pk__stdio_kind(&cmd->out, 1) == PK_STDIO_NULL ||
+                    pk__stdio_kind(&cmd->err, 2) == PK_STDIO_NULL;
     int null_fds[2] = {-1, -1};
     if (null_in || null_out) {
         rc = pk__null_lock(null_in, null_out, null_fds);
@@ -317,9 +262,9 @@ int pk__process_start(const pk_command *cmd,
                       bool exit_only)
 {
     init_handle(proc);
-    const char *program = valid_command(cmd);
+    const char *program = pk__command_program(cmd);
     if (program == NULL) {
-        set_failure(failure, PK_STAGE_VALIDATE, -EINVAL);
+        pk__set_failure(failure, PK_STAGE_VALIDATE, -EINVAL);
         return -EINVAL;
     }
     if (pk_cancel_triggered(cmd->cancel)) {
@@ -346,7 +291,7 @@ int pk__process_start(const pk_command *cmd,
     char *const *envp;
     rc = pk__build_env(&cmd->env, &envp, &owned_env);
     if (rc != 0) {
-        set_failure(failure, PK_STAGE_VALIDATE, rc);
+        pk__set_failure(failure, PK_STAGE_VALIDATE, rc);
         return rc;
     }
     plan.envp = envp;
@@ -395,16 +340,6 @@ int pk_run(const pk_command *cmd, pk_result *res)
     rc = pk__process_finish(&proc, res);
     pk__process_close(&proc);
     return rc;
-}
-
-void pk_result_release(pk_result *res)
-{
-    if (res == NULL)
-        return;
-    free(res->out.data);
-    free(res->err.data);
-    free(res->searched);
-    memset(res, 0, sizeof *res);
 }
 
 int pk_spawn(const pk_command *cmd, pk_process **out, pk_result *failure)

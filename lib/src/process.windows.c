@@ -57,16 +57,6 @@ int pk_run(const pk_command *cmd, pk_result *res)
     return rc;
 }
 
-void pk_result_release(pk_result *res)
-{
-    if (res == NULL)
-        return;
-    free(res->out.data);
-    free(res->err.data);
-    free(res->searched);
-    memset(res, 0, sizeof *res);
-}
-
 int pk_spawn(const pk_command *cmd, pk_process **out, pk_result *failure)
 {
     if (out == NULL)

@@ -21,6 +21,7 @@
  * send them Ctrl+Break without reaching us; it also means the console's Ctrl+C does not reach them
  * directly (pkrun forwards it).
  */
+#include "command.h"
 #include "internal.windows.h"
 
 #include <errno.h>
@@ -143,12 +144,7 @@ static int open_file(const char *path, int stream, bool append, HANDLE *out)
 static int plan_stream(const pk_stdio *s, int stream, HANDLE *ours, HANDLE *theirs, HANDLE out1)
 {
     static const DWORD std_ids[3] = {STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE};
-    pk_stdio_kind kind = s->kind;
-    if (kind == PK_STDIO_DEFAULT)
-        kind = stream == 0 ? PK_STDIO_NULL : PK_STDIO_CAPTURE;
-    if (kind == PK_STDIO_BYTES && s->len == 0)
-        kind = PK_STDIO_NULL;
-    switch (kind) {
+    switch (pk__stdio_kind(s, stream)) {
     case PK_STDIO_NULL:
         return open_file("NUL", stream, false, theirs);
     case PK_STDIO_INHERIT:
@@ -186,49 +182,6 @@ static void start_release(struct start *st)
     free(st->cwd);
     for (int i = 0; i < 3; i++)
         close_h(&st->theirs[i]);
-}
-
-static bool valid_stdio(const pk_stdio *s, int stream)
-{
-    switch (s->kind) {
-    case PK_STDIO_DEFAULT:
-    case PK_STDIO_NULL:
-    case PK_STDIO_INHERIT:
-        return true;
-    case PK_STDIO_CAPTURE:
-        return stream != 0;
-    case PK_STDIO_BYTES:
-        return stream == 0 && (s->data != NULL || s->len == 0);
-    case PK_STDIO_FILE:
-        return s->path != NULL && s->path[0] != '\0';
-    case PK_STDIO_FD:
-        return s->fd >= 0;
-    case PK_STDIO_MERGE:
-        return stream == 2;
-    }
-    return false;
-}
-
-static const char *valid_command(const pk_command *cmd)
-{
-    if (cmd == NULL)
-        return NULL;
-    const char *program = cmd->program != NULL ? cmd->program : (cmd->argv ? cmd->argv[0] : NULL);
-    if (program == NULL || program[0] == '\0' || !valid_stdio(&cmd->in, 0) ||
-        !valid_stdio(&cmd->out, 1) || !valid_stdio(&cmd->err, 2) || cmd->timeout_ms < 0 ||
-        cmd->idle_timeout_ms < 0 || cmd->grace_ms < 0 || (unsigned)cmd->containment > 4 ||
-        cmd->pdeathsig < 0 || cmd->pdeathsig >= 64)
-        return NULL;
-    return program;
-}
-
-static void set_failure(pk_result *failure, pk_stage stage, int err)
-{
-    if (failure == NULL)
-        return;
-    failure->outcome.kind = PK_OUTCOME_SPAWN_FAILED;
-    failure->outcome.stage = stage;
-    failure->outcome.error = err;
 }
 
 /* The program, the command line, the environment and the working directory. */
@@ -393,7 +346,7 @@ static void init_handle(struct pk_process *p)
 static int
 fail_start(struct pk_process *p, struct start *st, pk_result *failure, pk_stage stage, int rc)
 {
-    set_failure(failure, stage, rc);
+    pk__set_failure(failure, stage, rc);
     start_release(st);
     close_h(&p->in);
     for (int i = 1; i < 3; i++) {
@@ -443,9 +396,9 @@ static int attach_port(struct pk_process *p, HANDLE iocp)
 int pk__process_start(const pk_command *cmd, struct pk_process *p, HANDLE iocp, pk_result *failure)
 {
     init_handle(p);
-    const char *program = valid_command(cmd);
+    const char *program = pk__command_program(cmd);
     if (program == NULL) {
-        set_failure(failure, PK_STAGE_VALIDATE, -EINVAL);
+        pk__set_failure(failure, PK_STAGE_VALIDATE, -EINVAL);
         return -EINVAL;
     }
     if (pk_cancel_triggered(cmd->cancel)) {
@@ -476,7 +429,7 @@ int pk__process_start(const pk_command *cmd, struct pk_process *p, HANDLE iocp, 
     arm_run(cmd, p);
     rc = pk__engine_arm(p);
     if (rc != 0) {
-        set_failure(failure, PK_STAGE_PREPARE, rc);
+        pk__set_failure(failure, PK_STAGE_PREPARE, rc);
         pk__process_close(p);
     }
     return rc;
