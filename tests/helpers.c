@@ -10,11 +10,13 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -416,6 +418,37 @@ static int h_pdeathsig_owner(int argc, char **argv)
 }
 
 /* containment-probe: what this process would get: the prediction, CGROUP, AUTO */
+/* Says whether this process's group was the terminal's foreground one at its first step. */
+static int h_foreground_at_start(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    int fd = open("/dev/tty", O_RDONLY | O_NOCTTY);
+    say(1, "fg=%d\n", fd >= 0 && tcgetpgrp(fd) == getpgrp());
+    return 0;
+}
+
+/* On a terminal: runs foreground-at-start in a process group of its own, with take_terminal as
+ * argv[1] says (1 or 0), prints what it said, takes the terminal back, then says "done". */
+static int h_take_terminal(int argc, char **argv)
+{
+    const char *const child[] = {pk_test_self(), "--helper", "foreground-at-start", NULL};
+    pk_result r;
+    int rc = pk_run(&(pk_command){.argv = child,
+                                  .containment = PK_CONTAIN_PGROUP,
+                                  .take_terminal = argc > 1 && strcmp(argv[1], "1") == 0},
+                    &r);
+    say(1, "rc=%d %.*s", rc, (int)r.out.len, r.out.data != NULL ? r.out.data : "");
+    pk_result_release(&r);
+    sigset_t ttou, old;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    sigprocmask(SIG_BLOCK, &ttou, &old);
+    tcsetpgrp(1, getpgrp());
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    say(1, "done\n");
+    return 0;
+}
+
 static int h_containment_probe(int argc, char **argv)
 {
     (void)argc;
@@ -662,6 +695,8 @@ static const struct helper helpers[] = {
     {"term-exits", h_term_exits},
     {"pdeathsig-owner", h_pdeathsig_owner},
     {"containment-probe", h_containment_probe},
+    {"foreground-at-start", h_foreground_at_start},
+    {"take-terminal", h_take_terminal},
     {"write-hex", h_write_hex},
     {"own-cgroup", h_own_cgroup},
     {"spawn-trace", h_spawn_trace},

@@ -252,6 +252,32 @@ static void on_terminal(
         pk_test_fail(__FILE__, __LINE__, "'%s' never appeared on the terminal:\n%s", want, out);
 }
 
+/* take_terminal: a child leading a new process group is the terminal's foreground from its
+ * first instruction, because it took the terminal before exec; without the option nobody gives it
+ * the terminal (the helper does not), which shows the probe can tell. */
+TEST_IMPL(take_terminal_child_starts_in_foreground)
+{
+    for (int want = 1; want >= 0; want--) {
+        const char *const argv[] = {pk_test_self(), "--helper", "take-terminal", want ? "1" : "0",
+                                    NULL};
+        int master;
+        pid_t pid = pk_run_on_pty(argv, &master);
+        char out[4096] = "";
+        bool seen = pk_pty_wait_for(master, "done", out, sizeof out, 10000);
+        if (!seen)
+            pk_kill_session(pid);
+        int st;
+        ASSERT_EQ(waitpid(pid, &st, 0), pid);
+        close(master);
+        if (!seen)
+            pk_test_fail(__FILE__, __LINE__, "'done' never appeared on the terminal:\n%s", out);
+        const char *expect = want ? "rc=0 fg=1" : "rc=0 fg=0";
+        if (strstr(out, expect) == NULL)
+            pk_test_fail(__FILE__, __LINE__, "take_terminal=%d: expected '%s' in:\n%s", want,
+                         expect, out);
+    }
+}
+
 /* Ctrl-C on the terminal reaches the command once: the terminal sends it to its foreground
  * group, and pkrun does not send it again (in cgroup mode and with --foreground the command is in
  * pkrun's group; in pgroup mode pkrun gave the command's group the terminal). */

@@ -210,6 +210,14 @@ typedef struct pk_command {
      * processkit_inherit_fds series). Any descriptor without O_CLOEXEC then reaches the child. */
     bool inherit_fds;
 
+    /* With process-group containment, when this process's group is the foreground of its
+     * controlling terminal (on descriptor 0, 1 or 2): the child's new process group takes the
+     * terminal (tcsetpgrp) before exec, as a shell gives a job the terminal, so the command never
+     * runs while the terminal's Ctrl-C and Ctrl-Z still go to the caller. The caller gives the
+     * terminal back after the run (tcsetpgrp with SIGTTOU blocked). Ignored otherwise, and on
+     * Windows. */
+    bool take_terminal;
+
     /* Time limits in milliseconds, 0 for none. When one passes, the tree gets SIGTERM (and
      * SIGCONT, so a stopped tree acts on it), then SIGKILL after grace_ms (at once when grace_ms
      * is 0); a child that exits on SIGTERM ends the grace early. The outcome says which limit

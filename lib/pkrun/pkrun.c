@@ -408,6 +408,9 @@ int main(int argc, char **argv)
         .argv = (const char *const *)r.o.argv,
         .containment = containment_for(&r.o),
         .pdeathsig = SIGKILL,
+        /* In process-group mode the command's group takes the terminal before it runs, so no
+         * Ctrl-C typed after its first output can reach pkrun instead (tty.c). */
+        .take_terminal = true,
     };
     bool relay = r.o.idle_ns != 0 || r.o.keep == PK_KEEP_FAIL || (r.o.json && r.o.capture);
     if (rc == 0)

@@ -4,9 +4,10 @@
  * A terminal lets only its foreground process group read it; a background reader is stopped by
  * SIGTTIN. pkrun's own group is the foreground one when a shell runs it, but a command in a new
  * group is not: it would stop at its first read and the run would hang. So pkrun does what a
- * shell does for a job: it gives the terminal to the command's group (tcsetpgrp) and continues
- * the group in case it stopped before that. Ctrl-C and Ctrl-Z then go to the command's group, as
- * they would without pkrun.
+ * shell does for a job: the command's group takes the terminal in the child, before exec
+ * (processkit's take_terminal), and pkrun checks after the spawn, giving it (tcsetpgrp) and
+ * continuing the group if the child could not. Ctrl-C and Ctrl-Z go to the command's group from
+ * its first instruction, as they would without pkrun: none can reach pkrun in between.
  *
  * Job control follows. When the command stops (Ctrl-Z, or a background read after `bg`), pkrun
  * takes the terminal back and stops itself, so the shell sees its job stopped and gets the
@@ -36,7 +37,12 @@ void pkr_tty_start(struct pkr_tty *t, int command_pgid, int pidfd)
     /* Watched even from the background: a command stopped there by a terminal read stops pkrun
      * too, so that the shell shows the job stopped and `fg` brings both back. */
     pkr_signals_watch_stops();
-    if (tcgetpgrp(t->fd) == getpgrp() && tcsetpgrp(t->fd, command_pgid) == 0) {
+    /* The library normally did it already, in the child before exec (take_terminal): then the
+     * terminal is only to be given back at the end. */
+    pid_t fg = tcgetpgrp(t->fd);
+    if (fg == command_pgid) {
+        t->handed = true;
+    } else if (fg == getpgrp() && tcsetpgrp(t->fd, command_pgid) == 0) {
         t->handed = true;
         kill(-command_pgid, SIGCONT);
     }

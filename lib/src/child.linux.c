@@ -11,7 +11,9 @@
  *   1. signal handlers: reset the parent's installed handlers to SIG_DFL, but only when the
  *      kernel lacks CLONE_CLEAR_SIGHAND (then we read each disposition and write only the
  *      handled ones, never a blind reset of all 64);
- *   2. setpgid: lead or join the group's process group (process-group containment);
+ *   2. setpgid: lead or join the group's process group (process-group containment); a new
+ *      leader then takes the terminal when asked (take_terminal), with SIGTTOU blocked for the
+ *      call, as a shell's child does — best effort: a failure leaves the caller's own hand-off;
  *   3. contain: write "0" to the leaf's cgroup.procs — only when the mechanism could not clone
  *      straight into the cgroup (CLONE_INTO_CGROUP needs clone3);
  *   4. pdeathsig: PR_SET_PDEATHSIG, then getppid() against the spawner's pid, because the parent
@@ -35,6 +37,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -127,6 +131,19 @@ PK__NO_SANITIZE static int setup_stdio(struct pk__child_plan *plan)
     return 0;
 }
 
+/* Makes this child's new process group the terminal's foreground one. A background group's
+ * tcsetpgrp raises SIGTTOU, whose default stops the process: it is blocked for the call (the
+ * kernel then allows it) and the mask restored. The kernel's sigset is one word here. */
+PK__NO_SANITIZE static void take_terminal(int fd)
+{
+    unsigned long block = 1UL << (SIGTTOU - 1), old = 0;
+    if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, sizeof block) != 0)
+        return;
+    pid_t self = (pid_t)syscall(SYS_getpid);
+    (void)syscall(SYS_ioctl, fd, TIOCSPGRP, &self);
+    (void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+}
+
 PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
 {
     if (plan->reset_handlers)
@@ -134,6 +151,8 @@ PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
 
     if (plan->pgid >= 0 && syscall(SYS_setpgid, 0, plan->pgid) != 0)
         fail(plan, PK_STAGE_SETPGID, errno);
+    if (plan->pgid == 0 && plan->tty_fd >= 0)
+        take_terminal(plan->tty_fd);
 
     if (plan->cgroup_procs_fd >= 0 && syscall(SYS_write, plan->cgroup_procs_fd, "0", 1) != 1)
         fail(plan, PK_STAGE_CONTAIN, errno);

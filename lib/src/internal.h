@@ -60,6 +60,7 @@ struct pk__child_plan {
     int cgroup_procs_fd;    /* when the mechanism cannot clone into a cgroup: the child writes "0"
                                here to move itself (stage contain); -1 for none */
     int pgid;               /* -1: leave alone; 0: lead a new process group; >0: join it */
+    int tty_fd;             /* a new group leader takes this terminal (take_terminal); -1: no */
     int pdeathsig;          /* 0: none */
     int parent_pid;         /* for the PR_SET_PDEATHSIG race check */
     bool want_pidfd;        /* the caller polls or signals the child: create a pidfd */

@@ -256,6 +256,16 @@ static void arm_run(const pk_command *cmd, struct pk_process *proc)
     proc->last_io_ns = proc->start_ns;
 }
 
+/* The caller's controlling terminal among 0..2 when its process group is the foreground one
+ * (tcgetpgrp fails on any other terminal); -1 when none. Asked only for take_terminal. */
+static int foreground_tty(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+            return fd;
+    return -1;
+}
+
 int pk__process_start(const pk_command *cmd,
                       struct pk_process *proc,
                       pk_result *failure,
@@ -279,6 +289,7 @@ int pk__process_start(const pk_command *cmd,
         .cgroup_fd = -1,
         .cgroup_procs_fd = -1,
         .pgid = -1,
+        .tty_fd = cmd->take_terminal ? foreground_tty() : -1,
         .pdeathsig = cmd->pdeathsig,
         .inherit_fds = cmd->inherit_fds,
         .parent_pid = cmd->pdeathsig > 0 ? (int)getpid() : 0,
