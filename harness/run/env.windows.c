@@ -1,6 +1,6 @@
 /*
- * Environment capture on Windows (env.c is the Linux one; the same fields, so the report and
- * `pkbench compare` read both).
+ * Environment capture on Windows (env.linux.c is the Linux one; the same fields, so the report
+ * and `pkbench compare` read both; env.c fills the fields that do not depend on the platform).
  *
  * A run under Wine is recorded as such: ntdll's wine_get_version exists only there, and when it
  * does, `wine` holds its version, `distribution` says "Wine <version> on <host>", and the report
@@ -20,19 +20,6 @@
 #include <windows.h>
 
 #include <tlhelp32.h>
-
-#ifndef PKB_COMPILER
-#define PKB_COMPILER "unknown"
-#endif
-#ifndef PKB_COMPILER_FLAGS
-#define PKB_COMPILER_FLAGS ""
-#endif
-#ifndef PKB_BUILD_TYPE
-#define PKB_BUILD_TYPE "unknown"
-#endif
-#ifndef PKB_SOURCE_DIR
-#define PKB_SOURCE_DIR "."
-#endif
 
 typedef const char *(__cdecl *wine_version_fn)(void);
 typedef void(__cdecl *wine_host_fn)(const char **sysname, const char **release);
@@ -137,26 +124,6 @@ int pkb_env_procs_running(void)
     return -1;
 }
 
-static char *git(const char *const *args)
-{
-    const char *argv[8] = {"git", "-C", PKB_SOURCE_DIR};
-    int n = 3;
-    for (; args[n - 3] != NULL && n < 7; n++)
-        argv[n] = args[n - 3];
-    argv[n] = NULL;
-    pk_result r;
-    int rc = pk_run(&(pk_command){.argv = argv, .err.kind = PK_STDIO_NULL, .timeout_ms = 5000}, &r);
-    char *out = NULL;
-    if (rc == 0 && r.outcome.kind == PK_OUTCOME_EXITED && r.outcome.code == 0) {
-        out = r.out.data != NULL ? r.out.data : _strdup("");
-        r.out.data = NULL;
-        if (out != NULL)
-            out[strcspn(out, "\r\n")] = '\0';
-    }
-    pk_result_release(&r);
-    return out;
-}
-
 json_t *pkb_env_capture(void)
 {
     char cpu[256], kernel[128], distro[256];
@@ -179,9 +146,6 @@ json_t *pkb_env_capture(void)
         snprintf(distro, sizeof distro, "Windows");
     SYSTEM_INFO si;
     GetSystemInfo(&si);
-    char *commit = git((const char *const[]){"rev-parse", "HEAD", NULL});
-    char *status =
-        git((const char *const[]){"status", "--porcelain", "--untracked-files=no", NULL});
     int processes, threads;
     counts(&processes, &threads);
     json_t *env = json_object();
@@ -192,12 +156,7 @@ json_t *pkb_env_capture(void)
     json_object_set_new(env, "distribution", json_string(distro));
     json_object_set_new(env, "wine", wine != NULL ? json_string(wine) : json_null());
     json_object_set_new(env, "libc", json_string("msvcrt (mingw-w64)"));
-    json_object_set_new(env, "compiler", json_string(PKB_COMPILER));
-    json_object_set_new(env, "compiler_flags", json_string(PKB_COMPILER_FLAGS));
-    json_object_set_new(env, "build_type", json_string(PKB_BUILD_TYPE));
-    json_object_set_new(env, "git_commit", json_string(commit != NULL ? commit : "unknown"));
-    json_object_set_new(env, "git_dirty",
-                        status != NULL ? json_boolean(status[0] != '\0') : json_null());
+    pkb_env_build(env);
     json_object_set_new(env, "processes_start", json_integer(processes));
     json_object_set_new(env, "threads_start", json_integer(threads));
     json_object_set_new(env, "loadavg_start", json_pack("[fff]", -1.0, -1.0, -1.0));
@@ -205,14 +164,7 @@ json_t *pkb_env_capture(void)
     json_object_set_new(env, "thp", json_string("n/a (Windows)"));
     json_object_set_new(env, "cpufreq_governor", json_null());
     json_object_set_new(env, "cgroup_cpu_max", json_null());
-    json_object_set_new(env, "spawn_mechanism",
-                        json_string(pk_mechanism_name(pk_spawn_mechanism())));
-    json_object_set_new(env, "clear_sighand", json_boolean(pk_spawn_clears_sighand()));
-    json_object_set_new(env, "containment",
-                        json_string(pk_containment_name(pk_host_containment())));
-    json_object_set_new(env, "processkit_version", json_string(pk_version()));
-    free(commit);
-    free(status);
+    pkb_env_library(env);
     return env;
 }
 
