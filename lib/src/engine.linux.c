@@ -107,7 +107,7 @@ void pk__engine_read(struct pk_process *p, int i)
     struct pk__stream *s = &p->streams[i];
     int r = pk__stream_fill(s);
     if (r > 0)
-        p->last_io_ns = pk__now_ns();
+        p->lim.last_io_ns = pk__now_ns();
     else if (r < 0)
         note_error(p, r);
     if (s->eof)
@@ -174,52 +174,31 @@ static void tree_signal(struct pk_process *p, int signo)
         (void)pk__signal(p->pid, p->pidfd, signo);
 }
 
-static void begin_end(struct pk_process *p, pk_outcome_kind kind, int signo, int64_t now)
+void pk__engine_timers(struct pk_process *p, int64_t now)
 {
-    p->ending = kind;
-    if (p->grace_ns > 0) {
+    if (p->exited)
+        return;
+    int signo = 0;
+    bool cancelled = p->cancel != NULL && p->cancel->fired;
+    switch (pk__limits_due(&p->lim, now, cancelled, cancelled ? p->cancel->signo : 0, &signo)) {
+    case PK__LIMIT_SIGNAL:
         tree_signal(p, signo);
         /* A stopped process only acts on the signal once continued: without this, a stopped
          * tree would always wait out the grace and die of SIGKILL. */
         if (signo != SIGCONT)
             tree_signal(p, SIGCONT);
-        p->kill_at_ns = now + p->grace_ns;
-    } else {
+        break;
+    case PK__LIMIT_KILL:
         tree_signal(p, SIGKILL);
-    }
-}
-
-void pk__engine_timers(struct pk_process *p, int64_t now)
-{
-    if (p->exited)
-        return;
-    if (p->ending == PK_OUTCOME_NONE) {
-        if (p->cancel != NULL && p->cancel->fired)
-            begin_end(p, PK_OUTCOME_CANCELLED, p->cancel->signo, now);
-        else if (p->deadline_ns != 0 && now >= p->deadline_ns)
-            begin_end(p, PK_OUTCOME_TIMED_OUT, SIGTERM, now);
-        else if (p->idle_ns != 0 && now >= p->last_io_ns + p->idle_ns)
-            begin_end(p, PK_OUTCOME_IDLE_TIMED_OUT, SIGTERM, now);
-    } else if (p->kill_at_ns != 0 && now >= p->kill_at_ns) {
-        tree_signal(p, SIGKILL);
-        p->kill_at_ns = 0;
+        break;
+    case PK__LIMIT_NONE:
+        break;
     }
 }
 
 int64_t pk__engine_next_wakeup(const struct pk_process *p)
 {
-    if (p->exited)
-        return 0;
-    int64_t t = 0;
-    if (p->ending == PK_OUTCOME_NONE) {
-        if (p->deadline_ns != 0)
-            t = p->deadline_ns;
-        if (p->idle_ns != 0 && (t == 0 || p->last_io_ns + p->idle_ns < t))
-            t = p->last_io_ns + p->idle_ns;
-    } else if (p->kill_at_ns != 0) {
-        t = p->kill_at_ns;
-    }
-    return t;
+    return p->exited ? 0 : pk__limits_next(&p->lim);
 }
 
 bool pk__engine_done(const struct pk_process *p)
@@ -237,8 +216,8 @@ int pk__engine_result(struct pk_process *p, pk_result *res)
                 deliver(p, i);
     }
     res->outcome = p->outcome;
-    if (p->ending != PK_OUTCOME_NONE)
-        res->outcome.kind = p->ending; /* code/signo keep how the child actually ended */
+    if (p->lim.ending != PK_OUTCOME_NONE)
+        res->outcome.kind = p->lim.ending; /* code/signo keep how the child actually ended */
     res->outcome.pid = p->pid;
     res->outcome.wall_ns = pk__now_ns() - p->start_ns;
     res->containment = p->containment;
@@ -282,7 +261,7 @@ static int drive_once(struct pk_process *p)
         pfd[n] = (struct pollfd){p->pidfd, POLLIN, 0};
         what[n++] = W_PIDFD;
     }
-    if (p->cancel != NULL && p->ending == PK_OUTCOME_NONE && !p->exited) {
+    if (p->cancel != NULL && p->lim.ending == PK_OUTCOME_NONE && !p->exited) {
         pfd[n] = (struct pollfd){p->cancel->efd, POLLIN, 0};
         what[n++] = W_CANCEL;
     }

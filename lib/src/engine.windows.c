@@ -276,7 +276,7 @@ static void read_done(struct pk_process *p, int i, DWORD bytes, DWORD err)
             end_stream(p, i);
     } else {
         pk__stream_commit(s, bytes);
-        p->last_io_ns = pk__now_ns();
+        p->lim.last_io_ns = pk__now_ns();
     }
     if (s->lines)
         deliver(p, i);
@@ -363,48 +363,28 @@ static void tree_signal(struct pk_process *p, int signo)
     (void)GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, (DWORD)p->pid);
 }
 
-static void begin_end(struct pk_process *p, pk_outcome_kind kind, int signo, int64_t now)
-{
-    p->ending = kind;
-    if (p->grace_ns > 0) {
-        tree_signal(p, signo);
-        p->kill_at_ns = now + p->grace_ns;
-    } else {
-        tree_signal(p, PK__SIGKILL);
-    }
-}
-
 void pk__engine_timers(struct pk_process *p, int64_t now)
 {
     if (p->exited)
         return;
-    if (p->ending == PK_OUTCOME_NONE) {
-        if (p->cancel != NULL && p->cancel->fired)
-            begin_end(p, PK_OUTCOME_CANCELLED, (int)p->cancel->signo, now);
-        else if (p->deadline_ns != 0 && now >= p->deadline_ns)
-            begin_end(p, PK_OUTCOME_TIMED_OUT, PK__SIGTERM, now);
-        else if (p->idle_ns != 0 && now >= p->last_io_ns + p->idle_ns)
-            begin_end(p, PK_OUTCOME_IDLE_TIMED_OUT, PK__SIGTERM, now);
-    } else if (p->kill_at_ns != 0 && now >= p->kill_at_ns) {
+    int signo = 0;
+    bool cancelled = p->cancel != NULL && p->cancel->fired;
+    switch (
+        pk__limits_due(&p->lim, now, cancelled, cancelled ? (int)p->cancel->signo : 0, &signo)) {
+    case PK__LIMIT_SIGNAL:
+        tree_signal(p, signo);
+        break;
+    case PK__LIMIT_KILL:
         tree_signal(p, PK__SIGKILL);
-        p->kill_at_ns = 0;
+        break;
+    case PK__LIMIT_NONE:
+        break;
     }
 }
 
 int64_t pk__engine_next_wakeup(const struct pk_process *p)
 {
-    if (p->exited)
-        return 0;
-    int64_t t = 0;
-    if (p->ending == PK_OUTCOME_NONE) {
-        if (p->deadline_ns != 0)
-            t = p->deadline_ns;
-        if (p->idle_ns != 0 && (t == 0 || p->last_io_ns + p->idle_ns < t))
-            t = p->last_io_ns + p->idle_ns;
-    } else if (p->kill_at_ns != 0) {
-        t = p->kill_at_ns;
-    }
-    return t;
+    return p->exited ? 0 : pk__limits_next(&p->lim);
 }
 
 bool pk__engine_done(const struct pk_process *p)
@@ -421,8 +401,8 @@ int pk__engine_result(struct pk_process *p, pk_result *res)
                 deliver(p, i);
     }
     res->outcome = p->outcome;
-    if (p->ending != PK_OUTCOME_NONE)
-        res->outcome.kind = p->ending;
+    if (p->lim.ending != PK_OUTCOME_NONE)
+        res->outcome.kind = p->lim.ending;
     res->outcome.pid = p->pid;
     res->outcome.wall_ns = pk__now_ns() - p->start_ns;
     res->containment = p->containment;

@@ -13,12 +13,14 @@
  *   cancel.linux.c   cancel handles (eventfd)
  *   null.posix.c     /dev/null kept open for the children's streams
  *   command.c        validating a command, the streams' effective kinds (shared with Windows)
+ *   timelimits.c     the time-limit policy: which limit fired, the grace (shared with Windows)
  *   env.posix.c, resolve.posix.c, error.c
  */
 #ifndef PK_INTERNAL_H
 #define PK_INTERNAL_H
 
 #include "processkit.h"
+#include "timelimits.h"
 #include "pump.h"
 
 #include <limits.h>
@@ -235,12 +237,7 @@ struct pk_process {
     int64_t start_ns;
 
     /* run control */
-    int64_t deadline_ns; /* absolute, 0: none */
-    int64_t idle_ns;     /* inactivity limit, 0: none */
-    int64_t last_io_ns;
-    int64_t grace_ns;
-    int64_t kill_at_ns;     /* while ending with grace: when SIGKILL follows */
-    pk_outcome_kind ending; /* 0, or TIMED_OUT / IDLE_TIMED_OUT / CANCELLED once acting */
+    struct pk__limits lim; /* the time limits and cancel, and which one fired (timelimits.c) */
     pk_cancel *cancel;
     int (*on_line)(void *user, const pk_line *line);
     void *line_user;

@@ -1,8 +1,8 @@
 /*
  * Private declarations of the Windows build. The POSIX build's internal.h describes a child plan
  * for clone3 and a cgroup; here a start is a CreateProcessW call, a group is a Job Object, and
- * every run's pipes complete on an I/O completion port. Only pump.h (the stream pump) and
- * command.h (validating a command) are shared.
+ * every run's pipes complete on an I/O completion port. Only pump.h (the stream pump),
+ * command.h (validating a command) and timelimits.h (the time-limit policy) are shared.
  *
  * Module map:
  *   text.windows.c     UTF-8 <-> UTF-16, Win32 errors -> errno, the clock
@@ -12,12 +12,13 @@
  *   engine.windows.c   one run's steps over the completion port and the single-run driver
  *   loop.windows.c     pk_loop: many runs on one completion port
  *   group.windows.c    pk_group on a Job Object;  cancel.windows.c  cancel handles (events)
- *   errname.windows.c, error.c, pump.c, command.c
+ *   errname.windows.c, error.c, pump.c, command.c, timelimits.c
  */
 #ifndef PK_INTERNAL_WINDOWS_H
 #define PK_INTERNAL_WINDOWS_H
 
 #include "processkit.h"
+#include "timelimits.h"
 #include "pump.h"
 
 #include <stdbool.h>
@@ -116,11 +117,10 @@ struct pk_process {
     int64_t start_ns;
 
     /* run control, as on POSIX */
-    int64_t deadline_ns, idle_ns, last_io_ns, grace_ns, kill_at_ns;
-    pk_outcome_kind ending;
-    bool terminated; /* the library terminated the tree (the exit code is then ours) */
-    int break_signo; /* the signal a Ctrl+Break we sent stood for, 0: none */
-    bool closing;    /* being released: no new I/O is issued */
+    struct pk__limits lim; /* the time limits and cancel, as on POSIX (timelimits.c) */
+    bool terminated;       /* the library terminated the tree (the exit code is then ours) */
+    int break_signo;       /* the signal a Ctrl+Break we sent stood for, 0: none */
+    bool closing;          /* being released: no new I/O is issued */
     pk_cancel *cancel;
     int (*on_line)(void *user, const pk_line *line);
     void *line_user;

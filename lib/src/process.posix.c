@@ -250,10 +250,7 @@ static void arm_run(const pk_command *cmd, struct pk_process *proc)
     proc->on_line = cmd->on_line;
     proc->line_user = cmd->line_user;
     proc->cancel = cmd->cancel;
-    proc->deadline_ns = cmd->timeout_ms > 0 ? proc->start_ns + cmd->timeout_ms * 1000000 : 0;
-    proc->idle_ns = cmd->idle_timeout_ms * 1000000;
-    proc->grace_ns = cmd->grace_ms * 1000000;
-    proc->last_io_ns = proc->start_ns;
+    pk__limits_arm(&proc->lim, cmd, proc->start_ns);
 }
 
 /* The caller's controlling terminal among 0..2 when its process group is the foreground one

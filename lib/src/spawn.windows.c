@@ -370,10 +370,7 @@ static void arm_run(const pk_command *cmd, struct pk_process *p)
     p->on_line = cmd->on_line;
     p->line_user = cmd->line_user;
     p->cancel = cmd->cancel;
-    p->deadline_ns = cmd->timeout_ms > 0 ? p->start_ns + cmd->timeout_ms * 1000000 : 0;
-    p->idle_ns = cmd->idle_timeout_ms * 1000000;
-    p->grace_ns = cmd->grace_ms * 1000000;
-    p->last_io_ns = p->start_ns;
+    pk__limits_arm(&p->lim, cmd, p->start_ns);
 }
 
 /* Our pipe ends complete on the port; the exit and cancel waits post there too. */
