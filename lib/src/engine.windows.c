@@ -76,10 +76,17 @@ static bool want_read(const struct pk_process *p, int i)
            !(p->pulling && s->lines && s->scan < s->end);
 }
 
+static void deliver(struct pk_process *p, int i);
+
+/* The stream's end: a final line without a newline becomes a line now, so a line callback gets it
+ * whichever packet (a read, the exit, a cancelled read) ends the stream. */
 static void end_stream(struct pk_process *p, int i)
 {
-    if (!p->streams[i].eof)
+    if (!p->streams[i].eof) {
         pk__stream_commit(&p->streams[i], 0);
+        if (p->streams[i].lines)
+            deliver(p, i);
+    }
     close_h(&p->pipe[i]);
 }
 

@@ -17,6 +17,7 @@
     X(win_capture_and_stdin, 20)                                                                   \
     X(win_bounded_capture, 20)                                                                     \
     X(win_lines_streamed_in_order, 20)                                                             \
+    X(win_final_unterminated_line_delivered, 60)                                                   \
     X(win_pull_api, 20)                                                                            \
     X(win_timeout_with_grace, 30)                                                                  \
     X(win_timeout_break_ends_grace_early, 40)                                                      \

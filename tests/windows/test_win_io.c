@@ -124,6 +124,40 @@ TEST_IMPL(win_lines_streamed_in_order)
     pk_result_release(&r);
 }
 
+struct last_line {
+    int lines;
+    bool last_ok;
+};
+
+static int on_last(void *user, const pk_line *line)
+{
+    struct last_line *l = user;
+    l->lines++;
+    l->last_ok = line->len == 4 && memcmp(line->data, "last", 4) == 0 && !line->newline;
+    return 0;
+}
+
+/* A final line without a newline reaches the line callback however the stream ends: the exit can
+ * come before or after the last read completes (under Wine it did either, run to run). */
+TEST_IMPL(win_final_unterminated_line_delivered)
+{
+    for (int k = 0; k < 50; k++) {
+        struct last_line l = {0};
+        pk_result r;
+        ASSERT_OK(
+            pk_run(&(pk_command){.argv = HELPER("cat"),
+                                 .in = {.kind = PK_STDIO_BYTES, .data = "first\nlast", .len = 10},
+                                 .on_line = on_last,
+                                 .line_user = &l},
+                   &r));
+        ASSERT_EXITED(r, 0);
+        if (l.lines != 2 || !l.last_ok)
+            pk_test_fail(__FILE__, __LINE__, "run %d: %d lines, last %s", k, l.lines,
+                         l.last_ok ? "ok" : "missing or wrong");
+        pk_result_release(&r);
+    }
+}
+
 TEST_IMPL(win_pull_api)
 {
     pk_process *p;
