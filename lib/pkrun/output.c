@@ -1,149 +1,71 @@
 /*
- * What pkrun writes besides the command's bytes: the --json outcome, and the one rule every file
- * it writes follows.
+ * What pkrun says about a run, the same on every platform: the --json outcome (schema "pkrun",
+ * version 2), the --verbose lines, the one line for a start that failed, and the --keep fail
+ * verdict. Each platform's run fills a struct pkr_report (the POSIX relay, or the Windows line
+ * callback, says how each stream reached pkrun's output); nothing here looks at how.
  *
- * The rule: a regular file (or a path that does not exist yet) is written to a temporary file in
- * the same directory, flushed, and renamed over it, so a reader sees the old outcome or the new
- * one, never half of one; when the path is a symlink, its target is what gets replaced. Anything
- * else a user can name as an output — a terminal, a FIFO, /dev/stderr, a shell's >(...) — is
- * opened and written in place, as the shell's `>` would: renaming over it would replace a device
- * node or a symlink with a regular file (as root, /dev/stderr itself) and leave a FIFO's reader
- * waiting forever. The path is checked before the command runs, so a typo costs nothing.
+ * The JSON is made in memory (measured, then written into a buffer of that size: Windows has no
+ * open_memstream) and written by pkr_output_write: "-" is pkrun's stdout, anything else follows
+ * the one rule for files (pkr_file_write: output.posix.c, output.windows.c).
  */
-#define _GNU_SOURCE
 #include "pkrun.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-static int write_all(int fd, const char *data, size_t len)
+/* ---- measured text ------------------------------------------------------------------------ */
+
+/* The JSON is made twice: once to measure it (p NULL), then into a buffer of that size. */
+struct text {
+    char *p;
+    size_t len, cap;
+};
+
+static void add(struct text *t, const char *s, size_t n)
 {
-    for (size_t done = 0; done < len;) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno != EINTR)
-            return -errno;
-        if (w > 0)
-            done += (size_t)w;
-    }
-    return 0;
+    if (t->p != NULL && t->len + n < t->cap)
+        memcpy(t->p + t->len, s, n);
+    t->len += n;
 }
 
-/* The directory part of path (or "."), into dir. */
-static void dir_of(const char *path, char *dir, size_t cap)
+static void put(struct text *t, const char *fmt, ...) PKR_PRINTF(2, 3);
+static void put(struct text *t, const char *fmt, ...)
 {
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL)
-        snprintf(dir, cap, ".");
-    else if (slash == path)
-        snprintf(dir, cap, "/");
-    else
-        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
-}
-
-int pkr_output_check(const char *path)
-{
-    if (strcmp(path, "-") == 0)
-        return 0;
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return -EISDIR;
-        if (access(path, W_OK) != 0)
-            return -errno;
-        if (!S_ISREG(st.st_mode))
-            return 0;
-        /* Replaced by a rename: its directory (the symlink target's) must take a new file. */
-        char real[PATH_MAX], dir[PATH_MAX];
-        if (realpath(path, real) == NULL)
-            return -errno;
-        dir_of(real, dir, sizeof dir);
-        return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
-    }
-    if (errno != ENOENT)
-        return -errno;
-    char dir[PATH_MAX];
-    dir_of(path, dir, sizeof dir);
-    return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
-}
-
-static int write_in_place(const char *path, const char *data, size_t len)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -errno;
-    int rc = write_all(fd, data, len);
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    return rc;
-}
-
-static int write_atomic(const char *path, const char *data, size_t len)
-{
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return -ENAMETOOLONG;
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    int rc = write_all(fd, data, len);
-    /* mkostemp makes 0600; the outcome is as readable as any file the user's umask allows. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (rc == 0 && fchmod(fd, 0666 & ~mask) != 0)
-        rc = -errno;
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
-}
-
-int pkr_output_write(const char *path, const char *data, size_t len)
-{
-    if (strcmp(path, "-") == 0)
-        return write_all(1, data, len);
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return errno == ENOENT ? write_atomic(path, data, len) : -errno;
-    if (S_ISDIR(st.st_mode))
-        return -EISDIR;
-    if (!S_ISREG(st.st_mode))
-        return write_in_place(path, data, len);
-    char real[PATH_MAX];
-    if (realpath(path, real) == NULL)
-        return -errno;
-    return write_atomic(real, data, len);
+    va_list ap;
+    va_start(ap, fmt);
+    bool room = t->p != NULL && t->len < t->cap;
+    int n = vsnprintf(room ? t->p + t->len : NULL, room ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    t->len += n > 0 ? (size_t)n : 0;
 }
 
 /* ---- the JSON outcome ---------------------------------------------------------------------- */
 
 /* A JSON string: escapes, and U+FFFD for bytes that are not valid UTF-8. */
-static void json_string(FILE *f, const char *s, size_t n)
+static void json_string(struct text *t, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
-    fputc('"', f);
+    add(t, "\"", 1);
     for (size_t i = 0; i < n;) {
         unsigned char c = u[i];
         if (c == '"' || c == '\\') {
-            fprintf(f, "\\%c", c), i++;
+            put(t, "\\%c", c), i++;
         } else if (c == '\n') {
-            fputs("\\n", f), i++;
+            add(t, "\\n", 2), i++;
         } else if (c == '\t') {
-            fputs("\\t", f), i++;
+            add(t, "\\t", 2), i++;
         } else if (c < 0x20 || c == 0x7f) {
-            fprintf(f, "\\u%04x", c), i++;
+            put(t, "\\u%04x", c), i++;
         } else if (c < 0x80) {
-            fputc(c, f), i++;
+            /* a run of plain ASCII at once */
+            size_t j = i;
+            while (j < n && u[j] >= 0x20 && u[j] < 0x7f && u[j] != '"' && u[j] != '\\')
+                j++;
+            add(t, s + i, j - i);
+            i = j;
         } else {
             size_t len = c >= 0xC2 && c <= 0xDF   ? 2
                          : c >= 0xE0 && c <= 0xEF ? 3
@@ -158,15 +80,15 @@ static void json_string(FILE *f, const char *s, size_t n)
             if (ok && len == 4)
                 ok = !(c == 0xF0 && u[i + 1] < 0x90) && !(c == 0xF4 && u[i + 1] > 0x8F);
             if (ok) {
-                fwrite(u + i, 1, len, f);
+                add(t, s + i, len);
                 i += len;
             } else {
-                fputs("\\ufffd", f);
+                add(t, "\\ufffd", 6);
                 i++;
             }
         }
     }
-    fputc('"', f);
+    add(t, "\"", 1);
 }
 
 /* What was kept: fail keeps a head. */
@@ -177,86 +99,202 @@ static const char *keep_name(pk_keep keep)
 
 /* One stream: how it reached pkrun's output, what was delivered, and (captured) what was kept. */
 static void
-json_stream(FILE *f, const char *name, const struct pkr_relay *relay, int id, pk_keep keep)
+json_stream(struct text *t, const char *name, const struct pkr_stream_report *s, pk_keep keep)
 {
-    fprintf(f, "    \"%s\": {", name);
-    const struct pkr_stream *s = NULL;
-    for (int i = 0; i < relay->nstreams; i++)
-        if (relay->streams[i].id == id)
-            s = &relay->streams[i];
-    if (id == 2 && relay->merged) {
-        fputs("\"forwarding\": \"merged into stdout\"}", f);
+    static const char *const forwarding[] = {
+        [PKR_INHERITED] = "inherited",
+        [PKR_CLOSED] = "closed",
+        [PKR_MERGED] = "merged into stdout",
+        [PKR_RELAYED] = "relayed",
+    };
+    put(t, "    \"%s\": {", name);
+    if (s->forwarding != PKR_RELAYED) {
+        put(t, "\"forwarding\": \"%s\"}", forwarding[s->forwarding]);
         return;
     }
-    if (s == NULL) {
-        fprintf(f, "\"forwarding\": \"%s\"}", relay->closed[id] ? "closed" : "inherited");
-        return;
-    }
-    fprintf(f, "\"forwarding\": \"relayed\", \"bytes\": %llu, \"delivered_bytes\": %llu",
-            (unsigned long long)s->bytes, (unsigned long long)s->out->bytes);
-    if (s->out->gone)
-        fputs(", \"reader_gone\": true", f);
-    if (s->out->error != 0)
-        fprintf(f, ", \"write_error\": \"%s\"", pk_errname(-s->out->error));
-    if (s->capturing) {
-        struct pkr_capture *c = (struct pkr_capture *)&s->cap;
+    put(t, "\"forwarding\": \"relayed\", \"bytes\": %llu, \"delivered_bytes\": %llu",
+        (unsigned long long)s->bytes, (unsigned long long)s->delivered_bytes);
+    if (s->reader_gone)
+        put(t, ", \"reader_gone\": true");
+    if (s->write_error != 0)
+        put(t, ", \"write_error\": \"%s\"", pk_errname(-s->write_error));
+    if (s->capture != NULL) {
         const char *text;
         size_t len;
         bool truncated;
-        pkr_capture_kept(c, &text, &len, &truncated);
-        fprintf(f, ", \"lines\": %llu, \"truncated\": %s, \"kept\": \"%s\", \"kept_bytes\": %zu",
-                (unsigned long long)pkr_capture_lines(c), truncated ? "true" : "false",
-                keep_name(keep), len);
-        fputs(", \"text\": ", f);
-        json_string(f, text, len);
+        pkr_capture_kept(s->capture, &text, &len, &truncated);
+        put(t, ", \"lines\": %llu, \"truncated\": %s, \"kept\": \"%s\", \"kept_bytes\": %zu",
+            (unsigned long long)pkr_capture_lines(s->capture), truncated ? "true" : "false",
+            keep_name(keep), len);
+        put(t, ", \"text\": ");
+        json_string(t, text, len);
     }
-    fputs("}", f);
+    put(t, "}");
 }
 
 /* How the run ended: the outcome's kind and its details, pkrun's own exit status, the times. */
-static void json_outcome(FILE *f, const struct pkr_report *rep)
+static void json_outcome(struct text *t, const struct pkr_report *rep)
 {
     const pk_outcome *oc = &rep->res->outcome;
-    fprintf(f, "  \"outcome\": \"%s\",\n", pk_outcome_kind_name(rep->kind));
-    if (oc->kind == PK_OUTCOME_SPAWN_FAILED)
-        fprintf(f, "  \"stage\": \"%s\",\n  \"error\": \"%s\",\n", pk_stage_name(oc->stage),
-                pk_errname(oc->error));
-    else if (oc->signo != 0)
-        fprintf(f, "  \"signal\": %d,\n  \"core_dumped\": %s,\n", oc->signo,
-                oc->core_dumped ? "true" : "false");
-    else
-        fprintf(f, "  \"exit_code\": %d,\n", oc->code);
+    put(t, "  \"outcome\": \"%s\",\n", pk_outcome_kind_name(rep->kind));
+    if (oc->kind == PK_OUTCOME_SPAWN_FAILED) {
+        put(t, "  \"stage\": \"%s\",\n  \"error\": \"%s\",\n", pk_stage_name(oc->stage),
+            pk_errname(oc->error));
+    } else if (oc->kind == PK_OUTCOME_CRASHED) { /* Windows: an unhandled exception */
+        const char *name = pk_ntstatus_name(oc->ntstatus);
+        put(t, "  \"ntstatus\": \"0x%08X\",\n  \"ntstatus_name\": \"%s\",\n",
+            (unsigned)oc->ntstatus, name != NULL ? name : "unknown");
+    } else if (oc->signo != 0) {
+        put(t, "  \"signal\": %d,\n  \"core_dumped\": %s,\n", oc->signo,
+            oc->core_dumped ? "true" : "false");
+    } else {
+        put(t, "  \"exit_code\": %d,\n", oc->code);
+    }
     if (rep->run_rc != 0)
-        fprintf(f, "  \"run_error\": \"%s\",\n", pk_errname(rep->run_rc));
-    fprintf(f, "  \"pkrun_exit_status\": %d,\n", rep->status);
-    fprintf(f, "  \"wall_ms\": %.3f,\n  \"user_ms\": %.3f,\n  \"sys_ms\": %.3f,\n",
-            (double)oc->wall_ns / 1e6, (double)oc->user_us / 1e3, (double)oc->sys_us / 1e3);
+        put(t, "  \"run_error\": \"%s\",\n", pk_errname(rep->run_rc));
+    put(t, "  \"pkrun_exit_status\": %d,\n", rep->status);
+    put(t, "  \"wall_ms\": %.3f,\n  \"user_ms\": %.3f,\n  \"sys_ms\": %.3f,\n",
+        (double)oc->wall_ns / 1e6, (double)oc->user_us / 1e3, (double)oc->sys_us / 1e3);
+}
+
+/* AUTO gave less than the whole tree: a process group where no cgroup was delegated. A cgroup
+ * (Linux) and a Job Object (Windows) are the whole tree; --foreground asks for less itself. */
+static bool downgraded(const struct pkr_options *o, pk_containment got)
+{
+    return o->containment == PK_CONTAIN_AUTO && !o->foreground && got != PK_CONTAIN_CGROUP &&
+           got != PK_CONTAIN_JOB;
+}
+
+static void json_text(struct text *t, const struct pkr_report *rep)
+{
+    const struct pkr_options *o = rep->o;
+    const pk_result *r = rep->res;
+    put(t, "{\n  \"schema\": \"pkrun\",\n  \"schema_version\": 2,\n  \"argv\": [");
+    for (char **a = o->argv; *a != NULL; a++) {
+        json_string(t, *a, strlen(*a));
+        if (a[1] != NULL)
+            put(t, ", ");
+    }
+    put(t, "],\n  \"spawn_mechanism\": \"%s\",\n", pk_mechanism_name(pk_spawn_mechanism()));
+    put(t, "  \"containment\": \"%s\",\n  \"containment_requested\": \"%s\",\n",
+        pk_containment_name(r->containment), pk_containment_name(o->containment));
+    put(t, "  \"containment_downgraded\": %s,\n", downgraded(o, r->containment) ? "true" : "false");
+    json_outcome(t, rep);
+    put(t, "  \"streams\": {\n");
+    json_stream(t, "stdout", &rep->streams[0], o->keep);
+    put(t, ",\n");
+    json_stream(t, "stderr", &rep->streams[1], o->keep);
+    put(t, "\n  }\n}\n");
 }
 
 int pkr_json(const struct pkr_report *rep, char **text, size_t *len)
 {
-    FILE *f = open_memstream(text, len);
-    if (f == NULL)
+    struct text t = {0};
+    json_text(&t, rep);
+    t = (struct text){.p = malloc(t.len + 1), .cap = t.len + 1};
+    if (t.p == NULL)
         return -ENOMEM;
-    const struct pkr_options *o = rep->o;
-    const pk_result *r = rep->res;
-    bool downgraded =
-        r->containment != PK_CONTAIN_CGROUP && o->containment == PK_CONTAIN_AUTO && !o->foreground;
-    fprintf(f, "{\n  \"schema\": \"pkrun\",\n  \"schema_version\": 2,\n  \"argv\": [");
-    for (char **a = o->argv; *a != NULL; a++) {
-        json_string(f, *a, strlen(*a));
-        if (a[1] != NULL)
-            fputs(", ", f);
+    json_text(&t, rep);
+    t.p[t.len < t.cap ? t.len : t.cap - 1] = '\0';
+    *text = t.p;
+    *len = t.len;
+    return 0;
+}
+
+int pkr_output_check(const char *path)
+{
+    return strcmp(path, "-") == 0 ? 0 : pkr_file_check(path);
+}
+
+int pkr_output_write(const char *path, const char *data, size_t len)
+{
+    uint64_t done = 0;
+    return strcmp(path, "-") == 0 ? pkr_write_std(1, data, len, &done)
+                                  : pkr_file_write(path, data, len);
+}
+
+void pkr_json_write(const struct pkr_report *rep)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = pkr_json(rep, &text, &len);
+    if (rc == 0)
+        rc = pkr_output_write(rep->o->json, text, len);
+    free(text);
+    /* Said, but the command's status stands: the run itself did what it did. */
+    if (rc != 0)
+        fprintf(stderr, "pkrun: --json: cannot write '%s': %s\n", rep->o->json, pk_strerror(rc));
+}
+
+/* ---- what pkrun says on stderr ------------------------------------------------------------- */
+
+void pkr_say_start(const struct pkr_options *o, bool relayed, bool merged)
+{
+    fprintf(stderr, "pkrun: spawn mechanism %s, containment requested %s, host offers %s; ",
+            pk_mechanism_name(pk_spawn_mechanism()), pk_containment_name(o->containment),
+            pk_containment_name(pk_host_containment()));
+    if (!relayed)
+        fprintf(stderr, "output inherited\n");
+    else
+        fprintf(stderr, "output relayed through pipes%s\n",
+                merged ? " (stdout and stderr are one file: one pipe)" : "");
+}
+
+void pkr_say_end(const struct pkr_options *o,
+                 const pk_result *res,
+                 pk_outcome_kind kind,
+                 int status)
+{
+    fprintf(stderr, "pkrun: containment %s%s; outcome %s", pk_containment_name(res->containment),
+            downgraded(o, res->containment)
+                ? " (downgraded: no cgroup v2 delegated here; setsid descendants can escape)"
+                : "",
+            pk_outcome_kind_name(kind));
+    if (res->outcome.kind == PK_OUTCOME_CRASHED)
+        fprintf(stderr, ", NTSTATUS 0x%08X", (unsigned)res->outcome.ntstatus);
+    else if (res->outcome.signo != 0)
+        fprintf(stderr, ", signal %d", res->outcome.signo);
+    else if (res->outcome.kind != PK_OUTCOME_SPAWN_FAILED)
+        fprintf(stderr, ", exit code %d", res->outcome.code);
+    fprintf(stderr, "; wall %.1f ms; exit status %d\n", (double)res->outcome.wall_ns / 1e6, status);
+}
+
+int pkr_start_failed(const struct pkr_options *o, int rc, const pk_result *f)
+{
+    const char *prog = o->argv[0];
+    if (rc == PK_ENOTFOUND) {
+        fprintf(stderr, "pkrun: %s: not found in PATH (searched %s)\n", prog,
+                f->searched ? f->searched : "");
+        return PKR_EXIT_NOTFOUND;
     }
-    fprintf(f, "],\n  \"spawn_mechanism\": \"%s\",\n", pk_mechanism_name(pk_spawn_mechanism()));
-    fprintf(f, "  \"containment\": \"%s\",\n  \"containment_requested\": \"%s\",\n",
-            pk_containment_name(r->containment), pk_containment_name(o->containment));
-    fprintf(f, "  \"containment_downgraded\": %s,\n", downgraded ? "true" : "false");
-    json_outcome(f, rep);
-    fputs("  \"streams\": {\n", f);
-    json_stream(f, "stdout", rep->relay, 1, o->keep);
-    fputs(",\n", f);
-    json_stream(f, "stderr", rep->relay, 2, o->keep);
-    fputs("\n  }\n}\n", f);
-    return fclose(f) == 0 ? 0 : -ENOMEM;
+    if (rc == PK_ENOCONTAIN) {
+        fprintf(stderr, "pkrun: --containment %s: %s\n", pk_containment_name(o->containment),
+                pk_strerror(rc));
+        return PKR_EXIT_OWN;
+    }
+    fprintf(stderr, "pkrun: %s: %s (stage %s)\n", prog, pk_strerror(rc),
+            pk_stage_name(f->outcome.stage));
+    if (f->outcome.stage == PK_STAGE_EXEC || f->outcome.stage == PK_STAGE_RESOLVE)
+        return rc == -ENOENT ? PKR_EXIT_NOTFOUND : PKR_EXIT_NOEXEC;
+    return PKR_EXIT_OWN;
+}
+
+bool pkr_over_fail_cap(const struct pkr_stream_report streams[2])
+{
+    bool over = false;
+    for (int i = 0; i < 2; i++) {
+        struct pkr_capture *c = streams[i].capture;
+        const char *text;
+        size_t len;
+        bool truncated = false;
+        if (c != NULL)
+            pkr_capture_kept(c, &text, &len, &truncated);
+        if (truncated) {
+            fprintf(stderr, "pkrun: output over the --keep fail cap: %s %llu bytes / %llu lines\n",
+                    i == 0 ? "stdout" : "stderr", (unsigned long long)c->total_bytes,
+                    (unsigned long long)pkr_capture_lines(c));
+            over = true;
+        }
+    }
+    return over;
 }

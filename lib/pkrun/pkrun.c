@@ -22,7 +22,7 @@
  * --preserve-status); or, when the command died of a signal, by that same signal.
  */
 #define _GNU_SOURCE
-#include "pkrun.h"
+#include "pkrun.posix.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -265,27 +265,6 @@ static int spawn(struct run *r, pk_command *cmd, pk_result *failure)
     return rc;
 }
 
-/* One line on stderr for a start that failed; the exit status timeout would give. */
-static int start_failed(const struct run *r, int rc, const pk_result *f)
-{
-    const char *prog = r->o.argv[0];
-    if (rc == PK_ENOTFOUND) {
-        fprintf(stderr, "pkrun: %s: not found in PATH (searched %s)\n", prog,
-                f->searched ? f->searched : "");
-        return PKR_EXIT_NOTFOUND;
-    }
-    if (rc == PK_ENOCONTAIN) {
-        fprintf(stderr, "pkrun: --containment %s: %s\n", pk_containment_name(r->o.containment),
-                pk_strerror(rc));
-        return PKR_EXIT_OWN;
-    }
-    fprintf(stderr, "pkrun: %s: %s (stage %s)\n", prog, pk_strerror(rc),
-            pk_stage_name(f->outcome.stage));
-    if (f->outcome.stage == PK_STAGE_EXEC || f->outcome.stage == PK_STAGE_RESOLVE)
-        return rc == -ENOENT ? PKR_EXIT_NOTFOUND : PKR_EXIT_NOEXEC;
-    return PKR_EXIT_OWN;
-}
-
 /* The containment to ask for: --foreground keeps the command in pkrun's process group, so it may
  * be a cgroup (the whole tree still ends) or, without one, only the command itself. */
 static pk_containment containment_for(const struct pkr_options *o)
@@ -293,18 +272,6 @@ static pk_containment containment_for(const struct pkr_options *o)
     if (!o->foreground || o->containment != PK_CONTAIN_AUTO)
         return o->containment;
     return pk_host_containment() == PK_CONTAIN_CGROUP ? PK_CONTAIN_CGROUP : PK_CONTAIN_NONE;
-}
-
-static void say_start(const struct run *r)
-{
-    fprintf(stderr, "pkrun: spawn mechanism %s, containment requested %s, host offers %s; ",
-            pk_mechanism_name(pk_spawn_mechanism()), pk_containment_name(r->o.containment),
-            pk_containment_name(pk_host_containment()));
-    if (!r->relay.active)
-        fprintf(stderr, "output inherited\n");
-    else
-        fprintf(stderr, "output relayed through pipes%s\n",
-                r->relay.merged ? " (stdout and stderr are one file: one pipe)" : "");
 }
 
 /* ---- the end ------------------------------------------------------------------------------- */
@@ -334,60 +301,21 @@ static int final_status(const struct run *r, int *die_by)
     return own;
 }
 
+/* The JSON outcome, with how each stream reached pkrun's output. */
+static void write_json(struct run *r, pk_outcome_kind kind, int rc, int status)
+{
+    struct pkr_report rep = {
+        .o = &r->o, .res = &r->res, .run_rc = rc, .kind = kind, .status = status};
+    pkr_relay_report(&r->relay, rep.streams);
+    pkr_json_write(&rep);
+}
+
 /* --keep fail: the output did not fit. */
-static bool over_fail_cap(const struct run *r)
+static bool over_fail_cap(struct run *r)
 {
-    bool over = false;
-    for (int i = 0; i < r->relay.nstreams; i++) {
-        struct pkr_stream *s = (struct pkr_stream *)&r->relay.streams[i];
-        const char *text;
-        size_t len;
-        bool truncated = false;
-        if (s->capturing)
-            pkr_capture_kept(&s->cap, &text, &len, &truncated);
-        if (truncated) {
-            fprintf(stderr, "pkrun: output over the --keep fail cap: %s %llu bytes / %llu lines\n",
-                    s->id == 1 ? "stdout" : "stderr", (unsigned long long)s->cap.total_bytes,
-                    (unsigned long long)pkr_capture_lines(&s->cap));
-            over = true;
-        }
-    }
-    return over;
-}
-
-static void say_end(const struct run *r, pk_outcome_kind kind, int status)
-{
-    const pk_result *res = &r->res;
-    fprintf(stderr, "pkrun: containment %s%s; outcome %s", pk_containment_name(res->containment),
-            res->containment != PK_CONTAIN_CGROUP && r->o.containment == PK_CONTAIN_AUTO &&
-                    !r->o.foreground
-                ? " (downgraded: no cgroup v2 delegated here; setsid descendants can escape)"
-                : "",
-            pk_outcome_kind_name(kind));
-    if (res->outcome.signo != 0)
-        fprintf(stderr, ", signal %d", res->outcome.signo);
-    else if (res->outcome.kind != PK_OUTCOME_SPAWN_FAILED)
-        fprintf(stderr, ", exit code %d", res->outcome.code);
-    fprintf(stderr, "; wall %.1f ms; exit status %d\n", (double)res->outcome.wall_ns / 1e6, status);
-}
-
-static void write_json(const struct run *r, pk_outcome_kind kind, int rc, int status)
-{
-    struct pkr_report rep = {.o = &r->o,
-                             .res = &r->res,
-                             .run_rc = rc,
-                             .kind = kind,
-                             .status = status,
-                             .relay = (struct pkr_relay *)&r->relay};
-    char *text = NULL;
-    size_t len = 0;
-    int wrc = pkr_json(&rep, &text, &len);
-    if (wrc == 0)
-        wrc = pkr_output_write(r->o.json, text, len);
-    free(text);
-    /* Said, but the command's status stands: the run itself did what it did. */
-    if (wrc != 0)
-        fprintf(stderr, "pkrun: --json: cannot write '%s': %s\n", r->o.json, pk_strerror(wrc));
+    struct pkr_stream_report streams[2];
+    pkr_relay_report(&r->relay, streams);
+    return pkr_over_fail_cap(streams);
 }
 
 int main(int argc, char **argv)
@@ -412,7 +340,7 @@ int main(int argc, char **argv)
          * Ctrl-C typed after its first output can reach pkrun instead (tty.c). */
         .take_terminal = true,
     };
-    bool relay = r.o.idle_ns != 0 || r.o.keep == PK_KEEP_FAIL || (r.o.json && r.o.capture);
+    bool relay = pkr_output_needed(&r.o);
     if (rc == 0)
         rc = pkr_relay_prepare(&r.relay, relay, &r.o, &cmd);
     if (rc != 0) {
@@ -420,13 +348,13 @@ int main(int argc, char **argv)
         return PKR_EXIT_OWN;
     }
     if (r.o.verbose)
-        say_start(&r);
+        pkr_say_start(&r.o, r.relay.active, r.relay.merged);
     rc = spawn(&r, &cmd, &r.res);
     pkr_relay_spawned(&r.relay);
     if (rc != 0) {
-        int status = start_failed(&r, rc, &r.res);
+        int status = pkr_start_failed(&r.o, rc, &r.res);
         if (r.o.verbose)
-            say_end(&r, PK_OUTCOME_SPAWN_FAILED, status);
+            pkr_say_end(&r.o, &r.res, PK_OUTCOME_SPAWN_FAILED, status);
         if (r.o.json != NULL)
             write_json(&r, PK_OUTCOME_SPAWN_FAILED, rc, status);
         pk_result_release(&r.res);
@@ -459,7 +387,7 @@ int main(int argc, char **argv)
                            : r.forwarded              ? PK_OUTCOME_CANCELLED
                                                       : r.res.outcome.kind;
     if (r.o.verbose)
-        say_end(&r, kind, status);
+        pkr_say_end(&r.o, &r.res, kind, status);
     if (r.o.json != NULL)
         write_json(&r, kind, r.wait_rc, status);
     pk_result_release(&r.res);

@@ -1,24 +1,33 @@
 /*
- * pkrun's modules and what they share. pkrun is a user of processkit's public API like any other;
- * nothing here is part of the library.
+ * What pkrun's modules share on every platform. pkrun is a user of processkit's public API like
+ * any other; nothing here is part of the library. One command line, one JSON outcome and one rule
+ * for writing files serve the POSIX and the Windows pkrun; only the run itself differs.
  *
- *   pkrun.c    set-up, the spawn, the event loop (limits, signals, the exit), the exit status
- *   args.c     the command line: options, durations, counts, signal names, --help
- *   signals.c  which signals are caught, the self-pipe their handler writes, re-raising at the end
- *   relay.c    the pipes between the command and pkrun's stdout/stderr, when an option needs them
- *   capture.c  the bounded head or tail of a stream kept for --json
- *   tty.c      handing the terminal to a command in its own process group, and job control
- *   output.c   the JSON outcome and the one rule for writing a file
+ *   args.c            the command line: options, durations, counts, --help (args.posix.c and
+ *                     args.windows.c: what differs, such as signal names and containment choices)
+ *   capture.c         the bounded head or tail of a stream kept for --json
+ *   output.c          the JSON outcome and what pkrun says about a run (--verbose, a failed start)
+ *   output.posix.c,   the one rule for writing a file, and pkrun's own stdout
+ *   output.windows.c
+ *   pkrun.c           the POSIX run (with signals.c, relay.c, tty.c: see pkrun.posix.h)
+ *   pkrun.windows.c   the Windows run
  */
 #ifndef PKRUN_H
 #define PKRUN_H
 
 #include "processkit.h"
 
-#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* for __MINGW_PRINTF_FORMAT */
+
+/* printf's format checking: mingw-w64's printf (__USE_MINGW_ANSI_STDIO) is the GNU one. */
+#ifdef __MINGW_PRINTF_FORMAT
+#define PKR_PRINTF(fmt, args) __attribute__((format(__MINGW_PRINTF_FORMAT, fmt, args)))
+#else
+#define PKR_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#endif
 
 #define PKR_EXIT_TIMEOUT  124
 #define PKR_EXIT_OWN      125
@@ -51,33 +60,45 @@ void pkr_parse(int argc, char **argv, struct pkr_options *o);
  * what is wrong with v. */
 const char *pkr_parse_duration(const char *v, int64_t *ns);
 
-/* "TERM", "KILL", "RTMIN+3", "EXIT" for 0. */
-const char *pkr_signal_name(int signo, char buf[16]);
+/* Whether the command's output must pass through pkrun (--idle-timeout, --keep fail, --json with
+ * a capture option); otherwise the command inherits pkrun's stdout and stderr. */
+bool pkr_output_needed(const struct pkr_options *o);
+/* Whether a relayed stream's head or tail is kept (for --json, or to check --keep fail). */
+bool pkr_output_recorded(const struct pkr_options *o);
 
-/* ---- signals (signals.c) ------------------------------------------------------------------- */
+/* Prints "pkrun: " and the message, then the usage, on stderr, and exits 125. */
+_Noreturn void pkr_bad_arg(const char *fmt, ...) PKR_PRINTF(1, 2);
 
-/* A signal pkrun caught, as its handler recorded it. */
-struct pkr_signal {
-    int signo;
-    bool from_kernel; /* si_code SI_KERNEL: sent by the terminal (Ctrl-C, hang-up), not kill(2) */
+/* What differs by platform (args.posix.c, args.windows.c). */
+
+/* A value --containment accepts. */
+struct pkr_choice {
+    const char *name;
+    int value;
 };
+/* --containment's values, in the order --help lists them, ending with {NULL, 0}. */
+extern const struct pkr_choice pkr_containment_choices[];
 
-/* Catches every asynchronous terminating signal that was not ignored at start (a signal ignored
- * then stays ignored, for pkrun and the command: nohup), resets SIGCHLD to its default, and makes
- * the self-pipe whose read end pkr_signals_fd returns. Returns 0 or -errno. */
-int pkr_signals_init(void);
-int pkr_signals_fd(void);
-/* Reads what the handlers recorded into sigs (up to cap); returns how many. */
-size_t pkr_signals_take(struct pkr_signal *sigs, size_t cap);
-/* After the spawn (the command keeps the mask pkrun was started with): unblocks the caught
- * signals for pkrun and blocks SIGTTIN and SIGTTOU, so pkrun's own terminal writes and tcsetpgrp
- * from the background never stop it. */
-void pkr_signals_after_spawn(void);
-/* Asks for SIGCHLD on the command's stops (job control, tty.c). */
-void pkr_signals_watch_stops(void);
-/* Ends pkrun the way the command ended: by the same signal (no core file of pkrun's own), or
- * 128 + signo when that signal cannot end it. */
-_Noreturn void pkr_die_like(int signo);
+/* The parts of --help that differ; args.c puts them in place. */
+struct pkr_help {
+    const char *options;     /* the usage's list of options, after "options: " */
+    const char *about;       /* what pkrun does with COMMAND and its output */
+    const char *signal;      /* -s */
+    const char *kill_after;  /* -k, --grace */
+    const char *foreground;  /* --foreground */
+    const char *containment; /* --containment, --pdeathsig */
+    const char *verbose;     /* -v */
+    const char *signals;     /* the paragraph on signals (or what stands for them) */
+    const char *exit_status; /* the paragraph on the exit status */
+};
+extern const struct pkr_help pkr_help;
+
+/* -s's value: the signal number; a value that is not a signal (on Windows: any) ends pkrun
+ * through pkr_bad_arg. */
+int pkr_signal_arg(const char *v);
+/* The options together, once all are read: a combination this platform cannot run ends pkrun
+ * through pkr_bad_arg. */
+void pkr_check_options(const struct pkr_options *o);
 
 /* ---- the bounded capture (capture.c) ------------------------------------------------------- */
 
@@ -103,100 +124,42 @@ void pkr_capture_release(struct pkr_capture *c);
 /* Newline bytes in data[0, len) (a word at a time). */
 uint64_t pkr_count_newlines(const char *data, size_t len);
 
-/* ---- the relay (relay.c) ------------------------------------------------------------------- */
+/* ---- output (output.c, output.posix.c, output.windows.c) ------------------------------------ */
 
-/* Where a stream is forwarded: pkrun's own stdout or stderr. */
-struct pkr_out {
-    int fd;         /* what pkrun writes to (its own descriptor, or a non-blocking reopen) */
-    int reopened;   /* the reopen to close, -1 when none */
-    int mode;       /* how a write is made without blocking the loop (relay.c) */
-    bool is_pipe;   /* a pipe or FIFO: splice and tee can move bytes into it */
-    bool is_file;   /* a regular file: splice can (unless it is O_APPEND) */
-    bool gone;      /* its reader went away (EPIPE) */
-    int error;      /* another write error, positive errno */
-    uint64_t bytes; /* delivered */
-};
-
-struct pkr_stream {
-    int id;        /* 1 stdout, 2 stderr (and stderr too when merged) */
-    int src;       /* pkrun's read end of the command's pipe, -1 once closed */
-    int child_end; /* the write end the command gets, -1 once closed */
-    struct pkr_out *out;
-    int how;      /* relay.c: copy through pkrun; splice (pipe to pipe, nothing captured); or
-                     tee (pipe to pipe, the capture reads what was duplicated into the output) */
-    bool blocked; /* a write would block: wait for the output, read nothing meanwhile */
-    char *buf;
-    size_t off, len; /* pending bytes buf[off, off+len) */
-    uint64_t bytes;  /* read from the command */
-    bool capturing;
-    struct pkr_capture cap;
-};
-
-struct pkr_relay {
-    bool active;    /* the command writes into pipes pkrun forwards (else it inherits 1 and 2) */
-    bool merged;    /* pkrun's stdout and stderr are one file: one pipe keeps their order */
-    bool closed[3]; /* pkrun started with this standard descriptor closed */
-    int nstreams;
-    struct pkr_stream streams[2];
-    struct pkr_out outs[2];
-    bool draining;      /* the command exited: read what is buffered, then stop */
-    int64_t last_io_ns; /* the last bytes from the command, or the end of a blocked write */
-    uint64_t dropped;   /* bytes given up when pkrun was told to stop */
-};
-
-/* Makes the standard descriptors pkrun started without (closed) exist as /dev/null with
- * close-on-exec, so none of pkrun's own descriptors lands on 0, 1 or 2 and the command still
- * starts with them closed. Records which in r->closed. */
-void pkr_relay_reserve_std(struct pkr_relay *r);
-/* Sets up the pipes when `needed`, and the command's stdout/stderr in *cmd. 0 or -errno. */
-int pkr_relay_prepare(struct pkr_relay *r,
-                      bool needed,
-                      const struct pkr_options *o,
-                      pk_command *cmd);
-/* The command has its copies of the pipes: closes pkrun's. */
-void pkr_relay_spawned(struct pkr_relay *r);
-/* Adds what the relay waits for to pfd (at most 4), returning how many; tags[k] names them. */
-int pkr_relay_poll_set(struct pkr_relay *r, struct pollfd *pfd, int *tags);
-/* Acts on the revents of what pkr_relay_poll_set added. */
-void pkr_relay_handle(struct pkr_relay *r, const struct pollfd *pfd, const int *tags, int n);
-/* True once every stream ended and everything read was delivered. */
-bool pkr_relay_done(const struct pkr_relay *r);
-/* True while some output cannot take more (the relay waits for its reader). */
-bool pkr_relay_stalled(const struct pkr_relay *r);
-/* Gives up on what the output has not taken (pkrun was told to stop): counts it in r->dropped. */
-void pkr_relay_give_up(struct pkr_relay *r);
-/* A write error other than a vanished reader, on any output: positive errno, else 0. */
-int pkr_relay_error(const struct pkr_relay *r);
-void pkr_relay_release(struct pkr_relay *r);
-
-/* ---- the terminal (tty.c) ------------------------------------------------------------------ */
-
-struct pkr_tty {
-    int fd;      /* pkrun's controlling terminal among 0..2, -1 when none or not foreground */
-    int pgid;    /* the command's process group */
-    bool handed; /* the terminal is the command's */
-};
-
-/* For a command that leads its own process group, on pkrun's controlling terminal: when pkrun is
- * in the terminal's foreground, gives the terminal to the command's group (as a shell gives it to
- * a job) and continues it; either way watches the command's stops. */
-void pkr_tty_start(struct pkr_tty *t, int command_pgid, int pidfd);
-/* SIGCHLD arrived: when the command stopped for job control (Ctrl-Z, background tty access),
- * takes the terminal back, stops pkrun so that the shell sees the job stopped, and on `fg` gives
- * the terminal back and continues the command. */
-void pkr_tty_check_stop(struct pkr_tty *t, int pidfd);
-/* Gives the terminal back to pkrun's own process group. */
-void pkr_tty_restore(struct pkr_tty *t);
-
-/* ---- output (output.c) --------------------------------------------------------------------- */
-
-/* Whether `path` can be written later (pkrun checks before running anything). 0 or -errno. */
-int pkr_output_check(const char *path);
-/* Writes data to path: "-" is stdout; a regular file or a new path is replaced atomically (a
- * temporary file in the same directory, renamed over it; a symlink's target is what is
- * replaced); anything else (a terminal, a FIFO, /dev/stderr) is opened and written in place.
+/* Whether `path` ("-" for stdout) can be written later (pkrun checks before running anything).
  * 0 or -errno. */
+int pkr_output_check(const char *path);
+/* Writes data to path: "-" is stdout, anything else goes by pkr_file_write's rule. 0 or -errno. */
 int pkr_output_write(const char *path, const char *data, size_t len);
+
+/* The file rule, one per platform (output.posix.c, output.windows.c): a regular file or a new
+ * path is replaced atomically (a temporary file in the same directory, flushed to disk, renamed
+ * over it; a symlink's target is what is replaced); anything else (a terminal, a FIFO,
+ * /dev/stderr, NUL) is opened and written in place. pkr_file_check says beforehand whether that
+ * will work. 0 or -errno. */
+int pkr_file_check(const char *path);
+int pkr_file_write(const char *path, const char *data, size_t len);
+/* Writes all of data, unchanged, to pkrun's stdout (stream 1) or stderr (2), adding what was
+ * written to *done. 0, -EPIPE when the reader went away, or another -errno. */
+int pkr_write_std(int stream, const char *data, size_t len, uint64_t *done);
+
+/* How a stream of the command reached pkrun's output. */
+enum pkr_forwarding {
+    PKR_INHERITED, /* the command had pkrun's own stdout or stderr */
+    PKR_CLOSED,    /* pkrun started without it */
+    PKR_MERGED,    /* stderr: one pipe with stdout (pkrun's stdout and stderr are one file) */
+    PKR_RELAYED,   /* through pkrun */
+};
+
+/* One of the command's output streams as the outcome reports it, whichever platform ran it. */
+struct pkr_stream_report {
+    enum pkr_forwarding forwarding;
+    uint64_t bytes;              /* RELAYED: read from the command */
+    uint64_t delivered_bytes;    /* RELAYED: written to pkrun's output */
+    bool reader_gone;            /* RELAYED: the output's reader went away (EPIPE) */
+    int write_error;             /* RELAYED: another write error, positive errno; else 0 */
+    struct pkr_capture *capture; /* RELAYED: what was kept for --json; NULL when nothing is */
+};
 
 /* Everything the JSON outcome reports. */
 struct pkr_report {
@@ -205,10 +168,26 @@ struct pkr_report {
     int run_rc;
     pk_outcome_kind kind; /* what pkrun says happened (a limit, or the result's own kind) */
     int status;           /* pkrun's exit status (128 + N when it ends by signal N) */
-    struct pkr_relay *relay;
+    struct pkr_stream_report streams[2]; /* stdout, stderr */
 };
 
 /* The outcome as JSON (schema "pkrun", version 2), malloc'd into *text. 0 or -ENOMEM. */
 int pkr_json(const struct pkr_report *rep, char **text, size_t *len);
+/* Writes the JSON outcome to --json's path; a failure is said on stderr (the status stands). */
+void pkr_json_write(const struct pkr_report *rep);
+
+/* --verbose before the start: the mechanisms, and whether the output is relayed (and, `merged`,
+ * through one pipe). */
+void pkr_say_start(const struct pkr_options *o, bool relayed, bool merged);
+/* --verbose at the end: the containment the run had, how it ended, pkrun's exit status. */
+void pkr_say_end(const struct pkr_options *o,
+                 const pk_result *res,
+                 pk_outcome_kind kind,
+                 int status);
+/* One line on stderr for a start that failed (rc, the result `f`); returns the exit status
+ * timeout would give. */
+int pkr_start_failed(const struct pkr_options *o, int rc, const pk_result *f);
+/* --keep fail: whether a kept stream did not fit (each such stream is named on stderr). */
+bool pkr_over_fail_cap(const struct pkr_stream_report streams[2]);
 
 #endif /* PKRUN_H */

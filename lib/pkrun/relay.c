@@ -31,7 +31,7 @@
  * as for a terminal or a socket, the bytes are read into pkrun and written out).
  */
 #define _GNU_SOURCE
-#include "pkrun.h"
+#include "pkrun.posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -141,7 +141,7 @@ make_stream(struct pkr_relay *r, int id, struct pkr_out *out, const struct pkr_o
     s->child_end = p[1];
     if (fcntl(s->src, F_SETFL, O_NONBLOCK) != 0)
         return -errno;
-    s->capturing = (o->json != NULL && o->capture) || o->keep == PK_KEEP_FAIL;
+    s->capturing = pkr_output_recorded(o);
     if (s->capturing)
         pkr_capture_init(&s->cap, o->keep, o->max_bytes, o->max_lines);
     bool pipe = out->is_pipe && out->mode != OUT_POLLED;
@@ -415,4 +415,24 @@ void pkr_relay_release(struct pkr_relay *r)
     }
     for (int i = 0; i < 2; i++)
         close_fd(&r->outs[i].reopened);
+}
+
+void pkr_relay_report(struct pkr_relay *r, struct pkr_stream_report out[2])
+{
+    for (int id = 1; id <= 2; id++) {
+        struct pkr_stream_report *rep = &out[id - 1];
+        *rep = (struct pkr_stream_report){.forwarding = r->closed[id] ? PKR_CLOSED : PKR_INHERITED};
+        if (id == 2 && r->merged)
+            rep->forwarding = PKR_MERGED;
+        for (int i = 0; i < r->nstreams && rep->forwarding != PKR_MERGED; i++) {
+            struct pkr_stream *s = &r->streams[i];
+            if (s->id == id)
+                *rep = (struct pkr_stream_report){.forwarding = PKR_RELAYED,
+                                                  .bytes = s->bytes,
+                                                  .delivered_bytes = s->out->bytes,
+                                                  .reader_gone = s->out->gone,
+                                                  .write_error = s->out->error,
+                                                  .capture = s->capturing ? &s->cap : NULL};
+        }
+    }
 }

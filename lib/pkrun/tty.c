@@ -19,7 +19,7 @@
  * of this is needed.
  */
 #define _GNU_SOURCE
-#include "pkrun.h"
+#include "pkrun.posix.h"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -30,4 +30,7 @@
     X(win_loop_16_children, 60)                                                                    \
     X(win_pkrun_exit_statuses, 30)                                                                 \
     X(win_pkrun_timeout_ends_tree, 30)                                                             \
-    X(win_pkrun_forwards_bytes_and_json, 30)
+    X(win_pkrun_forwards_bytes_and_json, 30)                                                       \
+    X(win_pkrun_command_line_as_on_posix, 60)                                                      \
+    X(win_pkrun_json_schema_as_on_posix, 30)                                                       \
+    X(win_pkrun_passes_bytes_through, 30)
