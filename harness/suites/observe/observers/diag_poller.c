@@ -53,16 +53,6 @@ static int setup(const pkb_obs_options *o, void **state, char *why, size_t cap)
     return 0;
 }
 
-static int run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t cap)
-{
-    return pkb__poller_run(state, until, v, why, cap);
-}
-
-static int final(void *state, pkb_obs_view *v, char *why, size_t cap)
-{
-    return pkb__poller_final(state, v, why, cap);
-}
-
 static void report(void *state, pkb_obs_view *v)
 {
     (void)state;
@@ -86,8 +76,8 @@ const pkb_observer pkb_observer_diag_poller = {
     .description = "every second: a NETLINK_SOCK_DIAG dump, then the /proc/*/fd inode -> pid walk",
     .probe = probe,
     .setup = setup,
-    .run = run,
-    .final = final,
+    .run = pkb__poller_run,
+    .final = pkb__poller_final,
     .report = report,
     .free = release,
 };

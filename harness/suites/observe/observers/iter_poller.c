@@ -58,16 +58,6 @@ static int setup(const pkb_obs_options *o, void **state, char *why, size_t cap)
     return 0;
 }
 
-static int run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t cap)
-{
-    return pkb__poller_run(state, until, v, why, cap);
-}
-
-static int final(void *state, pkb_obs_view *v, char *why, size_t cap)
-{
-    return pkb__poller_final(state, v, why, cap);
-}
-
 static void report(void *state, pkb_obs_view *v)
 {
     struct iter *it = state;
@@ -95,8 +85,8 @@ const pkb_observer pkb_observer_iter_poller = {
                    "the owners",
     .probe = probe,
     .setup = setup,
-    .run = run,
-    .final = final,
+    .run = pkb__poller_run,
+    .final = pkb__poller_final,
     .report = report,
     .free = release,
 };

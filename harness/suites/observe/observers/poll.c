@@ -59,8 +59,9 @@ static int look(pkb_poller *p, pkb_obs_view *v, bool final, char *why, size_t ca
     return rc;
 }
 
-int pkb__poller_run(pkb_poller *p, int64_t until, pkb_obs_view *v, char *why, size_t cap)
+int pkb__poller_run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t cap)
 {
+    pkb_poller *p = state;
     for (int64_t t = pkb_obs_now_ns(); t < until; t += (int64_t)p->poll_ms * 1000000) {
         int rc = pkb_obs_sleep_until(t);
         if (rc == 0)
@@ -71,9 +72,9 @@ int pkb__poller_run(pkb_poller *p, int64_t until, pkb_obs_view *v, char *why, si
     return pkb_obs_sleep_until(until);
 }
 
-int pkb__poller_final(pkb_poller *p, pkb_obs_view *v, char *why, size_t cap)
+int pkb__poller_final(void *state, pkb_obs_view *v, char *why, size_t cap)
 {
-    return look(p, v, true, why, cap);
+    return look(state, v, true, why, cap);
 }
 
 void pkb__poller_free(pkb_poller *p)

@@ -45,8 +45,10 @@ struct pkb_poller {
  * look reads the table, then the owners, and notes every row with an inode in view->seen (with
  * its owner when the walk found one); the final look also fills view->open with the
  * ESTABLISHED rows. */
-int pkb__poller_run(pkb_poller *p, int64_t until, pkb_obs_view *v, char *why, size_t cap);
-int pkb__poller_final(pkb_poller *p, pkb_obs_view *v, char *why, size_t cap);
+/* Both take an observer's state whose first member is its pkb_poller, so that a polling
+ * observer names them as its run and final steps. */
+int pkb__poller_run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t cap);
+int pkb__poller_final(void *state, pkb_obs_view *v, char *why, size_t cap);
 void pkb__poller_free(pkb_poller *p);
 
 #endif /* PKB_OBSERVE_POLL_H */
