@@ -152,7 +152,8 @@ static json_t *noise_floor(struct rounds *x)
         pks_interval ci;
         if (a->status != PKB_SERIES_MEASURED || a->nreps < 2 || b->nreps < 2 ||
             pks_mde(a->samples_ns, a->nreps, b->samples_ns, b->nreps, alpha,
-                    &(pks_bootstrap){.seed = PKB_AA_SEED}, NULL, &mde, &ci) != 0)
+                    &(pks_bootstrap){.seed = PKB_AA_SEED}, NULL, &mde, &ci) != 0 ||
+            !(mde <= PKB_RESULTS_MAX_MDE))
             continue;
         json_t *bs = json_array();
         for (size_t k = 0; k < b->nreps; k++)
