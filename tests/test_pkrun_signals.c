@@ -230,16 +230,17 @@ TEST_IMPL(pkrun_stopped_command_gets_sigcont)
     pk_result_release(&r);
 }
 
-/* Runs pkrun on a pty, waits for `ready`, types `keys`, and returns what the terminal showed
- * once `want` appeared (or the time ran out), with pkrun's exit status in *status. */
+/* Runs argv (pkrun) on a pty, waits for `ready`, types `keys` (none when NULL: nothing is
+ * awaited before `want`), and returns what the terminal showed once `want` appeared (or the time
+ * ran out), with the exit status in *status. */
 static void on_terminal(
     const char *const *argv, const char *keys, const char *want, char *out, size_t cap, int *status)
 {
     int master;
     pid_t pid = pk_run_on_pty(argv, &master);
     out[0] = '\0';
-    bool ready = pk_pty_wait_for(master, "ready", out, cap, 10000);
-    if (ready)
+    bool ready = keys == NULL || pk_pty_wait_for(master, "ready", out, cap, 10000);
+    if (ready && keys != NULL)
         ASSERT_EQ(write(master, keys, strlen(keys)), (ssize_t)strlen(keys));
     bool seen = ready && pk_pty_wait_for(master, want, out, cap, 10000);
     if (!seen)
@@ -260,17 +261,9 @@ TEST_IMPL(take_terminal_child_starts_in_foreground)
     for (int want = 1; want >= 0; want--) {
         const char *const argv[] = {pk_test_self(), "--helper", "take-terminal", want ? "1" : "0",
                                     NULL};
-        int master;
-        pid_t pid = pk_run_on_pty(argv, &master);
-        char out[4096] = "";
-        bool seen = pk_pty_wait_for(master, "done", out, sizeof out, 10000);
-        if (!seen)
-            pk_kill_session(pid);
-        int st;
-        ASSERT_EQ(waitpid(pid, &st, 0), pid);
-        close(master);
-        if (!seen)
-            pk_test_fail(__FILE__, __LINE__, "'done' never appeared on the terminal:\n%s", out);
+        char out[4096];
+        int status;
+        on_terminal(argv, NULL, "done", out, sizeof out, &status);
         const char *expect = want ? "rc=0 fg=1" : "rc=0 fg=0";
         if (strstr(out, expect) == NULL)
             pk_test_fail(__FILE__, __LINE__, "take_terminal=%d: expected '%s' in:\n%s", want,
