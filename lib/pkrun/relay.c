@@ -49,7 +49,14 @@
 enum { OUT_BLOCKING, OUT_NONBLOCK, OUT_SOCKET, OUT_POLLED };
 enum { RELAY_COPY, RELAY_SPLICE, RELAY_TEE };
 
-#define CHUNK (128 * 1024) /* more than a default pipe holds: one read empties it */
+/* The command's pipe holds 256 KiB, four times a default pipe. With a third process between the
+ * command and its reader on a machine of two CPUs, a 64 KiB pipe makes every stage wait on the
+ * next wake-up: measured (pk_forward_rate, 2-byte lines, medians of 5 interleaved rounds) the
+ * spliced relay took 1.31× timeout's time with 64 KiB (1 GiB); with 512 MiB, 1.12–1.14× with
+ * 128 KiB, 0.82–0.98× with 256 KiB and 1.01–1.05× with 512 KiB. The command can thus run up to
+ * 256 KiB ahead of what pkrun forwarded, as it could ahead of a `| cat |` stage. */
+#define RELAY_PIPE (256 * 1024)
+#define CHUNK      RELAY_PIPE /* what the pipe holds: one read or tee empties it */
 
 static int64_t now_ns(void)
 {
@@ -139,6 +146,8 @@ make_stream(struct pkr_relay *r, int id, struct pkr_out *out, const struct pkr_o
         return -errno;
     s->src = p[0];
     s->child_end = p[1];
+    /* Best effort: a user over fs.pipe-user-pages-soft gets EPERM and keeps the default. */
+    (void)fcntl(s->src, F_SETPIPE_SZ, RELAY_PIPE);
     if (fcntl(s->src, F_SETFL, O_NONBLOCK) != 0)
         return -errno;
     s->capturing = pkr_output_recorded(o);
