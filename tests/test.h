@@ -18,6 +18,14 @@
 /* Exit status of a test process that skipped (automake's convention). */
 #define PK_TEST_SKIP_STATUS 77
 
+/* Whether the tests run under AddressSanitizer: its shadow memory and interceptors change what a
+ * few tests can measure or check (resident memory, system call counts, leaks). */
+#if defined(__SANITIZE_ADDRESS__)
+#define PK_TEST_UNDER_ASAN true
+#else
+#define PK_TEST_UNDER_ASAN false
+#endif
+
 _Noreturn void pk_test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Ends the test as skipped because this machine or this build lacks what it needs. `gate` names

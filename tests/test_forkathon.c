@@ -26,12 +26,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-static const bool under_asan = true;
-#else
-static const bool under_asan = false;
-#endif
-
 #ifndef PK_FORKATHON_STATIC_PATH
 #define PK_FORKATHON_STATIC_PATH ""
 #endif
@@ -136,7 +130,7 @@ TEST_IMPL(forkathon_ladder_releases_memory_between_steps)
             long during = pkb_self_rss_kib();
             /* All of it resident (the page tables and our own bookkeeping aside; under ASan also
              * the shadow its mmap interceptor clears, an eighth of a range never mapped before). */
-            long shadow_kib = under_asan ? step_kib / 8 : 0;
+            long shadow_kib = PK_TEST_UNDER_ASAN ? step_kib / 8 : 0;
             shadows_kib += shadow_kib;
             ASSERT_GE(during, before + step_kib - step_kib / 64);
             ASSERT_LE(during, before + step_kib + 4096 + shadow_kib);

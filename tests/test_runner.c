@@ -38,17 +38,11 @@ TEST_IMPL(runner_enforces_timeout)
     expect_failure("fixture_hang", "timeout: killed after");
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-static const bool under_asan = true;
-#else
-static const bool under_asan = false;
-#endif
-
 TEST_IMPL(runner_asan_catches_leak)
 {
     /* The ASan run is what proves that error paths free what they took; make sure its leak
      * checker is really on. */
-    if (!under_asan)
+    if (!PK_TEST_UNDER_ASAN)
         pk_test_skip_gate("build", "not an AddressSanitizer build (the asan preset runs this)");
     expect_failure("fixture_leak_memory", "LeakSanitizer");
 }

@@ -308,12 +308,6 @@ TEST_IMPL(spawn_syscalls_all_defaults)
     ASSERT_EQ(c->n, 5);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-static const bool under_asan = true;
-#else
-static const bool under_asan = false;
-#endif
-
 /* The allocations 20 warm runs of `mode` make in a helper run with the counter preloaded. */
 static unsigned long allocations(const char *mode)
 {
@@ -336,7 +330,7 @@ TEST_IMPL(spawn_hot_path_allocates_nothing)
 {
     /* A warm run allocates nothing: not for the spawn, the containment, the pipes or the reap
      * (a child that writes nothing leaves no capture buffer either). */
-    if (under_asan)
+    if (PK_TEST_UNDER_ASAN)
         pk_test_skip_gate("build", "AddressSanitizer owns malloc: the counter cannot be preloaded");
     ASSERT_EQ(allocations("contained"), 0);
     ASSERT_EQ(allocations("defaults"), 0);
