@@ -28,7 +28,6 @@
     X(inherit_fds_skips_only_the_close, 10)                                                        \
     X(standard_fds_closed_in_parent, 10)                                                           \
     X(process_fd_read_by_caller, 10)                                                               \
-    X(streaming_pipes_widened, 10)                                                                 \
     X(env_set_unset_clear, 10)                                                                     \
     X(resolve_matches_proc_self_exe, 10)                                                           \
     X(resolve_rules, 10)                                                                           \

@@ -56,28 +56,12 @@ static void note_error(struct pk_process *p, int err)
 
 /* ---- engine steps -------------------------------------------------------------------------- */
 
-/* A pipe holds 64 KiB unless told otherwise. Streaming through a child (a large stdin payload, or
- * a large output read by lines) is then three parties taking turns on two small buffers: every
- * 64 KiB the writer blocks until the other side is scheduled. A pipe that carries more than that
- * is widened to 256 KiB, one fcntl per run and only for such a run, so fewer turns are taken; a
- * short run never pays for it. Best effort: over the user's pipe-size quota the kernel refuses,
- * and the pipe keeps its size. pkrun's relay measured the same effect (lib/pkrun/relay.c). */
-#define PIPE_DEFAULT_BYTES (64 * 1024)
-#define PIPE_WIDE_BYTES    (256 * 1024)
-
-static void widen_pipe(int fd)
-{
-    (void)fcntl(fd, F_SETPIPE_SZ, PIPE_WIDE_BYTES);
-}
-
 void pk__engine_stdin(struct pk_process *p)
 {
     sigset_t pipe_set, old;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    if (p->in_off == 0 && p->in_len > PIPE_DEFAULT_BYTES)
-        widen_pipe(p->in_fd); /* before the first write: the payload would not fit */
     bool done = false;
     while (p->in_off < p->in_len) {
         ssize_t n = write(p->in_fd, p->in_data + p->in_off, p->in_len - p->in_off);
@@ -126,12 +110,8 @@ void pk__engine_read(struct pk_process *p, int i)
         p->lim.last_io_ns = pk__now_ns();
     else if (r < 0)
         note_error(p, r);
-    if (s->eof) {
+    if (s->eof)
         close_fd(&s->fd);
-    } else if (!s->widened && s->total_bytes >= PIPE_DEFAULT_BYTES) {
-        widen_pipe(s->fd);
-        s->widened = true;
-    }
     if (s->lines)
         deliver(p, i);
 }

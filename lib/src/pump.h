@@ -41,7 +41,6 @@ struct pk__stream {
     bool dropping;    /* inside a line longer than max_line */
     size_t ascii_end; /* [start, ascii_end) is known to be ASCII: lines there need no decoding */
     bool eof;
-    bool widened; /* its pipe was given more room (engine.linux.c) */
     /* accounting and capture */
     uint64_t total_bytes, total_lines, dropped_lines;
     struct pk__buffer kept; /* ALL / HEAD / FAIL, and the bulk path */
