@@ -116,6 +116,7 @@
     X(pkrun_opt_idle_timeout, 20)                                                                  \
     X(pkrun_opt_grace, 20)                                                                         \
     X(pkrun_opt_max_bytes, 10)                                                                     \
+    X(pkrun_teed_capture_of_megabytes, 10)                                                         \
     X(pkrun_opt_max_lines, 10)                                                                     \
     X(pkrun_opt_keep, 10)                                                                          \
     X(pkrun_opt_containment, 10)                                                                   \

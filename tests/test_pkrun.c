@@ -403,6 +403,35 @@ TEST_IMPL(pkrun_opt_max_bytes)
     }
 }
 
+/* Megabytes through the teed relay (stdout a pipe, --json recording it): every byte forwarded, and
+ * the record exact: the totals, and the tail (the last whole lines within the default 1 MiB cap),
+ * after the capture's side pipe filled and was read back several times (lib/pkrun/relay.c). */
+TEST_IMPL(pkrun_teed_capture_of_megabytes)
+{
+    char path[512], opt[600];
+    snprintf(path, sizeof path, "%s/out.json", pk_test_tmpdir());
+    snprintf(opt, sizeof opt, "--json=%s", path);
+    size_t cap = 8u << 20, len = 0;
+    char *want = malloc(cap);
+    ASSERT(want != NULL);
+    for (int i = 1; i <= 600000; i++)
+        len += (size_t)snprintf(want + len, cap - len, "%d\n", i);
+    pk_result r;
+    ASSERT_EQ(PKRUN(&r, opt, "--keep=tail", "--", "seq", "1", "600000"), 0);
+    ASSERT_EQ(r.out.len, len);
+    ASSERT(memcmp(r.out.data, want, len) == 0);
+    pk_result_release(&r);
+    size_t from = len - (1u << 20);
+    while (want[from - 1] != '\n')
+        from++;
+    json_t *j = load_json(path);
+    ASSERT_EQ(json_integer_value(json_object_get(stdout_of(j), "bytes")), (json_int_t)len);
+    ASSERT_EQ(json_integer_value(json_object_get(stdout_of(j), "lines")), 600000);
+    ASSERT_STR_EQ(json_string_value(json_object_get(stdout_of(j), "text")), want + from);
+    json_decref(j);
+    free(want);
+}
+
 /* --max-lines caps the kept lines of each stream. */
 TEST_IMPL(pkrun_opt_max_lines)
 {
