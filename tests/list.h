@@ -284,4 +284,9 @@
     X(drift_real_run_marks_controls_and_rounds, 120)                                               \
     X(stats_bootstrap_direct_matches_resampling, 20)                                               \
     X(cpu_hog_leaves_conclusions_unchanged, 150)                                                   \
+    X(cpu_hog_in_calibration_leaves_counts_and_verdicts, 150)                                      \
+    X(calibration_sizes_from_the_fastest_undisturbed_call, 10)                                     \
+    X(calibration_prefers_undisturbed_over_faster, 10)                                             \
+    X(calibration_all_disturbed_says_so, 10)                                                       \
+    X(calibration_bounds, 10)                                                                      \
     X(report_tables_and_figures_show_every_repetition, 60)

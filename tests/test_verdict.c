@@ -2,8 +2,9 @@
  * Results a reader can trust: the report and `pkbench compare` give one verdict (the issue's item
  * 1, reproduced in a synthetic file), the regression gates fail safe (a series missing or failed
  * in the new file is exit 2, one refused for a reason of the host exit 3, a profile or settings
- * mismatch is named, a base without a noise floor is warned about), and the inputs are bounded
- * (file size, physical values, compare's cost in samples).
+ * mismatch is named, a base without a noise floor is warned about), the inputs are bounded
+ * (file size, physical values, compare's cost in samples), and the report's tables and figures
+ * show every repetition. A disturbed machine has its own file (test_disturbed.c).
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -13,6 +14,8 @@
 #include "results/results.h"
 #include "results/verdict.h"
 #include "suites/suite.h"
+#include "synth.h"
+#include "verdict_test.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,53 +85,11 @@ static void write_doc(json_t *doc, const char *path)
     json_decref(doc);
 }
 
-static void tmp(char *out, size_t cap, const char *name)
-{
-    snprintf(out, cap, "%s/%s", pk_test_tmpdir(), name);
-}
-
 static void lognormal(pks_rng *rng, double *x, size_t n, double median, double sigma)
 {
     for (size_t i = 0; i < n; i++)
         x[i] = median * exp(sigma * pks_rng_normal(rng));
 }
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "re");
-    ASSERT(f != NULL);
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap + 1);
-    for (size_t got; text != NULL && (got = fread(text + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        if (n == cap)
-            text = realloc(text, (cap *= 2) + 1);
-    }
-    fclose(f);
-    ASSERT(text != NULL);
-    text[n] = '\0';
-    return text;
-}
-
-static void need_pkbench(void)
-{
-    if (PK_PKBENCH_PATH[0] == '\0')
-        pk_test_skip_gate("build", "pkbench is built only with PK_BUILD_BENCH");
-}
-
-static int pkbench(const char *const *args, pk_result *r)
-{
-    const char *argv[40] = {PK_PKBENCH_PATH};
-    int n = 1;
-    for (; args[n - 1] != NULL && n < 39; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    ASSERT_OK(pk_run(&(pk_command){.argv = argv, .timeout_ms = 200000}, r));
-    ASSERT(r->outcome.kind == PK_OUTCOME_EXITED);
-    return r->outcome.code;
-}
-
-#define PKBENCH(r, ...) pkbench((const char *const[]){__VA_ARGS__, NULL}, r)
 
 static const char *err_of(const pk_result *r)
 {
@@ -138,97 +99,12 @@ static const char *err_of(const pk_result *r)
 /* ==== One verdict ==============================================================================
  */
 
-/* The report's word for a series (its table row's verdict cell), from the rendered Markdown. */
-static const char *report_word(const char *md, const char *scenario, const char *contender)
-{
-    char head[200], row[200];
-    snprintf(head, sizeof head, "### `%s`", scenario);
-    const char *sec = strstr(md, head);
-    ASSERT(sec != NULL);
-    snprintf(row, sizeof row, "\n| `%s`", contender);
-    const char *at = strstr(sec, row);
-    ASSERT(at != NULL);
-    const char *end = strchr(at + 1, '\n');
-    static char cell[200];
-    /* the last cell: between the last two pipes of the row */
-    const char *last = end - 1;
-    while (last > at && *last != '|')
-        last--;
-    const char *prev = last - 1;
-    while (prev > at && *prev != '|')
-        prev--;
-    const char *from = prev + 1, *to = last;
-    while (from < to && *from == ' ')
-        from++;
-    while (to > from && to[-1] == ' ')
-        to--;
-    snprintf(cell, sizeof cell, "%.*s", (int)(to - from), from);
-    return cell;
-}
-
-/* compare's verdict as the report words it. */
-static const char *as_report(const json_t *row)
-{
-    const char *v = json_string_value(json_object_get(row, "verdict"));
-    double delta = json_number_value(json_object_get(row, "delta"));
-    double bar = json_number_value(json_object_get(row, "bar"));
-    if (strcmp(v, "regressed") == 0)
-        return "**slower**";
-    if (strcmp(v, "improved") == 0)
-        return "**faster**";
-    if (strcmp(v, "undecidable") == 0)
-        return strstr(json_string_value(json_object_get(row, "reason")), "too few")
-                   ? "undecidable (too few samples)"
-                   : "undecidable (too noisy)";
-    return fabs(delta) <= bar ? "negligible" : "not distinguishable";
-}
-
-/* Every row `pkbench compare FILE --baseline-contender posix_spawn` decides has the same verdict
- * in the report of FILE. Returns the number of rows checked. */
-static size_t assert_report_agrees(const char *results, const char *outdir)
-{
-    char err[512], md[700];
-    int rc = pkb_report_render(results, outdir, &(pkb_report_options){.no_plots = true}, err,
-                               sizeof err);
-    if (rc != 0)
-        pk_test_fail(__FILE__, __LINE__, "report: %s", err);
-    const char *base = strrchr(results, '/') + 1;
-    snprintf(md, sizeof md, "%s/%.*s.md", outdir, (int)(strlen(base) - 5), base);
-    char *text = slurp(md);
-    pk_result r;
-    int code =
-        PKBENCH(&r, "compare", results, "--baseline-contender", "posix_spawn", "--format", "json");
-    ASSERT(code == 0 || code == 2 || code == 3);
-    json_t *j = json_loads(r.out.data, 0, NULL);
-    ASSERT(j != NULL);
-    size_t i, n = 0;
-    const json_t *row;
-    json_array_foreach(json_object_get(j, "series"), i, row)
-    {
-        const char *name = json_string_value(json_object_get(row, "name"));
-        char scenario[128];
-        snprintf(scenario, sizeof scenario, "%.*s", (int)(strchr(name, '/') - name), name);
-        const char *got = report_word(text, scenario, strchr(name, '/') + 1);
-        const char *want = as_report(row);
-        printf("# %s: compare %s, report %s\n", name,
-               json_string_value(json_object_get(row, "verdict")), got);
-        if (strncmp(got, want, strlen(want)) != 0)
-            pk_test_fail(__FILE__, __LINE__, "%s: the report says \"%s\", compare \"%s\"", name,
-                         got, want);
-        n++;
-    }
-    json_decref(j);
-    pk_result_release(&r);
-    free(text);
-    return n;
-}
-
 TEST_IMPL(report_and_compare_agree_on_a_disturbed_series)
 {
     /* Item 1 as it was measured: processkit's fan-out, the first 13 of 20 repetitions while
      * something else used the CPUs (9 to 13.6 ms), the last 7 equal to posix_spawn's 6.7 to
      * 7.4 ms. The mean says +39%, "not met"; the verdict says it cannot be decided. */
-    need_pkbench();
+    pk_test_need_pkbench();
     double pk[20], ps[20], fork[20];
     for (int i = 0; i < 13; i++)
         pk[i] = 9.0e6 + i * (4.6e6 / 12);
@@ -240,18 +116,19 @@ TEST_IMPL(report_and_compare_agree_on_a_disturbed_series)
     pks_rng_seed(&rng, 5);
     lognormal(&rng, fork, 20, 14e6, 0.03);
     char path[512], out[512];
-    tmp(path, sizeof path, "item1.json");
-    tmp(out, sizeof out, "item1-report");
+    pk_test_tmp_path(path, sizeof path, "item1.json");
+    pk_test_tmp_path(out, sizeof out, "item1-report");
     write_doc(doc_of((syn[]){{"concurrent_fan_out/processkit", pk, 20, NULL, false},
                              {"concurrent_fan_out/posix_spawn", ps, 20, NULL, false},
                              {"concurrent_fan_out/fork_exec", fork, 20, NULL, false}},
                      3, "full", 20),
               path);
-    ASSERT_EQ(assert_report_agrees(path, out), 2);
+    ASSERT_EQ(pk_test_report_agrees(path, out), 2);
     char md[700];
     snprintf(md, sizeof md, "%s/item1.md", out);
-    char *text = slurp(md);
-    ASSERT_STR_EQ(report_word(text, "concurrent_fan_out", "processkit"), "undecidable (too noisy)");
+    char *text = pk_test_slurp(md);
+    ASSERT_STR_EQ(pk_test_report_word(text, "concurrent_fan_out", "processkit"),
+                  "undecidable (too noisy)");
     ASSERT(strstr(text, "| `processkit` ≤ +5% vs `posix_spawn` in `concurrent_fan_out` |") != NULL);
     const char *target = strstr(text, "in `concurrent_fan_out` |");
     ASSERT(target != NULL && strstr(target, "| undecidable (too noisy") != NULL);
@@ -260,8 +137,8 @@ TEST_IMPL(report_and_compare_agree_on_a_disturbed_series)
     free(text);
 
     /* The reviewed fixture: every verdict of its report is compare's. */
-    tmp(out, sizeof out, "fixture-report");
-    ASSERT_GE(assert_report_agrees(PK_TEST_DATA_DIR "/compare-fixture.json", out), 10);
+    pk_test_tmp_path(out, sizeof out, "fixture-report");
+    ASSERT_GE(pk_test_report_agrees(PK_TEST_DATA_DIR "/compare-fixture.json", out), 10);
 }
 
 /* ==== Fail-safe gates ===========================================================================
@@ -269,15 +146,15 @@ TEST_IMPL(report_and_compare_agree_on_a_disturbed_series)
 
 TEST_IMPL(compare_fails_safe_on_missing_and_failed_series)
 {
-    need_pkbench();
+    pk_test_need_pkbench();
     double a[12], b[12];
     pks_rng rng;
     pks_rng_seed(&rng, 9);
     lognormal(&rng, a, 12, 1e5, 0.01);
     lognormal(&rng, b, 12, 1e5, 0.01);
     char base[512], cand[512];
-    tmp(base, sizeof base, "gate-base.json");
-    tmp(cand, sizeof cand, "gate-new.json");
+    pk_test_tmp_path(base, sizeof base, "gate-base.json");
+    pk_test_tmp_path(cand, sizeof cand, "gate-new.json");
     write_doc(doc_of((syn[]){{"s/keep", a, 12, NULL, false},
                              {"s/gone", a, 12, NULL, false},
                              {"s/failed", a, 12, NULL, false}},
@@ -288,7 +165,7 @@ TEST_IMPL(compare_fails_safe_on_missing_and_failed_series)
                      2, "quick", 12),
               cand);
     pk_result r;
-    ASSERT_EQ(PKBENCH(&r, "compare", base, cand), 2);
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "compare", base, cand), 2);
     printf("%s%s", r.out.data, err_of(&r));
     ASSERT(strstr(err_of(&r), "missing in new: s/gone (absent from the new file), s/failed "
                               "(failed in new: ") != NULL);
@@ -305,7 +182,7 @@ TEST_IMPL(compare_fails_safe_on_missing_and_failed_series)
     write_doc(doc_of((syn[]){{"s/keep", b, 12, NULL, false}, {"s/cgroup", b, 0, "refused", true}},
                      2, "quick", 12),
               cand);
-    ASSERT_EQ(PKBENCH(&r, "compare", base, cand), 3);
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "compare", base, cand), 3);
     ASSERT(strstr(err_of(&r), "could not run in new: s/cgroup (refused in new: no cgroup v2 "
                               "delegated to us)") != NULL);
     pk_result_release(&r);
@@ -313,14 +190,14 @@ TEST_IMPL(compare_fails_safe_on_missing_and_failed_series)
     write_doc(doc_of((syn[]){{"s/keep", b, 12, NULL, false}, {"s/cgroup", b, 0, "refused", false}},
                      2, "quick", 12),
               cand);
-    ASSERT_EQ(PKBENCH(&r, "compare", base, cand, "--format", "json"), 2);
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "compare", base, cand, "--format", "json"), 2);
     json_t *j = json_loads(r.out.data, 0, NULL);
     ASSERT_EQ(json_array_size(json_object_get(j, "missing_in_new")), 1);
     ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "counts"), "missing")), 1);
     json_decref(j);
     pk_result_release(&r);
     /* A --filter that leaves the missing series out compares what it selects: exit 0. */
-    ASSERT_EQ(PKBENCH(&r, "compare", base, cand, "--filter", "^s/keep$"), 0);
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "compare", base, cand, "--filter", "^s/keep$"), 0);
     pk_result_release(&r);
 }
 
@@ -328,13 +205,13 @@ TEST_IMPL(check_fails_on_a_series_the_run_lacks)
 {
     /* The baseline has a series the suite no longer produces: check's run cannot measure it,
      * and the check fails (exit 2) naming it, without a confirming re-run. */
-    need_pkbench();
+    pk_test_need_pkbench();
     char base[512], out[512];
-    tmp(base, sizeof base, "lack-base.json");
-    tmp(out, sizeof out, "lack-run.json");
+    pk_test_tmp_path(base, sizeof base, "lack-base.json");
+    pk_test_tmp_path(out, sizeof out, "lack-run.json");
     pk_result r;
-    ASSERT_EQ(PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter",
-                      "^spawn_only/posix_spawn$", "--out", base),
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter",
+                              "^spawn_only/posix_spawn$", "--out", base),
               0);
     pk_result_release(&r);
     json_error_t e;
@@ -347,8 +224,9 @@ TEST_IMPL(check_fails_on_a_series_the_run_lacks)
     json_array_append_new(json_object_get(j, "series"), ghost);
     write_doc(j, base);
     /* A threshold nothing reaches: the only way to fail is the missing series. */
-    int code = PKBENCH(&r, "check", "--baseline", base, "--no-prime", "--filter",
-                       "^spawn_only/(posix_spawn|ghost)$", "--threshold", "999", "--out", out);
+    int code =
+        PK_TEST_PKBENCH(&r, "check", "--baseline", base, "--no-prime", "--filter",
+                        "^spawn_only/(posix_spawn|ghost)$", "--threshold", "999", "--out", out);
     printf("%s%s", r.out.data ? r.out.data : "", err_of(&r));
     ASSERT_EQ(code, 2);
     ASSERT(strstr(err_of(&r), "missing in new: spawn_only/ghost (absent from the new file)") !=
@@ -359,19 +237,19 @@ TEST_IMPL(check_fails_on_a_series_the_run_lacks)
 
 TEST_IMPL(compare_names_settings_and_a_missing_noise_floor)
 {
-    need_pkbench();
+    pk_test_need_pkbench();
     double a[20], b[20];
     pks_rng rng;
     pks_rng_seed(&rng, 13);
     lognormal(&rng, a, 20, 1e5, 0.01);
     lognormal(&rng, b, 20, 1e5, 0.01);
     char full[512], quick[512];
-    tmp(full, sizeof full, "full.json");
-    tmp(quick, sizeof quick, "quick.json");
+    pk_test_tmp_path(full, sizeof full, "full.json");
+    pk_test_tmp_path(quick, sizeof quick, "quick.json");
     write_doc(doc_of((syn[]){{"s/a", a, 20, NULL, false}}, 1, "full", 20), full);
     write_doc(doc_of((syn[]){{"s/a", b, 10, NULL, false}}, 1, "quick", 10), quick);
     pk_result r;
-    ASSERT_EQ(PKBENCH(&r, "compare", full, quick), 0);
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "compare", full, quick), 0);
     const char *e = err_of(&r);
     printf("%s", e);
     ASSERT(strstr(e, "warning: the runs were made with different settings: profile 'full' "
@@ -383,7 +261,7 @@ TEST_IMPL(compare_names_settings_and_a_missing_noise_floor)
     ASSERT(strstr(e, "has no noise floor") != NULL && strstr(e, "pkbench run --aa") != NULL &&
            strstr(e, "pkbench check") != NULL);
     pk_result_release(&r);
-    ASSERT_EQ(PKBENCH(&r, "compare", full, quick, "--strict-env"), 1);
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "compare", full, quick, "--strict-env"), 1);
     ASSERT(strstr(err_of(&r), "the run settings differ (--strict-env): profile") != NULL);
     pk_result_release(&r);
 
@@ -393,7 +271,7 @@ TEST_IMPL(compare_names_settings_and_a_missing_noise_floor)
         doc, "noise_floor",
         json_pack("{s:f, s:{s:{s:f}}}", "alpha", 0.05, "series", "s/a", "mde", 0.02));
     write_doc(doc, full);
-    ASSERT_EQ(PKBENCH(&r, "compare", full, quick), 0);
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "compare", full, quick), 0);
     ASSERT(strstr(err_of(&r), "noise floor") == NULL);
     ASSERT(strstr(err_of(&r), "different settings") == NULL);
     pk_result_release(&r);
@@ -401,7 +279,7 @@ TEST_IMPL(compare_names_settings_and_a_missing_noise_floor)
         doc_of((syn[]){{"s/posix_spawn", a, 20, NULL, false}, {"s/other", b, 20, NULL, false}}, 2,
                "quick", 20),
         full);
-    ASSERT_EQ(PKBENCH(&r, "compare", full, "--baseline-contender", "posix_spawn"), 0);
+    ASSERT_EQ(PK_TEST_PKBENCH(&r, "compare", full, "--baseline-contender", "posix_spawn"), 0);
     ASSERT(strstr(err_of(&r), "noise floor") == NULL);
     pk_result_release(&r);
 }
@@ -414,7 +292,7 @@ TEST_IMPL(results_size_and_values_bounded)
     char err[512], path[512];
     pkb_results r;
     /* A regular file one byte over the limit: refused from its size, nothing read. */
-    tmp(path, sizeof path, "huge.json");
+    pk_test_tmp_path(path, sizeof path, "huge.json");
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     ASSERT(fd >= 0);
     ASSERT_EQ(ftruncate(fd, PKB_RESULTS_MAX_FILE_BYTES + 1), 0);
@@ -463,7 +341,7 @@ TEST_IMPL(results_size_and_values_bounded)
                                 json_integer(0));
         else
             json_object_set_new(s0, "attempt_used", json_integer(3));
-        tmp(path, sizeof path, "bounds.json");
+        pk_test_tmp_path(path, sizeof path, "bounds.json");
         write_doc(doc, path);
         ASSERT_EQ(pkb_results_load(path, &r, err, sizeof err), -EBADMSG);
         if (strstr(err, cases[i].want) == NULL)
@@ -472,7 +350,7 @@ TEST_IMPL(results_size_and_values_bounded)
     }
     /* The largest sample is one day, and it loads. */
     double day[] = {8.64e13, 8.64e13};
-    tmp(path, sizeof path, "day.json");
+    pk_test_tmp_path(path, sizeof path, "day.json");
     write_doc(doc_of((syn[]){{"s/a", day, 2, NULL, false}}, 1, "quick", 2), path);
     ASSERT_OK(pkb_results_load(path, &r, err, sizeof err));
     ASSERT(isfinite(r.series[0].sum.mean) && isfinite(r.series[0].sum.sd));
@@ -484,7 +362,7 @@ TEST_IMPL(compare_large_samples)
     /* 20,000 and 200,000 samples a side: the bootstrap draws each resample's median directly,
      * so compare costs a sort, not 10,000 of them (21 s and over 60 s before). The test's
      * timeout is the bound; the elapsed time is printed. */
-    need_pkbench();
+    pk_test_need_pkbench();
     static const size_t sizes[] = {20000, 200000};
     for (size_t k = 0; k < 2; k++) {
         size_t n = sizes[k];
@@ -494,15 +372,16 @@ TEST_IMPL(compare_large_samples)
         lognormal(&rng, a, n, 1e5, 0.05);
         lognormal(&rng, b, n, 1.02e5, 0.05);
         char base[512], cand[512];
-        tmp(base, sizeof base, "big-base.json");
-        tmp(cand, sizeof cand, "big-new.json");
+        pk_test_tmp_path(base, sizeof base, "big-base.json");
+        pk_test_tmp_path(cand, sizeof cand, "big-new.json");
         write_doc(doc_of((syn[]){{"s/a", a, n, NULL, false}}, 1, "quick", 10), base);
         write_doc(doc_of((syn[]){{"s/a", b, n, NULL, false}}, 1, "quick", 10), cand);
         free(a);
         free(b);
         int64_t t0 = pk_test_now_ms();
         pk_result r;
-        ASSERT_EQ(PKBENCH(&r, "compare", base, cand, "--format", "json", "--threshold", "1"), 2);
+        ASSERT_EQ(
+            PK_TEST_PKBENCH(&r, "compare", base, cand, "--format", "json", "--threshold", "1"), 2);
         printf("# %zu samples a side: pkbench compare took %lld ms\n", n,
                (long long)(pk_test_now_ms() - t0));
         json_t *j = json_loads(r.out.data, 0, NULL);
@@ -556,154 +435,6 @@ TEST_IMPL(stats_bootstrap_direct_matches_resampling)
     }
 }
 
-/* ==== A disturbed machine =======================================================================
- */
-
-/* compare --baseline-contender posix_spawn's verdict per row, as "name=verdict;" pairs. */
-static void verdicts(const char *results, char *out, size_t cap, bool *all_decided)
-{
-    pk_result r;
-    int code =
-        PKBENCH(&r, "compare", results, "--baseline-contender", "posix_spawn", "--format", "json");
-    ASSERT(code == 0 || code == 2 || code == 3);
-    json_t *j = json_loads(r.out.data, 0, NULL);
-    ASSERT(j != NULL);
-    out[0] = '\0';
-    *all_decided = true;
-    size_t i;
-    const json_t *row;
-    json_array_foreach(json_object_get(j, "series"), i, row)
-    {
-        const char *v = json_string_value(json_object_get(row, "verdict"));
-        size_t len = strlen(out);
-        snprintf(out + len, cap - len, "%s=%s;", json_string_value(json_object_get(row, "name")),
-                 v);
-        *all_decided &= strcmp(v, "undecidable") != 0;
-    }
-    json_decref(j);
-    pk_result_release(&r);
-}
-
-/* Repetitions of the series the file's first attempt measured: samples, then marks. */
-static size_t samples_in(const char *path)
-{
-    json_t *j = json_load_file(path, 0, NULL);
-    size_t n = j ? json_array_size(json_object_get(json_array_get(json_object_get(j, "series"), 0),
-                                                   "samples_ns"))
-                 : 0;
-    json_decref(j);
-    return n;
-}
-
-TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
-{
-    /* The same three series twice: once as the machine is, once with a busy loop running through
-     * the middle rounds. Interleaved rounds put the hog on every series alike, the marks catch
-     * it, the too-disturbed series are measured again after it, and the verdicts do not move. */
-    need_pkbench();
-    const char *filter = "^spawn_only/(posix_spawn|fork_exec|libuv)$";
-    char plain[512], hogged[512], out[512], before[1024], after[1024];
-    tmp(plain, sizeof plain, "plain.json");
-    tmp(hogged, sizeof hogged, "hogged.json");
-    tmp(out, sizeof out, "hogged-report");
-    pk_result r;
-    ASSERT_EQ(
-        PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter", filter, "--out", plain),
-        0);
-    pk_result_release(&r);
-    bool decided;
-    verdicts(plain, before, sizeof before, &decided);
-    printf("# without the hog: %s\n", before);
-    /* A quick run can leave a verdict undecidable on a quiet machine too (10 short
-     * repetitions); such a series has no conclusion to keep, and the comparison below covers the
-     * decided ones. The marks and the re-measure are checked whatever the verdicts. */
-    if (!decided)
-        printf("# undecidable without the hog, so not compared: %s\n", before);
-
-    const char *const argv[] = {PK_PKBENCH_PATH, "run",  "--profile", "quick", "--no-prime",
-                                "--filter",      filter, "--out",     hogged,  NULL};
-    pk_process *bench, *hog = NULL;
-    ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .err.kind = PK_STDIO_NULL}, &bench, NULL));
-    size_t start = 0, stop = 0;
-    for (int waited = 0; waited < 120000 && stop == 0; waited += 5) {
-        usleep(5000);
-        size_t n = samples_in(hogged);
-        if (hog == NULL && n >= 2) {
-            ASSERT_OK(pk_spawn(
-                &(pk_command){.argv = HELPER("spin", "600000"), .containment = PK_CONTAIN_NONE},
-                &hog, NULL));
-            start = n;
-        } else if (hog != NULL && n >= start + 5) {
-            pk_process_free(hog); /* kills and reaps the busy loop */
-            hog = NULL;
-            stop = n;
-        }
-    }
-    ASSERT_GT(stop, 0);
-    pk_result res;
-    ASSERT_OK(pk_process_wait(bench, &res));
-    ASSERT_EXITED(res, 0);
-    pk_result_release(&res);
-    pk_process_free(bench);
-    printf("# the hog ran through rounds %zu to %zu\n", start + 2, stop);
-
-    /* The hog was seen: in the attempt it ran through, its rounds are marked disturbed. */
-    json_t *j = json_load_file(hogged, 0, NULL);
-    ASSERT(j != NULL);
-    size_t i;
-    const json_t *s;
-    json_array_foreach(json_object_get(j, "series"), i, s)
-    {
-        const json_t *first = json_object_get(s, "attempts") != NULL
-                                  ? json_array_get(json_object_get(s, "attempts"), 0)
-                                  : s;
-        const json_t *flags = json_object_get(first, "disturbed");
-        const json_t *others = json_object_get(json_object_get(first, "disturbance"), "others_cpu");
-        size_t marked = 0, window = 0;
-        double most = 0;
-        /* Rounds start + 2 to stop ran wholly under the hog: repetitions start + 1 to stop - 1. */
-        for (size_t k = start + 1; k < stop; k++) {
-            window++;
-            marked += json_is_true(json_array_get(flags, k));
-            most = fmax(most, json_number_value(json_array_get(others, k)));
-        }
-        printf("# %s: %zu of %zu repetitions inside the hog marked, others' CPU up to %.0f%%; "
-               "re-measured: %s\n",
-               json_string_value(json_object_get(s, "name")), marked, window, 100 * most,
-               json_object_get(s, "attempts") ? "yes" : "no");
-        ASSERT_GE(2 * marked, window);
-        ASSERT(most >= 0.35); /* one busy loop is half of two CPUs */
-    }
-    json_decref(j);
-
-    verdicts(hogged, after, sizeof after, &decided);
-    printf("# with the hog:    %s\n", after);
-    /* No conclusion turns into another: a series decided in both runs is decided alike. A series
-     * may end undecidable with the hog (its kept attempt of the quick profile's 10 short
-     * repetitions too spread for a verdict): that is the verdict being careful, not wrong, and it
-     * happens on a quiet machine between two plain quick runs too. */
-    for (const char *b = before; *b != '\0';) {
-        const char *eq = strchr(b, '='), *end = strchr(b, ';');
-        ASSERT(eq != NULL && end != NULL && eq < end);
-        char key[256], was[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq + 1 - b), b);
-        snprintf(was, sizeof was, "%.*s", (int)(end - eq - 1), eq + 1);
-        const char *in_after = strstr(after, key);
-        ASSERT(in_after != NULL); /* every series still has a verdict */
-        const char *now = in_after + strlen(key);
-        size_t now_len = strcspn(now, ";");
-        bool open_before = strcmp(was, "undecidable") == 0; /* no conclusion to keep */
-        bool same = open_before || (now_len == strlen(was) && strncmp(now, was, now_len) == 0);
-        bool careful =
-            now_len == strlen("undecidable") && strncmp(now, "undecidable", now_len) == 0;
-        if (!same && !careful)
-            pk_test_fail(__FILE__, __LINE__, "%s changed from %s to %.*s with the hog", key, was,
-                         (int)now_len, now);
-        b = end + 1;
-    }
-    ASSERT_EQ(assert_report_agrees(hogged, out), 2);
-}
-
 /* ==== Tables and figures ========================================================================
  */
 
@@ -728,8 +459,8 @@ TEST_IMPL(report_tables_and_figures_show_every_repetition)
                         json_pack("[{s:[f]}, {s:[f]}]", "samples_ns", 1e6, "samples_ns", 1e6));
     json_object_set_new(glib, "attempt_used", json_integer(1));
     char path[512], out[512], file[700];
-    tmp(path, sizeof path, "figs.json");
-    tmp(out, sizeof out, "figs");
+    pk_test_tmp_path(path, sizeof path, "figs.json");
+    pk_test_tmp_path(out, sizeof out, "figs");
     write_doc(doc, path);
     char err[512];
     int rc = pkb_report_render(path, out, NULL, err, sizeof err);
@@ -741,7 +472,7 @@ TEST_IMPL(report_tables_and_figures_show_every_repetition)
         pk_test_fail(__FILE__, __LINE__, "report: %s", err);
 
     snprintf(file, sizeof file, "%s/figs.md", out);
-    char *md = slurp(file);
+    char *md = pk_test_slurp(file);
     /* one unit per column, named in the header; no literal null, no blanks around a value */
     ASSERT(strstr(md, "| contender | median (µs) | mean ± sd (µs) |") != NULL);
     ASSERT(strstr(md, "| `glib` (2/12 disturbed[^noisy]; re-measured, attempt 2 kept"
@@ -754,7 +485,7 @@ TEST_IMPL(report_tables_and_figures_show_every_repetition)
     free(md);
 
     snprintf(file, sizeof file, "%s/figs-spawn_only.dat", out);
-    char *dat = slurp(file);
+    char *dat = pk_test_slurp(file);
     /* every repetition, its disturbed flag; the bars' labels carry the unit */
     const char *points = strstr(dat, "# block 1");
     ASSERT(points != NULL);
@@ -771,11 +502,11 @@ TEST_IMPL(report_tables_and_figures_show_every_repetition)
     ASSERT(strstr(dat, "\tglib\t") != NULL && strstr(dat, " µs\t0\t12\t1\n") != NULL);
     free(dat);
     snprintf(file, sizeof file, "%s/figs-spawn_only.gp", out);
-    char *gp = slurp(file);
+    char *gp = pk_test_slurp(file);
     ASSERT(strstr(gp, "set logscale y") != NULL && strstr(gp, "disturbed repetition") != NULL);
     free(gp);
     snprintf(file, sizeof file, "%s/figs-spawn_only.py", out);
-    char *py = slurp(file);
+    char *py = pk_test_slurp(file);
     ASSERT(strstr(py, "LOG = True") != NULL && strstr(py, "(re-measured)") != NULL);
     free(py);
     snprintf(file, sizeof file, "%s/figs-spawn_only.matplotlib.png", out);
@@ -789,7 +520,7 @@ TEST_IMPL(report_tables_and_figures_show_every_repetition)
               path);
     ASSERT_OK(pkb_report_render(path, out, &(pkb_report_options){0}, err, sizeof err));
     snprintf(file, sizeof file, "%s/figs-spawn_only.gp", out);
-    gp = slurp(file);
+    gp = pk_test_slurp(file);
     ASSERT(strstr(gp, "set logscale y") == NULL);
     free(gp);
 }

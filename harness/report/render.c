@@ -146,9 +146,34 @@ static void md_footnotes(const pkb_results *r, pkb_buf *b)
                                                     "disturbed_share_above")));
 }
 
+/* The series whose first calibration saw only disturbed calls (METHODOLOGY.md, "Sizing the
+ * samples"), named: their counts came from a second pass. */
+static void md_calibration(const pkb_results *r, pkb_buf *b)
+{
+    size_t again = 0;
+    for (size_t i = 0; i < r->nseries; i++)
+        again += r->series[i].calibration_passes == 2;
+    if (again == 0)
+        return;
+    pkb_buf_printf(b,
+                   "## Calibration\n\nEvery call of the first calibration of %zu series ran "
+                   "beside other load, so they were calibrated once more before the measured "
+                   "rounds (their iteration counts come from an undisturbed call unless marked "
+                   "otherwise; each series' `calibration` in the results file):",
+                   again);
+    for (size_t i = 0, k = 0; i < r->nseries; i++) {
+        const pkb_results_series *s = &r->series[i];
+        if (s->calibration_passes == 2)
+            pkb_buf_printf(b, "%s `%s`%s", k++ > 0 ? "," : "", s->name,
+                           s->calibration_disturbed ? " (sized from a disturbed call)" : "");
+    }
+    pkb_buf_puts(b, ".\n\n");
+}
+
 void pkb_md_appendix(const pkb_results *r, pkb_buf *b)
 {
     md_priming(r, b);
+    md_calibration(r, b);
     pkb_buf_puts(b, "## Settings\n\n");
     pkb_md_object_table(b, json_object_get(r->root, "settings"));
     pkb_buf_puts(b, "\n## Environment\n\n");

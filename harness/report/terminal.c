@@ -65,10 +65,11 @@ static void warn_line(pkb_buf *t, bool color, pkb_buf *out)
 }
 
 /* The Markdown's footnotes, a line each: disturbed repetitions (by the rule the file records or,
- * in an older file, runnable tasks beyond the CPUs), re-measured series. */
+ * in an older file, runnable tasks beyond the CPUs), series calibrated again, re-measured series.
+ */
 static void disturbed_note(const pkb_results *r, bool color, pkb_buf *out)
 {
-    size_t noisy = 0, reps = 0, remeasured = 0;
+    size_t noisy = 0, reps = 0, remeasured = 0, recalibrated = 0, sized_disturbed = 0;
     bool measured = false;
     for (size_t i = 0; i < r->nseries; i++) {
         const pkb_results_series *s = &r->series[i];
@@ -77,6 +78,8 @@ static void disturbed_note(const pkb_results *r, bool color, pkb_buf *out)
             reps += s->n;
             remeasured += s->attempts > 1;
             measured |= s->disturbance_measured;
+            recalibrated += s->calibration_passes == 2;
+            sized_disturbed += s->calibration_disturbed;
         }
     }
     const json_t *rule = pkb_results_field(r, "settings", "disturbance");
@@ -95,6 +98,14 @@ static void disturbed_note(const pkb_results *r, bool color, pkb_buf *out)
                        "disturbed: %zu of %zu repetitions ended with more runnable tasks than the "
                        "machine's %lld logical CPUs (kept in every number)",
                        noisy, reps, r->logical_cpus);
+        warn_line(&t, color, out);
+    }
+    if (recalibrated > 0) {
+        pkb_buf_printf(&t,
+                       "calibrated again: %zu series, every call of their first calibration "
+                       "disturbed; %zu sized from a disturbed call all the same (the file's "
+                       "`calibration`)",
+                       recalibrated, sized_disturbed);
         warn_line(&t, color, out);
     }
     if (remeasured > 0) {

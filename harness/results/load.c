@@ -541,6 +541,11 @@ static int load_series(const char *file,
         rc = load_attempts(file, j, index, s, err, err_len);
     if (rc == 0)
         rc = load_marks(file, j, index, cpus, s, err, err_len);
+    /* How the rounds sized it (informational: read for the report's notes, never computed on). */
+    const json_t *cal = json_object_get(j, "calibration");
+    json_int_t passes = json_integer_value(json_object_get(cal, "passes"));
+    s->calibration_passes = passes >= 1 && passes <= 2 ? (int)passes : 0;
+    s->calibration_disturbed = json_is_true(json_object_get(cal, "disturbed"));
     return rc;
 }
 

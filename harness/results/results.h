@@ -84,6 +84,19 @@ typedef struct pkb_disturbance {
     bool disturbed;       /* the rule's verdict (run/disturb.h) */
 } pkb_disturbance;
 
+/* How a series' iteration count was sized in rounds mode (run/calibrate.h): Google Benchmark's
+ * rule, 1.4 x the time per sample over one iteration's time, with that time taken from the
+ * fastest undisturbed call of the calibration round rather than from its last call. */
+typedef struct pkb_calibration {
+    long long iterations;    /* what every measured round used; 0: not sized this way */
+    double per_iteration_ns; /* the iteration time it was sized from */
+    int calls;               /* calls of the calibration round(s) long enough to size from */
+    int disturbed_calls;     /* of those, marked disturbed (run/disturb.h) */
+    int passes;              /* calibration rounds: 2 when the first saw only disturbed calls */
+    bool disturbed;          /* no undisturbed call in either pass: sized from a disturbed one */
+    double fastest_quiet_ns, fastest_ns; /* so far: undisturbed calls, all calls (0: none) */
+} pkb_calibration;
+
 /* One series as the file holds it (every pointer borrowed for the call). */
 typedef struct pkb_series_record {
     const char *name, *scenario, *contender;
@@ -109,7 +122,8 @@ typedef struct pkb_series_record {
      * which one the fields above hold. NULL / 0: measured once. */
     const struct pkb_series_record *attempts;
     size_t nattempts, attempt_used;
-    const json_t *extra; /* suite fields merged into the object, or NULL */
+    const pkb_calibration *calibration; /* rounds mode's sizing, or NULL */
+    const json_t *extra;                /* suite fields merged into the object, or NULL */
 } pkb_series_record;
 
 /* The series object of the file: the record's fields (`control` only when true), the
@@ -161,6 +175,10 @@ typedef struct pkb_results_series {
     size_t attempts;           /* measurements of this series: 2 when it was re-measured */
     long attempt_used;         /* which attempt samples_ns holds (0-based) */
     bool environmental;        /* refused or failed for a reason of the host, not of the code */
+    /* `calibration` (rounds mode): 2 passes when every call of the first was disturbed, 0 when
+     * the file has none; calibration_disturbed: the count came from a disturbed call anyway. */
+    int calibration_passes;
+    bool calibration_disturbed;
 } pkb_results_series;
 
 typedef struct pkb_results_scenario {

@@ -135,6 +135,14 @@ json_t *pkb_results_series_json(const pkb_series_record *r)
         json_object_set_new(o, "control", json_true());
     add_arrays(o, r);
     add_attempts(o, r);
+    const pkb_calibration *cal = r->calibration;
+    if (cal != NULL && cal->iterations > 0 && cal->per_iteration_ns > 0)
+        json_object_set_new(o, "calibration",
+                            json_pack("{s:I, s:f, s:i, s:i, s:i, s:b}", "iterations",
+                                      (json_int_t)cal->iterations, "per_iteration_ns",
+                                      cal->per_iteration_ns, "calls", cal->calls, "disturbed_calls",
+                                      cal->disturbed_calls, "passes", cal->passes, "disturbed",
+                                      cal->disturbed));
     pks_summary sum;
     if (r->n > 0 && pks_summarize(r->samples_ns, r->n, NULL, &sum) == 0)
         json_object_set_new(o, "summary",

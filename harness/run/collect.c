@@ -13,6 +13,7 @@
 #include "run/collect.h"
 
 #include "common/term.h"
+#include "run/calibrate.h"
 #include "run/disturb.h"
 #include "run/env.h"
 
@@ -117,7 +118,7 @@ void pkb__show_finished(struct pkb__collect *c, bool final, bool eta)
 
 /* What disturbed this call of the benchmark function: one repetition in rounds mode, one of
  * Google Benchmark's sizing calls or repetitions in a sequential run. */
-static void record_call(pkb_series *s, const pkb_disturb_mark *mark)
+static void record_call(pkb_series *s, const pkb_disturbance *d)
 {
     if (s->ncalls == s->capcalls) {
         size_t cap = s->capcalls ? s->capcalls * 2 : 64;
@@ -127,7 +128,7 @@ static void record_call(pkb_series *s, const pkb_disturb_mark *mark)
         s->calls = p;
         s->capcalls = cap;
     }
-    pkb_disturb_end(mark, &s->calls[s->ncalls++]);
+    s->calls[s->ncalls++] = *d;
 }
 
 void pkb__bench(pkb_state *st, void *user)
@@ -140,13 +141,15 @@ void pkb__bench(pkb_state *st, void *user)
         if (pkb__progress.first_start == 0)
             pkb__progress.first_start = pkb__progress.series_start;
     }
-    double child_ns = 0, self_ns = 0;
+    double child_ns = 0, self_ns = 0, timed_s = 0;
     int64_t n = 0;
+    bool failed = false;
     pkb_disturb_mark mark;
     pkb_disturb_begin(&mark);
     while (pkb_keep_running(st)) {
         if (pkb_interrupted) {
             pkb_skip_with_error(st, "interrupted");
+            failed = true;
             continue;
         }
         struct rusage c0, c1, p0, p1;
@@ -162,6 +165,7 @@ void pkb__bench(pkb_state *st, void *user)
         getrusage(RUSAGE_CHILDREN, &c1);
         double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
         pkb_set_iteration_time(st, secs);
+        timed_s += secs;
         child_ns +=
             tv_ns(c1.ru_utime) - tv_ns(c0.ru_utime) + tv_ns(c1.ru_stime) - tv_ns(c0.ru_stime);
         self_ns +=
@@ -172,6 +176,7 @@ void pkb__bench(pkb_state *st, void *user)
             snprintf(msg, sizeof msg, "iteration failed: %s",
                      out.error[0] ? out.error : strerror(rc < 0 ? -rc : rc));
             pkb_skip_with_error(st, msg);
+            failed = true;
         } else if (s->check_counts &&
                    (out.bytes != s->expect_bytes || out.lines != s->expect_lines ||
                     out.children != s->expect_children || out.failures != 0)) {
@@ -182,6 +187,7 @@ void pkb__bench(pkb_state *st, void *user)
                      out.failures, (unsigned long long)s->expect_bytes,
                      (unsigned long long)s->expect_lines, s->expect_children);
             pkb_skip_with_error(st, msg);
+            failed = true;
         }
     }
     if (n > 0) {
@@ -190,7 +196,11 @@ void pkb__bench(pkb_state *st, void *user)
         pkb_counter_set(st, "throughput", s->work_per_iteration,
                         PKB_COUNTER_ITERATION_INVARIANT_RATE);
     }
-    record_call(s, &mark);
+    pkb_disturbance d;
+    pkb_disturb_end(&mark, &d);
+    record_call(s, &d);
+    if (s->calibrating && !failed)
+        pkb_calibration_add(&s->calib, n, timed_s, d.disturbed, pkb__progress.prof->min_time_s);
     show(pkb__progress.phase[0] != '\0' ? pkb__progress.phase
          : pkb__now_s() - pkb__progress.series_start < pkb__progress.prof->warmup_s ? "warm-up"
                                                                                     : "measuring");
@@ -270,6 +280,7 @@ static pkb_series_record series_record(const pkb_series *s)
     rec.control = s->control;
     rec.status = s->status;
     rec.work_per_iteration = s->work_per_iteration;
+    rec.calibration = &s->calib;
     rec.extra = s->extra;
     return rec;
 }

@@ -3,9 +3,11 @@
  * series gets one repetition per round, in an order rotated every round, so drift on a shared
  * machine spreads over all series alike. Round 0 calibrates (warm-up, and Google Benchmark sizes
  * each series' iteration count; its sample is discarded); every later round runs each series once
- * with that fixed count. --aa adds an identical B copy of every series next to it (A B in odd
- * rounds, B A in even ones) and stores each series' minimum detectable effect in "noise_floor".
- * The file is rewritten after every round.
+ * with that fixed count. The count is sized from the calibration's fastest undisturbed call
+ * (calibrate.h); a series none of whose calls was undisturbed is calibrated once more right after
+ * round 0, so a disturbance there cannot shorten its samples for the whole run. --aa adds an
+ * identical B copy of every series next to it (A B in odd rounds, B A in even ones) and stores each
+ * series' minimum detectable effect in "noise_floor". The file is rewritten after every round.
  *
  * The same rounds measure a too-disturbed series again (pkb__run_rounds_again, remeasure.c): only
  * the series marked `remeasuring`, with the iteration counts round 0 sized, after one discarded
@@ -16,6 +18,7 @@
 
 #include "common/stats.h"
 #include "common/term.h"
+#include "run/calibrate.h"
 #include "run/env.h"
 
 #include <errno.h>
@@ -34,17 +37,18 @@
 
 struct rounds {
     struct pkb__collect *c;
-    pkb_series *b; /* --aa: the B copy of every series (NULL otherwise) */
-    int round;     /* 0: calibration (again: a discarded warm round); 1..R: measured */
-    bool again;    /* re-measuring the series marked `remeasuring` */
-    int offset;    /* added to `round` in the file: R when re-measuring, so every round of the
-                      run has its own number and pkbench compare pairs only samples taken
-                      together (regress/drift.h) */
+    pkb_series *b;      /* --aa: the B copy of every series (NULL otherwise) */
+    int round;          /* 0: calibration (again: a discarded warm round); 1..R: measured */
+    bool again;         /* re-measuring the series marked `remeasuring` */
+    bool recalibrating; /* round 0 once more, for the series marked `recalibrate` */
+    int offset;         /* added to `round` in the file: R when re-measuring, so every round of the
+                           run has its own number and pkbench compare pairs only samples taken
+                           together (regress/drift.h) */
 };
 
 static bool in_play(const struct rounds *x, const pkb_series *s)
 {
-    if (x->again && !s->remeasuring)
+    if ((x->again && !s->remeasuring) || (x->recalibrating && !s->recalibrate))
         return false;
     return s->status != PKB_SERIES_REFUSED && s->status != PKB_SERIES_FAILED;
 }
@@ -81,7 +85,7 @@ static int on_round_run(const pkb_run *run, void *user)
         return 0;
     }
     if (x->round == 0) {
-        if (!x->again)
+        if (!x->again) /* Google Benchmark's count: kept only if no call could size it */
             a->rounds_iterations = run->iterations;
         return 0;
     }
@@ -114,6 +118,7 @@ static int register_round(struct rounds *x)
         pkb_series *a = &c->series[i];
         if (!in_play(x, a))
             continue;
+        a->calibrating = x->round == 0 && !x->again; /* its calls size it (calibrate.h) */
         pkb_series *copies[2] = {a, x->b != NULL && x->round > 0 ? &x->b[i] : NULL};
         if (x->round % 2 == 0 && copies[1] != NULL) { /* B A in even rounds */
             copies[0] = copies[1];
@@ -127,7 +132,11 @@ static int register_round(struct rounds *x)
                            .unit = PKB_UNIT_NS,
                            .repetitions = 1};
             if (x->round == 0 && !x->again) {
-                def.min_warmup_time = prof->warmup_s;
+                /* Calibrating again, the series is warm: a short warm-up (its calls are
+                 * candidates too) and Google Benchmark's sizing trials, a few times min_time in
+                 * all, not the profile's warm-up once more. */
+                def.min_warmup_time =
+                    x->recalibrating ? PKB_RECALIBRATION_WARMUP * prof->min_time_s : prof->warmup_s;
                 def.min_time = prof->min_time_s;
             } else {
                 def.iterations = a->rounds_iterations > 0 ? a->rounds_iterations : 1;
@@ -217,6 +226,92 @@ static int make_b_copies(struct rounds *x)
     return rc;
 }
 
+/* One round of x: x->round (0: calibration, again when x->recalibrating) of the series in
+ * play, `per_round` calls; `first_measured` is when round 1 started (the measured rounds' pace). */
+static int run_round(struct rounds *x, size_t per_round, double first_measured)
+{
+    const pkb_profile *prof = x->c->opts->profile;
+    pkb__progress.name = NULL; /* every call is a new line of pkb__progress */
+    pkb__progress.index = 0;
+    /* A measured call lasts about min_time (round 0 sized it so) plus the bookkeeping around
+     * it; once a measured round finished, the rounds' own pace replaces that guess, which a
+     * loaded machine or a slow series makes too short. */
+    double per_call = prof->min_time_s * PKB_CALIBRATION_MARGIN + 0.005, now = pkb__now_s();
+    if (x->round > 1 && per_round > 0)
+        per_call = (now - first_measured) / ((double)(x->round - 1) * (double)per_round);
+    pkb__progress.later_s = per_call * (double)per_round * (prof->repetitions - x->round);
+    const char *what = pkb__progress.phase;
+    if (x->round == 0) {
+        pkb__progress.total = per_round / (x->b != NULL ? 2 : 1);
+        pkb__progress.per_series_s = x->again ? per_call
+                                     : x->recalibrating
+                                         ? (PKB_RECALIBRATION_WARMUP + 3) * prof->min_time_s + 0.05
+                                         : prof->warmup_s + 3 * prof->min_time_s + 0.05;
+        snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "%s",
+                 x->again           ? "warm again"
+                 : x->recalibrating ? "calibrate again"
+                                    : "calibrate");
+        what = x->again           ? "re-measuring: one discarded round to warm up"
+               : x->recalibrating ? "calibrating again: every call of the first pass was disturbed"
+                                  : "calibrating: warm-up and iteration counts";
+    } else {
+        pkb__progress.total = per_round;
+        pkb__progress.per_series_s = per_call;
+        snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "%sround %hu/%hu",
+                 x->again ? "again " : "", (unsigned short)x->round,
+                 (unsigned short)prof->repetitions);
+    }
+    if (!pkb__progress.tty) {
+        char eta[32];
+        pkb_fmt_duration(eta, sizeof eta, pkb__eta_s());
+        fprintf(stderr, "pkbench: %s (%zu series%s)  ETA %s\n", what,
+                per_round / (x->b != NULL ? 2 : 1), x->b != NULL && x->round > 0 ? ", A and B" : "",
+                eta);
+    }
+    int rc = register_round(x);
+    if (rc == 0)
+        rc = pkb_run_benchmarks(
+            &(pkb_run_options){
+                .filter = "all", .on_context = on_round_context, .on_run = on_round_run, .user = x},
+            NULL);
+    return rc;
+}
+
+/* After round 0: calibrates once more every series whose calibration saw no undisturbed call,
+ * then fixes every series' iteration count (calibrate.h). */
+static int size_series(struct rounds *x)
+{
+    struct pkb__collect *c = x->c;
+    const pkb_profile *prof = c->opts->profile;
+    size_t again = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *a = &c->series[i];
+        a->calibrating = false;
+        if (!in_play(x, a))
+            continue;
+        a->calib.passes = 1;
+        a->recalibrate = !pkb_calibration_quiet(&a->calib);
+        again += a->recalibrate;
+    }
+    int rc = 0;
+    if (again > 0 && !pkb_interrupted) {
+        x->recalibrating = true;
+        rc = run_round(x, again, 0);
+        x->recalibrating = false;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *a = &c->series[i];
+        a->calibrating = false;
+        if (a->recalibrate)
+            a->calib.passes = 2;
+        a->recalibrate = false;
+        if (in_play(x, a))
+            a->rounds_iterations =
+                pkb_calibration_size(&a->calib, prof->min_time_s, a->rounds_iterations);
+    }
+    return rc;
+}
+
 /* Rounds 0..R of x (see the top of this file); the file rewritten after every measured round. */
 static int run_all_rounds(struct rounds *x)
 {
@@ -229,47 +324,11 @@ static int run_all_rounds(struct rounds *x)
     int completed = 0, rc = 0;
     double first_measured = 0; /* when round 1 started: the pace of the measured rounds */
     for (x->round = 0; rc == 0 && x->round <= prof->repetitions && !pkb_interrupted; x->round++) {
-        pkb__progress.name = NULL; /* every call is a new line of pkb__progress */
-        pkb__progress.index = 0;
-        /* A measured call lasts about min_time (round 0 sized it so) plus the bookkeeping around
-         * it; once a measured round finished, the rounds' own pace replaces that guess, which a
-         * loaded machine or a slow series makes too short. */
-        double per_call = prof->min_time_s * 1.2 + 0.005, now = pkb__now_s();
         if (x->round == 1)
-            first_measured = now;
-        else if (x->round > 1 && per_round > 0)
-            per_call = (now - first_measured) / ((double)(x->round - 1) * (double)per_round);
-        pkb__progress.later_s = per_call * (double)per_round * (prof->repetitions - x->round);
-        if (x->round == 0) {
-            pkb__progress.total = per_round / (x->b != NULL ? 2 : 1);
-            pkb__progress.per_series_s =
-                x->again ? per_call : prof->warmup_s + 3 * prof->min_time_s + 0.05;
-            snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "%s",
-                     x->again ? "warm again" : "calibrate");
-        } else {
-            pkb__progress.total = per_round;
-            pkb__progress.per_series_s = per_call;
-            snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "%sround %hu/%hu",
-                     x->again ? "again " : "", (unsigned short)x->round,
-                     (unsigned short)prof->repetitions);
-        }
-        if (!pkb__progress.tty) {
-            char eta[32];
-            pkb_fmt_duration(eta, sizeof eta, pkb__eta_s());
-            fprintf(stderr, "pkbench: %s (%zu series%s)  ETA %s\n",
-                    x->round == 0 && !x->again ? "calibrating: warm-up and iteration counts"
-                    : x->round == 0            ? "re-measuring: one discarded round to warm up"
-                                               : pkb__progress.phase,
-                    per_round / (x->b != NULL ? 2 : 1),
-                    x->b != NULL && x->round > 0 ? ", A and B" : "", eta);
-        }
-        rc = register_round(x);
-        if (rc == 0)
-            rc = pkb_run_benchmarks(&(pkb_run_options){.filter = "all",
-                                                       .on_context = on_round_context,
-                                                       .on_run = on_round_run,
-                                                       .user = x},
-                                    NULL);
+            first_measured = pkb__now_s();
+        rc = run_round(x, per_round, first_measured);
+        if (rc == 0 && !pkb_interrupted && x->round == 0 && !x->again)
+            rc = size_series(x);
         if (rc == 0 && !pkb_interrupted && x->round > 0) {
             completed = x->round;
             settle_round(x, (size_t)completed);
