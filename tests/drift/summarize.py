@@ -112,7 +112,12 @@ def main():
                     help="also put the totals' tables (not the per-pair one) into FILE "
                          "(METHODOLOGY.md) between the lines <!-- drift-study-results --> and "
                          "<!-- /drift-study-results -->, headings demoted to ####")
+    ap.add_argument("--tag", default="drift-study-results",
+                    help="the markers' name for --into (default drift-study-results), so one "
+                         "file can quote several studies")
     a = ap.parse_args()
+    if not re.fullmatch(r"[a-z0-9-]+", a.tag):
+        die(f"--tag {a.tag!r}: use lower-case letters, digits and '-'")
     if not os.path.isdir(a.dir):
         die(f"{a.dir}: not a directory")
 
@@ -238,12 +243,12 @@ def main():
         f.write("\n".join(md) + "\n")
     os.replace(tmp, os.path.join(a.dir, "summary.md"))
     if a.into:
-        into(a.into, md)
+        into(a.into, md, a.tag)
 
 
-def into(path, md):
+def into(path, md, tag):
     """The tables between the markers of `path`, written atomically; the rest untouched."""
-    start, end = "<!-- drift-study-results -->", "<!-- /drift-study-results -->"
+    start, end = f"<!-- {tag} -->", f"<!-- /{tag} -->"
     try:
         with open(path) as f:
             text = f.read()
