@@ -20,7 +20,7 @@ TEST_IMPL(calibration_sizes_from_the_fastest_undisturbed_call)
     pkb_calibration_add(&c, 3, 0.300, true, min_time);   /* under the hog */
     pkb_calibration_add(&c, 170, 10.0, false, min_time); /* the warm-up: 58.8 ms */
     pkb_calibration_add(&c, 5, 0.290, false, min_time);  /* the sizing trial: 58 ms */
-    ASSERT(pkb_calibration_quiet(&c));
+    ASSERT(!pkb_calibration_clean(&c)); /* the hog ran during it: rounds.c calibrates again */
     ASSERT_EQ(c.calls, 3);
     ASSERT_EQ(c.disturbed_calls, 1);
     /* ceil(1.4 x 250 ms / 58 ms) = ceil(6.03) */
@@ -38,14 +38,20 @@ TEST_IMPL(calibration_prefers_undisturbed_over_faster)
     pkb_calibration_add(&c, 100, 0.050, false, 0.03); /* 500 us */
     ASSERT_EQ(pkb_calibration_size(&c, 0.03, 1), 84); /* ceil(42 ms / 500 us) */
     ASSERT(!c.disturbed);
+    ASSERT(!pkb_calibration_clean(&c)); /* calibrated again all the same */
+    pkb_calibration quiet = {0};
+    ASSERT(!pkb_calibration_clean(&quiet)); /* nothing seen yet */
+    pkb_calibration_add(&quiet, 100, 0.050, false, 0.03);
+    pkb_calibration_add(&quiet, 1, 0.001, true, 0.03); /* a first trial: not a candidate */
+    ASSERT(pkb_calibration_clean(&quiet));
 }
 
 TEST_IMPL(calibration_all_disturbed_says_so)
 {
     pkb_calibration c = {0};
     pkb_calibration_add(&c, 3, 0.300, true, 0.25);
-    ASSERT(!pkb_calibration_quiet(&c));            /* rounds.c calibrates such a series once more */
-    pkb_calibration_add(&c, 4, 0.320, true, 0.25); /* the second pass: still disturbed */
+    ASSERT(!pkb_calibration_clean(&c));
+    pkb_calibration_add(&c, 4, 0.320, true, 0.25);   /* the second pass: still disturbed */
     ASSERT_EQ(pkb_calibration_size(&c, 0.25, 9), 5); /* the fastest: 80 ms, ceil(4.375) */
     ASSERT(c.disturbed);
     ASSERT_EQ(c.calls, 2);

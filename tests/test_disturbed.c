@@ -196,7 +196,7 @@ TEST_IMPL(cpu_hog_in_calibration_leaves_counts_and_verdicts)
     /* A busy loop through the whole first calibration pass and no measured round. Before,
      * Google Benchmark sized each series from its last trial, which the hog made slow: fewer
      * iterations per sample for the whole run, noisier samples, verdicts turned undecidable
-     * (the full-profile demonstration in METHODOLOGY.md). Now the runner sees every call of the
+     * (the full-profile demonstration in METHODOLOGY.md). Now the runner sees the calls of the
      * pass disturbed, calibrates again once the hog is gone, and sizes from an undisturbed call. */
     pk_test_need_pkbench();
     const char *filter = "^spawn_only/(posix_spawn|fork_exec|libuv)$";

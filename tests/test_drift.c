@@ -290,6 +290,37 @@ TEST_IMPL(drift_inconsistent_controls_are_undecidable)
     pkb_compare_free(&raw);
 }
 
+/* The machine slowed unevenly, as beside a CPU hog: the pure-CPU loop 3x slower, so the machine
+ * as a whole moved +32% (every control together), while scenario s's own three spawn controls did
+ * not move and its contenders 30% slower. Corrected by s's controls alone that would be two
+ * regressions; the scenario's drift is more than PKB_DRIFT_UNEVEN_ABOVE away from the whole
+ * machine's, so its controls do not share its series' exposure: machine changed, exit 3. */
+TEST_IMPL(drift_uneven_scenario_is_undecidable)
+{
+    syn_run b = {.drift = 1, .machine_sd = 0.02, .series_sd = 0.02};
+    syn_run n = b;
+    n.factor[5] = 3.0; /* calibration/cpu_loop */
+    n.factor[3] = 1.3; /* s/processkit */
+    n.factor[4] = 1.3; /* s/libuv */
+    pkb_compare c, raw;
+    compare_pair("uneven", &b, &n, 16, 0, &c, &raw);
+    print_line("uneven", &c);
+    const pkb_drift_group *g = pkb_drift_group_for(&c.drift, "s");
+    ASSERT(g != NULL && strcmp(g->name, "s") == 0);
+    ASSERT(fabs(g->ratio.estimate - 1) < 0.05); /* its own controls did not move */
+    ASSERT_EQ(g->state, PKB_DRIFT_UNEVEN);
+    ASSERT(row(&c, "s/processkit")->machine_changed);
+    ASSERT(row(&c, "s/libuv")->machine_changed);
+    ASSERT_EQ(c.status, 3);
+    char why[300];
+    pkb_compare_why(&c, row(&c, "s/processkit"), why, sizeof why);
+    printf("# %s\n", why);
+    ASSERT(strstr(why, "uneven: drift") != NULL);
+    ASSERT_EQ(raw.status, 2);
+    pkb_compare_free(&c);
+    pkb_compare_free(&raw);
+}
+
 /* A drift of 40%: beyond the 25% default limit, undecidable (exit 3); with --drift-limit 50% it
  * is corrected and nothing regressed. */
 TEST_IMPL(drift_too_large_is_undecidable)

@@ -48,6 +48,8 @@ const char *pkb_drift_state_name(pkb_drift_state s)
         return "too large";
     case PKB_DRIFT_INCONSISTENT:
         return "controls disagree";
+    case PKB_DRIFT_UNEVEN:
+        return "uneven";
     }
     return "?";
 }
@@ -354,6 +356,13 @@ estimate(pkb_drift *d, const pkb_results *base, const pkb_results *cand, char *e
         rc = group_ratio(d, &d->groups[i], &s);
         judge(d, &d->groups[i]);
     }
+    /* A scenario whose controls moved otherwise than the machine as a whole (groups[0]). */
+    for (size_t i = 1; rc == 0 && i < d->ngroups; i++) {
+        pkb_drift_group *g = &d->groups[i];
+        if (g->state == PKB_DRIFT_OK &&
+            fabs(g->ratio.estimate / d->groups[0].ratio.estimate - 1) > PKB_DRIFT_UNEVEN_ABOVE)
+            g->state = PKB_DRIFT_UNEVEN;
+    }
     free(s.b);
     free(s.n);
     if (rc == -ENOMEM)
@@ -505,6 +514,13 @@ void pkb_drift_why(const pkb_drift *d, const pkb_drift_group *g, char *buf, size
         pct(a, sizeof a, g->ratio.estimate);
         snprintf(buf, len, "drift %s beyond the %.1f%% a correction is trusted for", a,
                  100 * d->opts.limit);
+    } else if (g->state == PKB_DRIFT_UNEVEN) {
+        pct(a, sizeof a, g->ratio.estimate);
+        pct(lo, sizeof lo, d->groups[0].ratio.estimate);
+        snprintf(buf, len,
+                 "uneven: drift %s here, %s over every control (more than %.0f%% apart: the "
+                 "machine did not slow everything alike)",
+                 a, lo, 100 * PKB_DRIFT_UNEVEN_ABOVE);
     } else if (g->state == PKB_DRIFT_INCONSISTENT) {
         size_t used = 0;
         for (int i = 0; i < 2 && used < len; i++) {

@@ -459,6 +459,7 @@ static json_t *drift_json(const pkb_compare *c)
     json_object_set_new(o, "line", json_string(line));
     json_object_set_new(o, "limit", num(d->opts.limit));
     json_object_set_new(o, "disagreement_threshold", num(d->opts.threshold));
+    json_object_set_new(o, "uneven_above", num(PKB_DRIFT_UNEVEN_ABOVE));
     json_t *controls = json_array(), *groups = json_array();
     for (size_t i = 0; i < d->ncontrols; i++) {
         json_t *k = interval_json(&d->controls[i].ratio);

@@ -146,7 +146,7 @@ static void md_footnotes(const pkb_results *r, pkb_buf *b)
                                                     "disturbed_share_above")));
 }
 
-/* The series whose first calibration saw only disturbed calls (METHODOLOGY.md, "Sizing the
+/* The series whose first calibration saw a disturbed call (METHODOLOGY.md, "Sizing the
  * samples"), named: their counts came from a second pass. */
 static void md_calibration(const pkb_results *r, pkb_buf *b)
 {
@@ -156,10 +156,11 @@ static void md_calibration(const pkb_results *r, pkb_buf *b)
     if (again == 0)
         return;
     pkb_buf_printf(b,
-                   "## Calibration\n\nEvery call of the first calibration of %zu series ran "
-                   "beside other load, so they were calibrated once more before the measured "
-                   "rounds (their iteration counts come from an undisturbed call unless marked "
-                   "otherwise; each series' `calibration` in the results file):",
+                   "## Calibration\n\nOther load ran during the first calibration of %zu series (a "
+                   "call marked disturbed), so they were calibrated once more before the measured "
+                   "rounds; their iteration counts come from the fastest undisturbed call of "
+                   "both passes unless marked otherwise (each series' `calibration` in the "
+                   "results file):",
                    again);
     for (size_t i = 0, k = 0; i < r->nseries; i++) {
         const pkb_results_series *s = &r->series[i];

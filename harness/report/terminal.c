@@ -102,8 +102,8 @@ static void disturbed_note(const pkb_results *r, bool color, pkb_buf *out)
     }
     if (recalibrated > 0) {
         pkb_buf_printf(&t,
-                       "calibrated again: %zu series, every call of their first calibration "
-                       "disturbed; %zu sized from a disturbed call all the same (the file's "
+                       "calibrated again: %zu series, other load ran during their first "
+                       "calibration; %zu sized from a disturbed call all the same (the file's "
                        "`calibration`)",
                        recalibrated, sized_disturbed);
         warn_line(&t, color, out);

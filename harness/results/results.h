@@ -92,7 +92,7 @@ typedef struct pkb_calibration {
     double per_iteration_ns; /* the iteration time it was sized from */
     int calls;               /* calls of the calibration round(s) long enough to size from */
     int disturbed_calls;     /* of those, marked disturbed (run/disturb.h) */
-    int passes;              /* calibration rounds: 2 when the first saw only disturbed calls */
+    int passes;              /* calibration rounds: 2 when the first saw a disturbed call */
     bool disturbed;          /* no undisturbed call in either pass: sized from a disturbed one */
     double fastest_quiet_ns, fastest_ns; /* so far: undisturbed calls, all calls (0: none) */
 } pkb_calibration;
@@ -175,7 +175,7 @@ typedef struct pkb_results_series {
     size_t attempts;           /* measurements of this series: 2 when it was re-measured */
     long attempt_used;         /* which attempt samples_ns holds (0-based) */
     bool environmental;        /* refused or failed for a reason of the host, not of the code */
-    /* `calibration` (rounds mode): 2 passes when every call of the first was disturbed, 0 when
+    /* `calibration` (rounds mode): 2 passes when a call of the first was disturbed, 0 when
      * the file has none; calibration_disturbed: the count came from a disturbed call anyway. */
     int calibration_passes;
     bool calibration_disturbed;

@@ -25,9 +25,9 @@ void pkb_calibration_add(
         c->fastest_ns = per_ns;
 }
 
-bool pkb_calibration_quiet(const pkb_calibration *c)
+bool pkb_calibration_clean(const pkb_calibration *c)
 {
-    return c->fastest_quiet_ns > 0;
+    return c->calls > 0 && c->disturbed_calls == 0;
 }
 
 long long pkb_calibration_size(pkb_calibration *c, double min_time_s, long long fallback)

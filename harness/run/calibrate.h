@@ -9,9 +9,9 @@
  * "Rounds"). Here every call of the benchmark function in the calibration round (warm-up and
  * sizing trials alike) that lasted at least half of min_time is a candidate, with its mean
  * iteration time and its disturbance mark; the count uses the same 1.4 x min_time rule on the
- * fastest undisturbed one. A series with no undisturbed candidate is calibrated once more after
- * the others (rounds.c); if that pass sees none either, the fastest candidate of both passes
- * sizes it and the file says so (`disturbed`).
+ * fastest undisturbed one. A series with a disturbed candidate is calibrated once more after the
+ * others (rounds.c), and the fastest undisturbed candidate of both passes sizes it; if neither
+ * pass saw an undisturbed one, the fastest candidate does and the file says so (`disturbed`).
  */
 #ifndef PKB_RUN_CALIBRATE_H
 #define PKB_RUN_CALIBRATE_H
@@ -31,8 +31,11 @@
 void pkb_calibration_add(
     pkb_calibration *c, long long iterations, double seconds, bool disturbed, double min_time_s);
 
-/* Whether an undisturbed candidate was seen: no second pass needed. */
-bool pkb_calibration_quiet(const pkb_calibration *c);
+/* Whether the pass can be trusted: candidates were seen and none was disturbed. One disturbed
+ * candidate means other load ran during the calibration, and a long call that overlapped it only
+ * in part can stay under the mark while its mean is inflated (the full-suite demonstration in
+ * METHODOLOGY.md, "Sizing the samples"): such a series is calibrated once more. */
+bool pkb_calibration_clean(const pkb_calibration *c);
 
 /* Sets c->iterations (and per_iteration_ns, disturbed) from the fastest undisturbed candidate,
  * else the fastest candidate, and returns it: ceil(1.4 x min_time_s / time per iteration), at

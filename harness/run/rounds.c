@@ -4,7 +4,7 @@
  * machine spreads over all series alike. Round 0 calibrates (warm-up, and Google Benchmark sizes
  * each series' iteration count; its sample is discarded); every later round runs each series once
  * with that fixed count. The count is sized from the calibration's fastest undisturbed call
- * (calibrate.h); a series none of whose calls was undisturbed is calibrated once more right after
+ * (calibrate.h); a series with a disturbed calibration call is calibrated once more right after
  * round 0, so a disturbance there cannot shorten its samples for the whole run. --aa adds an
  * identical B copy of every series next to it (A B in odd rounds, B A in even ones) and stores each
  * series' minimum detectable effect in "noise_floor". The file is rewritten after every round.
@@ -252,7 +252,7 @@ static int run_round(struct rounds *x, size_t per_round, double first_measured)
                  : x->recalibrating ? "calibrate again"
                                     : "calibrate");
         what = x->again           ? "re-measuring: one discarded round to warm up"
-               : x->recalibrating ? "calibrating again: every call of the first pass was disturbed"
+               : x->recalibrating ? "calibrating again: other load ran during the first pass"
                                   : "calibrating: warm-up and iteration counts";
     } else {
         pkb__progress.total = per_round;
@@ -277,8 +277,8 @@ static int run_round(struct rounds *x, size_t per_round, double first_measured)
     return rc;
 }
 
-/* After round 0: calibrates once more every series whose calibration saw no undisturbed call,
- * then fixes every series' iteration count (calibrate.h). */
+/* After round 0: calibrates once more every series whose calibration saw a disturbed call, then
+ * fixes every series' iteration count (calibrate.h). */
 static int size_series(struct rounds *x)
 {
     struct pkb__collect *c = x->c;
@@ -290,7 +290,7 @@ static int size_series(struct rounds *x)
         if (!in_play(x, a))
             continue;
         a->calib.passes = 1;
-        a->recalibrate = !pkb_calibration_quiet(&a->calib);
+        a->recalibrate = !pkb_calibration_clean(&a->calib);
         again += a->recalibrate;
     }
     int rc = 0;

@@ -43,7 +43,7 @@
  *   - round 0 calibrates: every series is registered with the profile's warm-up and min_time and
  *     one repetition; Google Benchmark warms it up and runs its sizing trials. That sample is
  *     discarded; the count is sized from the fastest undisturbed call of the round (calibrate.h),
- *     and a series with none is calibrated once more right after it.
+ *     and a series with a disturbed call is calibrated once more right after it.
  *   - rounds 1..R (R = the profile's repetitions) each run every series once with exactly that
  *     iteration count (`iterations`, no warm-up, no sizing: one call of the benchmark function,
  *     one sample), in an order rotated by one series every round.

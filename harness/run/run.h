@@ -57,7 +57,7 @@ typedef struct pkb_series {
     long long rounds_iterations; /* rounds mode: the iteration count round 0 sized */
     pkb_calibration calib;       /* ... and how (run/calibrate.h) */
     bool calibrating;            /* round 0 is running it: its calls are candidates */
-    bool recalibrate;            /* round 0 saw only disturbed calls: calibrate once more */
+    bool recalibrate;            /* round 0 saw a disturbed call: calibrate once more */
     /* Re-measured ("Re-measuring" in run.c): `other` is the attempt the fields above do not
      * hold; other_first says it was measured first. */
     bool remeasuring, remeasured, other_first;
