@@ -50,8 +50,9 @@ static const char compare_usage[] =
     "\n"
     "Between two files the control series (marked `control`: code that cannot change with the\n"
     "library) measure the machine's drift; every other series is judged drift-corrected, and a\n"
-    "drift above --drift-limit (default 25%) or controls that disagree make it undecidable\n"
-    "(\"machine changed\", exit 3). --no-drift-correction judges the raw samples.\n"
+    "drift above --drift-limit (default 25%), controls that disagree, or a scenario whose drift\n"
+    "is more than 15% off the whole machine's make it undecidable (\"machine changed\", exit 3).\n"
+    "--no-drift-correction judges the raw samples.\n"
     "Exit status: 0 no regression; 2 a regression or a series missing in NEW; 3 undecidable;\n"
     "1 a usage or input error.\n";
 
