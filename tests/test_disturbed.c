@@ -40,6 +40,9 @@ static void verdicts(const char *results, char *out, size_t cap, bool *all_decid
     json_decref(j);
 }
 
+/* The series both hog tests run: three spawns of very different cost, so a shift shows. */
+static const char *const hog_filter = "^spawn_only/(posix_spawn|fork_exec|libuv)$";
+
 /* A quick run of `filter` into `path` as the machine is, and its verdicts (verdicts()). A quick
  * run can leave a verdict undecidable on a quiet machine too (10 short repetitions); such a
  * series has no conclusion to keep, and assert_conclusions_kept covers the decided ones. */
@@ -102,16 +105,15 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
      * the middle rounds. Interleaved rounds put the hog on every series alike, the marks catch
      * it, the too-disturbed series are measured again after it, and the verdicts do not move. */
     pk_test_need_pkbench();
-    const char *filter = "^spawn_only/(posix_spawn|fork_exec|libuv)$";
     char plain[512], hogged[512], out[512], before[1024], after[1024];
     pk_test_tmp_path(plain, sizeof plain, "plain.json");
     pk_test_tmp_path(hogged, sizeof hogged, "hogged.json");
     pk_test_tmp_path(out, sizeof out, "hogged-report");
-    plain_run(filter, plain, before, sizeof before);
+    plain_run(hog_filter, plain, before, sizeof before);
     bool decided;
 
-    const char *const argv[] = {PK_PKBENCH_PATH, "run",  "--profile", "quick", "--no-prime",
-                                "--filter",      filter, "--out",     hogged,  NULL};
+    const char *const argv[] = {PK_PKBENCH_PATH, "run",      "--profile", "quick", "--no-prime",
+                                "--filter",      hog_filter, "--out",     hogged,  NULL};
     pk_process *bench, *hog = NULL;
     ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .err.kind = PK_STDIO_NULL}, &bench, NULL));
     size_t start = 0, stop = 0;
@@ -199,12 +201,11 @@ TEST_IMPL(cpu_hog_in_calibration_leaves_counts_and_verdicts)
      * (the full-profile demonstration in METHODOLOGY.md). Now the runner sees the calls of the
      * pass disturbed, calibrates again once the hog is gone, and sizes from an undisturbed call. */
     pk_test_need_pkbench();
-    const char *filter = "^spawn_only/(posix_spawn|fork_exec|libuv)$";
     char plain[512], hogged[512], out[512], before[1024], after[1024];
     pk_test_tmp_path(plain, sizeof plain, "plain-calibration.json");
     pk_test_tmp_path(hogged, sizeof hogged, "hogged-calibration.json");
     pk_test_tmp_path(out, sizeof out, "hogged-calibration-report");
-    plain_run(filter, plain, before, sizeof before);
+    plain_run(hog_filter, plain, before, sizeof before);
     bool decided;
     pk_result r;
 
@@ -213,8 +214,8 @@ TEST_IMPL(cpu_hog_in_calibration_leaves_counts_and_verdicts)
         pk_spawn(&(pk_command){.argv = HELPER("spin", "600000"), .containment = PK_CONTAIN_NONE},
                  &w.hog, NULL));
     usleep(100000); /* the busy loop is running before the first call */
-    const char *const argv[] = {PK_PKBENCH_PATH, "run",  "--profile", "quick", "--no-prime",
-                                "--filter",      filter, "--out",     hogged,  NULL};
+    const char *const argv[] = {PK_PKBENCH_PATH, "run",      "--profile", "quick", "--no-prime",
+                                "--filter",      hog_filter, "--out",     hogged,  NULL};
     ASSERT_OK(pk_run(
         &(pk_command){
             .argv = argv, .timeout_ms = 200000, .on_line = on_calibration_line, .line_user = &w},
