@@ -3,7 +3,8 @@
  * random chunks: what --json records is the head or the tail of whole lines (a final line
  * without a newline is one) within the byte and line caps, and the totals are exact. The model
  * splits the stream into lines and takes them one by one; the capture never splits lines and
- * keeps a ring, so the two agreeing over thousands of cases is the check. The newline count is
+ * keeps a ring, so the two agreeing over thousands of cases is the check. Chunks are fed, or read
+ * into the capture's own slot as the teed relay does, at random. The newline count is
  * checked against a byte loop at every length and alignment.
  */
 #define _GNU_SOURCE
@@ -68,8 +69,26 @@ TEST_IMPL(pkrun_capture_matches_reference)
             size_t chunk = 1 + next(next(2) ? 700 : 9);
             if (chunk > n - done)
                 chunk = n - done;
-            ASSERT_OK(pkr_capture_feed(&c, stream + done, chunk));
-            done += chunk;
+            if (next(2)) {
+                ASSERT_OK(pkr_capture_feed(&c, stream + done, chunk));
+                done += chunk;
+                continue;
+            }
+            /* As the teed relay reads: into the slot while there is one, the rest fed. */
+            for (size_t end = done + chunk; done < end;) {
+                size_t room = 0, k = end - done;
+                char *slot = pkr_capture_slot(&c, &room);
+                if (slot == NULL) {
+                    ASSERT_OK(pkr_capture_feed(&c, stream + done, k));
+                    done += k;
+                    continue;
+                }
+                ASSERT(room > 0);
+                k = k < room ? k : room;
+                memcpy(slot, stream + done, k);
+                pkr_capture_commit(&c, k);
+                done += k;
+            }
         }
         const char *text;
         size_t len;

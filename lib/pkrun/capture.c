@@ -4,7 +4,9 @@
  *
  * It works on the chunks the relay reads, never splitting lines as they pass, so its cost is a
  * newline count and at most one copy of each byte, however short the lines: the whole-line rule
- * is applied once, when the kept text is asked for.
+ * is applied once, when the kept text is asked for. A relay that reads only to capture (the teed
+ * one) reads straight into the kept text (pkr_capture_slot), so those bytes are copied once, by
+ * the read itself, and never again from a buffer into the ring.
  *   HEAD (and FAIL): the first max_bytes bytes are stored; at the end the text is cut back to the
  *     last newline when more came, then to max_lines lines. A prefix, sealed at the first line
  *     that did not fit.
@@ -53,21 +55,50 @@ void pkr_capture_init(struct pkr_capture *c, pk_keep keep, size_t max_bytes, siz
     *c = (struct pkr_capture){.keep = keep, .max_bytes = max_bytes, .max_lines = max_lines};
 }
 
+/* The kept text's buffer, allocated at the first byte: max_bytes (HEAD) or max_bytes + 1 (TAIL). */
+static int ensure_buf(struct pkr_capture *c)
+{
+    if (c->buf != NULL)
+        return 0;
+    c->cap = c->keep == PK_KEEP_TAIL ? c->max_bytes + 1 : c->max_bytes;
+    c->buf = malloc(c->cap);
+    return c->buf != NULL ? 0 : -ENOMEM;
+}
+
+/* The totals of bytes that just arrived, wherever they are. */
+static void count(struct pkr_capture *c, const char *data, size_t len)
+{
+    c->total_bytes += len;
+    c->newlines += pkr_count_newlines(data, len);
+    c->last = data[len - 1];
+}
+
+/* Where the next byte of the ring goes. */
+static size_t ring_end(const struct pkr_capture *c)
+{
+    return (c->head + c->len) % c->cap;
+}
+
+/* len more bytes at the ring's end (written there already): the oldest make way. */
+static void ring_grew(struct pkr_capture *c, size_t len)
+{
+    if (c->len + len <= c->cap) {
+        c->len += len;
+    } else {
+        c->head = (c->head + c->len + len) % c->cap;
+        c->len = c->cap;
+    }
+}
+
 int pkr_capture_feed(struct pkr_capture *c, const char *data, size_t len)
 {
     if (len == 0)
         return 0;
-    c->total_bytes += len;
-    c->newlines += pkr_count_newlines(data, len);
-    c->last = data[len - 1];
+    count(c, data, len);
     if (c->max_bytes == 0)
         return 0;
-    if (c->buf == NULL) {
-        c->cap = c->keep == PK_KEEP_TAIL ? c->max_bytes + 1 : c->max_bytes;
-        c->buf = malloc(c->cap);
-        if (c->buf == NULL)
-            return -ENOMEM;
-    }
+    if (ensure_buf(c) != 0)
+        return -ENOMEM;
     if (c->keep != PK_KEEP_TAIL) {
         size_t room = c->cap - c->len, n = len < room ? len : room;
         memcpy(c->buf + c->len, data, n);
@@ -81,17 +112,41 @@ int pkr_capture_feed(struct pkr_capture *c, const char *data, size_t len)
         c->len = c->cap;
         return 0;
     }
-    size_t tail = (c->head + c->len) % c->cap; /* where the next byte goes */
+    size_t tail = ring_end(c);
     size_t first = len < c->cap - tail ? len : c->cap - tail;
     memcpy(c->buf + tail, data, first);
     memcpy(c->buf, data + first, len - first);
-    if (c->len + len <= c->cap) {
-        c->len += len;
-    } else {
-        c->head = (c->head + c->len + len) % c->cap;
-        c->len = c->cap;
-    }
+    ring_grew(c, len);
     return 0;
+}
+
+char *pkr_capture_slot(struct pkr_capture *c, size_t *room)
+{
+    *room = 0;
+    if (c->max_bytes == 0 || ensure_buf(c) != 0)
+        return NULL;
+    if (c->keep == PK_KEEP_TAIL) {
+        size_t tail = ring_end(c);
+        *room = c->cap - tail; /* up to the ring's end: the next read wraps */
+        return c->buf + tail;
+    }
+    if (c->len == c->cap)
+        return NULL; /* the head is sealed: later bytes are only counted */
+    *room = c->cap - c->len;
+    return c->buf + c->len;
+}
+
+void pkr_capture_commit(struct pkr_capture *c, size_t len)
+{
+    if (len == 0)
+        return;
+    if (c->keep == PK_KEEP_TAIL) {
+        count(c, c->buf + ring_end(c), len);
+        ring_grew(c, len);
+    } else {
+        count(c, c->buf + c->len, len);
+        c->len += len;
+    }
 }
 
 /* The text from the first of its last `lines` lines (a final unterminated line counts). */

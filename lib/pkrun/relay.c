@@ -273,16 +273,21 @@ static void consume_teed(struct pkr_stream *s, size_t n)
 {
     size_t got = 0;
     while (got < n) {
-        ssize_t k = read(s->src, s->buf + got, n - got);
-        if (k > 0)
-            got += (size_t)k;
-        else if (k < 0 && errno == EINTR)
+        /* Straight into the kept text when it keeps these bytes: one copy, the read's. */
+        size_t room = 0;
+        char *slot = s->capturing ? pkr_capture_slot(&s->cap, &room) : NULL;
+        size_t limit = slot != NULL ? room : CHUNK;
+        ssize_t k = read(s->src, slot != NULL ? slot : s->buf, n - got < limit ? n - got : limit);
+        if (k < 0 && errno == EINTR)
             continue;
-        else
+        if (k <= 0)
             break; /* cannot happen: tee saw these bytes, and nobody else reads this pipe */
+        got += (size_t)k;
+        if (slot != NULL)
+            pkr_capture_commit(&s->cap, (size_t)k);
+        else if (s->capturing && pkr_capture_feed(&s->cap, s->buf, (size_t)k) != 0)
+            s->capturing = false; /* out of memory: the JSON says nothing was captured */
     }
-    if (s->capturing && pkr_capture_feed(&s->cap, s->buf, got) != 0)
-        s->capturing = false; /* out of memory: the JSON says nothing was captured */
 }
 
 /* Pipe to pipe in the kernel (splice, or tee for a capture). */
