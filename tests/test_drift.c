@@ -48,6 +48,8 @@ typedef struct syn_run {
     double opposed_sd;   /* a per-round factor exp(opposed[k] · z), z ~ N(0, opposed_sd): controls
                             each noisy whose geometric mean is exact (0: none) */
     int opposed[NSER];
+    double t_factor;  /* > 0: a second scenario t, copies of s's five series, × this beyond the
+                         drift (its controls and contenders alike) */
     bool no_rounds;   /* write no `round` arrays (an older file) */
     bool no_controls; /* mark no series `control` */
 } syn_run;
@@ -64,22 +66,28 @@ static void write_run(const char *path, const syn_run *run, uint64_t seed)
     for (int r = 0; r < ROUNDS && run->opposed_sd > 0; r++)
         opposed[r] = run->opposed_sd * pks_rng_normal(&same);
     json_t *arr = json_array();
-    for (int k = 0; k < NSER; k++) {
+    for (int k = 0; k < NSER + (run->t_factor > 0 ? 5 : 0); k++) {
+        /* k ≥ NSER: scenario t's copy of series k - NSER */
+        int src = k < NSER ? k : k - NSER;
+        char tname[64];
+        snprintf(tname, sizeof tname, "t/%s", ser[src].name + 2);
+        const char *name = k < NSER ? ser[k].name : tname;
         json_t *samples = json_array(), *rounds = json_array();
-        double f = run->drift * (run->factor[k] > 0 ? run->factor[k] : 1);
+        double own = k < NSER ? (run->factor[k] > 0 ? run->factor[k] : 1) : run->t_factor;
+        double f = run->drift * own;
         for (int r = 0; r < ROUNDS; r++) {
-            double x = ser[k].median_ns * f * machine[r] * exp(run->opposed[k] * opposed[r]) *
+            double x = ser[src].median_ns * f * machine[r] *
+                       exp((k < NSER ? run->opposed[k] : 0) * opposed[r]) *
                        exp(run->series_sd * pks_rng_normal(&rng));
             json_array_append_new(samples, json_real(x));
             json_array_append_new(rounds, json_integer(r + 1));
         }
-        const char *slash = strchr(ser[k].name, '/');
-        json_t *s =
-            json_pack("{s:s, s:s#, s:s, s:b, s:s, s:s, s:f, s:o}", "name", ser[k].name, "scenario",
-                      ser[k].name, (int)(slash - ser[k].name), "contender", slash + 1, "baseline",
-                      strcmp(slash + 1, "posix_spawn") == 0, "status", "measured", "unit", "runs/s",
-                      "work_per_iteration", 1.0, "samples_ns", samples);
-        if (ser[k].control && !run->no_controls)
+        const char *slash = strchr(name, '/');
+        json_t *s = json_pack("{s:s, s:s#, s:s, s:b, s:s, s:s, s:f, s:o}", "name", name, "scenario",
+                              name, (int)(slash - name), "contender", slash + 1, "baseline",
+                              strcmp(slash + 1, "posix_spawn") == 0, "status", "measured", "unit",
+                              "runs/s", "work_per_iteration", 1.0, "samples_ns", samples);
+        if (ser[src].control && !run->no_controls)
             json_object_set_new(s, "control", json_true());
         if (!run->no_rounds)
             json_object_set_new(s, "round", rounds);
@@ -317,6 +325,44 @@ TEST_IMPL(drift_uneven_scenario_is_undecidable)
     printf("# %s\n", why);
     ASSERT(strstr(why, "uneven: drift") != NULL);
     ASSERT_EQ(raw.status, 2);
+    pkb_compare_free(&c);
+    pkb_compare_free(&raw);
+}
+
+/* The machine slowed unevenly across scenarios, as beside one hog on a quiet host: scenario t (a
+ * fan-out) 35% slower, controls and contenders alike, while s's controls did not move — but s's
+ * libuv, exposed to the hog as its controls are not, 20% slower. Corrected by s's own controls it
+ * would be a regression; t's drift (too large itself) is more than PKB_DRIFT_UNEVEN_ABOVE from the
+ * whole machine's, so no scenario is corrected: s's series too are machine changed, and the
+ * reason names t. */
+TEST_IMPL(drift_uneven_elsewhere_is_undecidable)
+{
+    syn_run b = {.drift = 1, .machine_sd = 0.02, .series_sd = 0.02, .t_factor = 1};
+    syn_run n = b;
+    n.t_factor = 1.35;
+    n.factor[4] = 1.2; /* s/libuv */
+    pkb_compare c, raw;
+    compare_pair("uneven-elsewhere", &b, &n, 17, 0, &c, &raw);
+    print_line("uneven elsewhere", &c);
+    const pkb_drift_group *s = pkb_drift_group_for(&c.drift, "s");
+    const pkb_drift_group *t = pkb_drift_group_for(&c.drift, "t");
+    ASSERT(s != NULL && strcmp(s->name, "s") == 0 && t != NULL && strcmp(t->name, "t") == 0);
+    ASSERT(fabs(s->ratio.estimate - 1) < 0.05); /* its own controls did not move */
+    ASSERT(fabs(t->ratio.estimate / c.drift.groups[0].ratio.estimate - 1) > PKB_DRIFT_UNEVEN_ABOVE);
+    ASSERT_EQ(t->state, PKB_DRIFT_TOO_LARGE); /* +35%, as the hog pairs' fan-outs */
+    ASSERT_EQ(s->state, PKB_DRIFT_UNEVEN);
+    ASSERT(c.drift.uneven == t);
+    ASSERT(row(&c, "s/libuv")->machine_changed);
+    ASSERT(row(&c, "s/processkit")->machine_changed);
+    ASSERT_EQ(c.regressed, 0);
+    ASSERT_EQ(c.status, 3);
+    char why[300];
+    pkb_compare_why(&c, row(&c, "s/libuv"), why, sizeof why);
+    printf("# %s\n", why);
+    ASSERT(strstr(why, "uneven: drift +") != NULL && strstr(why, " in t, ") != NULL);
+    /* raw, s/libuv and every t series read as regressions */
+    ASSERT_EQ(raw.status, 2);
+    ASSERT_EQ(row(&raw, "s/libuv")->d.verdict, PKS_REGRESSED);
     pkb_compare_free(&c);
     pkb_compare_free(&raw);
 }
