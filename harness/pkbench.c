@@ -69,10 +69,11 @@ static void help(void)
     for (size_t i = 0; i < pkb_suite_count; i++)
         printf("           %-10s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
     fputs("         --profile full: 20 samples, 10 s warm-up, 5 s of measurement per series (the\n"
-          "         seed's configuration); quick (default): 10 samples, short warm-up, the whole\n"
-          "         scenarios suite in well under 90 s. --filter selects series by an extended\n"
-          "         regular expression over their names (scenario/contender). --no-prime skips\n"
-          "         the priming batches. PKBENCH_TINY overrides the tiny helper's path.\n"
+          "         seed's configuration); quick (default): 20 samples of 30 ms, short warm-up,\n"
+          "         the whole scenarios suite in about a minute. --filter selects series by an\n"
+          "         extended regular expression over their names (scenario/contender).\n"
+          "         --no-prime skips the priming batches. PKBENCH_TINY overrides the tiny\n"
+          "         helper's path.\n"
           "         Series are sampled in interleaved rounds (one repetition of every series\n"
           "         per round, the order rotated); --sequential runs them one after another\n"
           "         instead (--interleave, the default, is accepted). Every repetition records\n"

@@ -19,6 +19,7 @@
 
 #include "regress/compare.h"
 #include "common/stats.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -156,6 +157,10 @@ static size_t count_lines(const char *s)
         n += *s == '\n';
     return n;
 }
+
+/* The quick profile's samples per series (each half of an --aa run has as many): sizes arrays,
+ * so a constant, checked against the profile itself. */
+enum { QUICK_N = 20 };
 
 /* A quick run of three spawn_only series, no priming, interleaved: a few seconds.
  *
@@ -739,6 +744,7 @@ TEST_IMPL(pkbench_run_aa_and_interleave)
     need_pkbench();
     pk_test_need_jsonschema();
     pin_to_one_cpu();
+    ASSERT_EQ(pkb_profile_quick.repetitions, QUICK_N); /* the profile pkbench runs below */
     char aa[512], il[512];
     tmp_path(aa, sizeof aa, "aa.json");
     tmp_path(il, sizeof il, "interleave.json");
@@ -759,30 +765,31 @@ TEST_IMPL(pkbench_run_aa_and_interleave)
         ASSERT(e != NULL);
         double mde = json_number_value(json_object_get(e, "mde"));
         printf("%s: noise floor %.1f%%\n", name, 100 * mde);
-        ASSERT_EQ(json_array_size(json_object_get(e, "samples_b_ns")), 10);
-        ASSERT_EQ(json_array_size(json_object_get(s, "samples_ns")), 10);
+        ASSERT_EQ(json_array_size(json_object_get(e, "samples_b_ns")), QUICK_N);
+        ASSERT_EQ(json_array_size(json_object_get(s, "samples_ns")), QUICK_N);
         /* The floor is the MDE of the file's own A and B samples: recomputed here with the seed
          * the file names (samples and floor are stored to 10 digits, hence the tolerance). */
-        double xa[10], xb[10], again;
-        for (size_t k = 0; k < 10; k++) {
+        double xa[QUICK_N], xb[QUICK_N], again;
+        for (size_t k = 0; k < QUICK_N; k++) {
             xa[k] = json_number_value(json_array_get(json_object_get(s, "samples_ns"), k));
             xb[k] = json_number_value(json_array_get(json_object_get(e, "samples_b_ns"), k));
         }
         json_t *seed = json_object_get(nf, "seed"),
                *iterations = json_object_get(nf, "bootstrap_iterations");
         ASSERT(json_is_integer(seed) && json_is_integer(iterations));
-        ASSERT_OK(pks_mde(xa, 10, xb, 10, 0.05,
+        ASSERT_OK(pks_mde(xa, QUICK_N, xb, QUICK_N, 0.05,
                           &(pks_bootstrap){.seed = (uint64_t)json_integer_value(seed),
                                            .iterations = (size_t)json_integer_value(iterations)},
                           NULL, &again, NULL));
         if (!(fabs(again - mde) <= 1e-8 + 1e-6 * mde))
             pk_test_fail(__FILE__, __LINE__, "%s: the file's floor %.10g, its samples' MDE %.10g",
                          name, mde, again);
-        ASSERT_EQ(json_array_size(json_object_get(s, "procs_running")), 10);
+        ASSERT_EQ(json_array_size(json_object_get(s, "procs_running")), QUICK_N);
     }
     ASSERT_EQ(json_array_size(json_object_get(j, "series")), 3);
-    /* Google Benchmark's records: 10 repetitions and 4 aggregates per series, in every mode. */
-    ASSERT_EQ(json_array_size(json_object_get(j, "benchmarks")), 3 * (10 + 4));
+    /* Google Benchmark's records: a record per repetition and 4 aggregates per series, in every
+     * mode. */
+    ASSERT_EQ(json_array_size(json_object_get(j, "benchmarks")), 3 * (QUICK_N + 4));
     json_decref(j);
 
     /* Compared with itself, every delta is 0: nothing regresses, and the floor is in the bar. */
@@ -815,7 +822,7 @@ TEST_IMPL(pkbench_run_aa_and_interleave)
     json_array_foreach(json_object_get(j, "series"), i, s)
     {
         ASSERT_STR_EQ(json_string_value(json_object_get(s, "status")), "measured");
-        ASSERT_EQ(json_array_size(json_object_get(s, "samples_ns")), 10);
+        ASSERT_EQ(json_array_size(json_object_get(s, "samples_ns")), QUICK_N);
         /* one iteration count, sized once, for every round */
         json_t *it = json_object_get(s, "iterations");
         for (size_t k = 1; k < json_array_size(it); k++)

@@ -9,6 +9,7 @@
 
 #include "synth.h"
 #include "verdict_test.h"
+#include "run/run.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -44,7 +45,7 @@ static void verdicts(const char *results, char *out, size_t cap, bool *all_decid
 static const char *const hog_filter = "^spawn_only/(posix_spawn|fork_exec|libuv)$";
 
 /* A quick run of `filter` into `path` as the machine is, and its verdicts (verdicts()). A quick
- * run can leave a verdict undecidable on a quiet machine too (10 short repetitions); such a
+ * run can leave a verdict undecidable on a quiet machine too (20 short repetitions); such a
  * series has no conclusion to keep, and assert_conclusions_kept covers the decided ones. */
 static void plain_run(const char *filter, const char *path, char *before, size_t cap)
 {
@@ -73,7 +74,7 @@ static size_t samples_in(const char *path)
 
 /* No conclusion turns into another between `before` and `after` (verdicts()'s strings): a series
  * decided in both runs is decided alike. A series may end undecidable with the hog (its kept
- * attempt of the quick profile's 10 short repetitions too spread for a verdict): that is the
+ * attempt of the quick profile's 20 short repetitions too spread for a verdict): that is the
  * verdict being careful, not wrong, and it happens on a quiet machine between two plain quick
  * runs too. */
 static void assert_conclusions_kept(const char *before, const char *after)
@@ -125,7 +126,8 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
                 &(pk_command){.argv = HELPER("spin", "600000"), .containment = PK_CONTAIN_NONE},
                 &hog, NULL));
             start = n;
-        } else if (hog != NULL && n >= start + 5) {
+        } else if (hog != NULL && n >= start + (size_t)pkb_profile_quick.repetitions / 2) {
+            /* through half the rounds: more than the 25% that has a series measured again */
             pk_process_free(hog); /* kills and reaps the busy loop */
             hog = NULL;
             stop = n;

@@ -16,6 +16,7 @@
 #include "test.h"
 
 #include "common/term.h"
+#include "run/run.h"
 #include "suites/suite.h"
 
 #include <errno.h>
@@ -554,17 +555,22 @@ TEST_IMPL(pkbench_terminal_rounds_lines)
     /* Every round says where the run is and the time left, which shrinks as rounds go by. */
     double calibrating = eta_of(err, "pkbench: calibrating: warm-up and iteration counts");
     const char *prev = err;
-    for (int k = 1; k <= 10; k++) {
+    const int n = pkb_profile_quick.repetitions;
+    char first[64], last[64], again_last[64];
+    snprintf(first, sizeof first, "pkbench: round 1/%d ", n);
+    snprintf(last, sizeof last, "pkbench: round %d/%d ", n, n);
+    snprintf(again_last, sizeof again_last, "pkbench: again round %d/%d", n, n);
+    for (int k = 1; k <= n; k++) {
         char prefix[64];
-        snprintf(prefix, sizeof prefix, "pkbench: round %d/10 (2 series)  ETA ", k);
+        snprintf(prefix, sizeof prefix, "pkbench: round %d/%d (2 series)  ETA ", k, n);
         const char *at = line_at(err, prefix);
         ASSERT(at > prev);
         prev = at;
     }
-    ASSERT(eta_of(err, "pkbench: round 10/10 ") <= eta_of(err, "pkbench: round 1/10 "));
-    ASSERT(eta_of(err, "pkbench: round 10/10 ") <= calibrating);
+    ASSERT(eta_of(err, last) <= eta_of(err, first));
+    ASSERT(eta_of(err, last) <= calibrating);
     /* The lines come once every series is final, in the suite's order, without a time left. */
-    const char *again = strstr(err, "pkbench: again round 10/10");
+    const char *again = strstr(err, again_last);
     ASSERT((again != NULL) == (e[0].attempts > 1 || e[1].attempts > 1));
     const char *l0 = line_at(err, "pkbench: [1/2] spawn_only/processkit ");
     const char *l1 = line_at(err, "pkbench: [2/2] spawn_only/posix_spawn ");

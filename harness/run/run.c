@@ -78,7 +78,7 @@
 #include <unistd.h>
 
 const pkb_profile pkb_profile_full = {"full", 20, 10.0, 0.25, 240.0};
-const pkb_profile pkb_profile_quick = {"quick", 10, 0.05, 0.03, 15.0};
+const pkb_profile pkb_profile_quick = {"quick", 20, 0.05, 0.03, 15.0};
 
 void pkb_iso_time(char *buf, size_t cap)
 {
