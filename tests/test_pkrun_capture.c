@@ -77,7 +77,7 @@ TEST_IMPL(pkrun_capture_matches_reference)
             /* As the teed relay reads: into the slot while there is one, the rest fed. */
             for (size_t end = done + chunk; done < end;) {
                 size_t room = 0, k = end - done;
-                char *slot = pkr_capture_slot(&c, &room);
+                char *slot = pkr_capture_slot(&c, k, &room);
                 if (slot == NULL) {
                     ASSERT_OK(pkr_capture_feed(&c, stream + done, k));
                     done += k;

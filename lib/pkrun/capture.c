@@ -120,12 +120,16 @@ int pkr_capture_feed(struct pkr_capture *c, const char *data, size_t len)
     return 0;
 }
 
-char *pkr_capture_slot(struct pkr_capture *c, size_t *room)
+char *pkr_capture_slot(struct pkr_capture *c, size_t want, size_t *room)
 {
     *room = 0;
     if (c->max_bytes == 0 || ensure_buf(c) != 0)
         return NULL;
     if (c->keep == PK_KEEP_TAIL) {
+        /* A ring smaller than the read would take many reads to fill: read the chunk elsewhere
+         * and feed it, which copies only its last cap bytes. */
+        if (c->cap < want)
+            return NULL;
         size_t tail = ring_end(c);
         *room = c->cap - tail; /* up to the ring's end: the next read wraps */
         return c->buf + tail;

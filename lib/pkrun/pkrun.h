@@ -114,11 +114,12 @@ struct pkr_capture {
 void pkr_capture_init(struct pkr_capture *c, pk_keep keep, size_t max_bytes, size_t max_lines);
 /* Counts and keeps (within the caps) the next bytes of the stream. -ENOMEM, else 0. */
 int pkr_capture_feed(struct pkr_capture *c, const char *data, size_t len);
-/* Where the next bytes of the stream can be read straight into the kept text: up to *room bytes
- * at the pointer returned, then pkr_capture_commit with how many came. NULL (and *room 0) when
- * no byte read now would be kept (a sealed head, max_bytes 0) or memory ran out: read them
- * elsewhere and pkr_capture_feed them, which counts them (and says -ENOMEM). */
-char *pkr_capture_slot(struct pkr_capture *c, size_t *room);
+/* Where the next `want` bytes of the stream can be read straight into the kept text: up to
+ * *room bytes at the pointer returned (fewer than want where the ring wraps), then
+ * pkr_capture_commit with how many came. NULL (and *room 0) when no byte read now would be kept
+ * (a sealed head, max_bytes 0), when the tail's ring is smaller than want, or when memory ran
+ * out: read them elsewhere and pkr_capture_feed them, which counts them (and says -ENOMEM). */
+char *pkr_capture_slot(struct pkr_capture *c, size_t want, size_t *room);
 /* The len bytes just read into the slot: counted and kept. */
 void pkr_capture_commit(struct pkr_capture *c, size_t len);
 /* What was kept: whole lines only (a final unterminated line counts as one), the head or the

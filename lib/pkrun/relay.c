@@ -275,7 +275,7 @@ static void consume_teed(struct pkr_stream *s, size_t n)
     while (got < n) {
         /* Straight into the kept text when it keeps these bytes: one copy, the read's. */
         size_t room = 0;
-        char *slot = s->capturing ? pkr_capture_slot(&s->cap, &room) : NULL;
+        char *slot = s->capturing ? pkr_capture_slot(&s->cap, n - got, &room) : NULL;
         size_t limit = slot != NULL ? room : CHUNK;
         ssize_t k = read(s->src, slot != NULL ? slot : s->buf, n - got < limit ? n - got : limit);
         if (k < 0 && errno == EINTR)
