@@ -313,6 +313,12 @@ static void judge(pkb_drift *d, pkb_drift_group *g)
 
 /* ==== The estimate ============================================================================ */
 
+/* Whether group g's drift is more than PKB_DRIFT_UNEVEN_ABOVE from that of every control. */
+static bool apart_from_all(const pkb_drift *d, const pkb_drift_group *g)
+{
+    return fabs(g->ratio.estimate / d->groups[0].ratio.estimate - 1) > PKB_DRIFT_UNEVEN_ABOVE;
+}
+
 /* Whether scenario `name` of r holds a series the drift corrects (not only controls). */
 static bool judges_series(const pkb_results *r, const char *name)
 {
@@ -368,14 +374,14 @@ estimate(pkb_drift *d, const pkb_results *base, const pkb_results *cand, char *e
     /* A scenario whose controls moved otherwise than the machine as a whole (groups[0]). */
     for (size_t i = 1; rc == 0 && i < d->ngroups; i++) {
         pkb_drift_group *g = &d->groups[i];
-        if (!(fabs(g->ratio.estimate / d->groups[0].ratio.estimate - 1) > PKB_DRIFT_UNEVEN_ABOVE))
+        if (!apart_from_all(d, g))
             continue;
         if (g->state == PKB_DRIFT_OK)
             g->state = PKB_DRIFT_UNEVEN;
         /* One scenario that series are judged by (the pure-CPU loop's, alone in its scenario,
          * never moves with spawns) is evidence enough that this pair of runs breaks the shared
-         * drift the model assumes: beside a CPU hog the other scenarios' controls moved 0-8%
-         * while their event-loop series moved -12% to +39%, and corrected that read as changes. */
+         * drift the model assumes (drift.h: beside a CPU hog the other scenarios' controls barely
+         * moved while their event-loop series did, and corrected that read as changes). */
         if (judges_series(base, g->name) && d->uneven == NULL)
             d->uneven = g;
     }
@@ -534,11 +540,8 @@ void pkb_drift_why(const pkb_drift *d, const pkb_drift_group *g, char *buf, size
         snprintf(buf, len, "drift %s beyond the %.1f%% a correction is trusted for", a,
                  100 * d->opts.limit);
     } else if (g->state == PKB_DRIFT_UNEVEN) {
-        const pkb_drift_group *u = d->uneven != NULL && d->uneven != g &&
-                                           !(fabs(g->ratio.estimate / d->groups[0].ratio.estimate -
-                                                  1) > PKB_DRIFT_UNEVEN_ABOVE)
-                                       ? d->uneven
-                                       : g;
+        /* Uneven itself, or because another scenario is. */
+        const pkb_drift_group *u = d->uneven != NULL && !apart_from_all(d, g) ? d->uneven : g;
         pct(a, sizeof a, u->ratio.estimate);
         pct(lo, sizeof lo, d->groups[0].ratio.estimate);
         if (u == g)
