@@ -199,6 +199,8 @@ static void print_steps(struct run *run, int t)
          "clone3_execve"},
         {"containment: clone3_cgroup_execve − clone3_execve", "clone3_cgroup_execve",
          "clone3_execve"},
+        {"an uncached cgroup.procs inode: clone3_cgroup_cold_execve − clone3_cgroup_execve",
+         "clone3_cgroup_cold_execve", "clone3_cgroup_execve"},
         {"the library's own work: processkit − clone3_contained_execve", "processkit",
          "clone3_contained_execve"},
         {"5 µs more spawner work: clone3_busy5_execve − clone3_execve", "clone3_busy5_execve",

@@ -10,7 +10,12 @@
  *   clone3_pidfd_execve       + CLONE_PIDFD, waitid(P_PIDFD), close: what a pidfd costs
  *   clone3_close_range_execve + close_range(3, ~0) in the child: the descriptor guarantee
  *   clone3_cgroup_execve      + CLONE_INTO_CGROUP into a pooled leaf, then one pread of its
- *                             cgroup.events after the reap: containment
+ *                             cgroup.events after the reap: containment. As in the library, the
+ *                             leaf's cgroup.procs and our own cgroup's are held open (O_PATH), so
+ *                             the kernel's write-permission check finds their inodes cached
+ *   clone3_cgroup_cold_execve the same into a second leaf whose cgroup.procs nothing holds: the
+ *                             kernel allocates and frees that file's inode on every spawn, which
+ *                             is what the held descriptor saves
  *   clone3_contained_execve   close_range and the cgroup steps together: the raw mirror of
  *                             processkit's contained spawn, so processkit minus this is the
  *                             library's own bookkeeping
@@ -57,7 +62,9 @@ static char *child_argv[2];
 static unsigned char clone_stack[64 * 1024] __attribute__((aligned(16)));
 static int null_fd = -1;
 static int leaf_dir = -1, leaf_events = -1, cgroup_dir = -1;
-static char leaf_name[64];
+static int leaf_procs = -1, own_procs = -1; /* held only for their inodes */
+static int cold_dir = -1, cold_events = -1;
+static char leaf_name[64], cold_name[64];
 
 static void set_argv(const char *path)
 {
@@ -220,6 +227,7 @@ static int m_vfork_pipes_poll(const char *path)
 #define STEP_PIDFD       0x1u
 #define STEP_CLOSE_RANGE 0x2u
 #define STEP_CGROUP      0x4u
+#define STEP_COLD        0x8u /* with STEP_CGROUP: the leaf whose cgroup.procs nothing holds */
 
 struct raw_plan {
     const char *path;
@@ -253,7 +261,7 @@ static int raw_spawn(const char *path, unsigned steps)
     }
     if (steps & STEP_CGROUP) {
         a.flags |= PK_CLONE_INTO_CGROUP;
-        a.cgroup = (uint64_t)leaf_dir;
+        a.cgroup = (uint64_t)(steps & STEP_COLD ? cold_dir : leaf_dir);
     }
     long pid = raw_clone3(&a, PK_CLONE_ARGS_SIZE_VER2, raw_child, &plan);
     if (pid < 0)
@@ -274,7 +282,7 @@ static int raw_spawn(const char *path, unsigned steps)
     if (rc == 0 && (steps & STEP_CGROUP)) {
         /* The library's end of a contained run: one read says the leaf is empty. */
         char ev[128];
-        ssize_t n = pread(leaf_events, ev, sizeof ev - 1, 0);
+        ssize_t n = pread(steps & STEP_COLD ? cold_events : leaf_events, ev, sizeof ev - 1, 0);
         if (n < 0)
             return -errno;
         ev[n] = '\0';
@@ -302,6 +310,11 @@ static int m_clone3_close_range(const char *path)
 static int m_clone3_cgroup(const char *path)
 {
     return raw_spawn(path, STEP_CGROUP);
+}
+
+static int m_clone3_cgroup_cold(const char *path)
+{
+    return raw_spawn(path, STEP_CGROUP | STEP_COLD);
 }
 
 static int m_clone3_contained(const char *path)
@@ -335,6 +348,9 @@ const pkf_method pkf_methods[] = {
     {"clone3_cgroup_execve",
      "clone3_execve + CLONE_INTO_CGROUP into a pooled leaf + one pread of cgroup.events",
      PKF_NEED_CLONE3 | PKF_NEED_CGROUP, m_clone3_cgroup},
+    {"clone3_cgroup_cold_execve",
+     "clone3_cgroup_execve into a leaf whose cgroup.procs no descriptor holds (inode made per spawn)",
+     PKF_NEED_CLONE3 | PKF_NEED_CGROUP, m_clone3_cgroup_cold},
     {"clone3_contained_execve", "clone3_execve + close_range + the cgroup steps: the raw mirror",
      PKF_NEED_CLONE3 | PKF_NEED_CGROUP, m_clone3_contained},
     {"clone3_busy5_execve", "clone3_execve after 5 µs of the spawner's own work", PKF_NEED_CLONE3,
@@ -437,6 +453,24 @@ static unsigned open_leaf(char *why, size_t why_len)
         snprintf(why, why_len, "cannot open the leaf %s/%s: %s", dir, leaf_name, strerror(errno));
         return 0;
     }
+    /* The library's pins (lib/src/cgroup.linux.c): the inodes of the two cgroup.procs files the
+     * kernel checks on every CLONE_INTO_CGROUP stay cached while these are open. */
+    leaf_procs = openat(leaf_dir, "cgroup.procs", O_PATH | O_CLOEXEC);
+    own_procs = openat(cgroup_dir, "cgroup.procs", O_PATH | O_CLOEXEC);
+    /* The cold leaf: only the directory and cgroup.events are opened, never cgroup.procs (a
+     * lookup would leave its dentry, and so its inode, in the cache). */
+    snprintf(cold_name, sizeof cold_name, "pkf-%d-cold", (int)getpid());
+    if (mkdirat(cgroup_dir, cold_name, 0755) != 0) {
+        snprintf(why, why_len, "mkdir %s/%s: %s", dir, cold_name, strerror(errno));
+        cold_name[0] = '\0';
+        return 0;
+    }
+    cold_dir = openat(cgroup_dir, cold_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    cold_events = cold_dir < 0 ? -1 : openat(cold_dir, "cgroup.events", O_RDONLY | O_CLOEXEC);
+    if (cold_events < 0) {
+        snprintf(why, why_len, "cannot open the leaf %s/%s: %s", dir, cold_name, strerror(errno));
+        return 0;
+    }
     return PKF_NEED_CGROUP;
 }
 
@@ -459,16 +493,21 @@ unsigned pkf_methods_open(char *why, size_t why_len)
 
 void pkf_methods_close(void)
 {
-    if (leaf_events >= 0)
-        close(leaf_events);
-    if (leaf_dir >= 0)
-        close(leaf_dir);
+    int *fds[] = {&leaf_events, &leaf_dir, &leaf_procs, &own_procs, &cold_events, &cold_dir};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
     if (leaf_name[0] != '\0')
         (void)unlinkat(cgroup_dir, leaf_name, AT_REMOVEDIR);
+    if (cold_name[0] != '\0')
+        (void)unlinkat(cgroup_dir, cold_name, AT_REMOVEDIR);
+    cold_name[0] = '\0';
     if (cgroup_dir >= 0)
         close(cgroup_dir);
     if (null_fd >= 0)
         close(null_fd);
-    leaf_events = leaf_dir = cgroup_dir = null_fd = -1;
+    cgroup_dir = null_fd = -1;
     leaf_name[0] = '\0';
 }

@@ -63,6 +63,7 @@
     X(cgroup_required_but_unavailable, 10)                                                         \
     X(containment_emfile_reported_then_retried, 10)                                                \
     X(cleanup_releases_pool, 10)                                                                   \
+    X(pooled_leaf_holds_procs_inodes, 10)                                                          \
     X(timeout_grace_escalates_to_kill, 10)                                                         \
     X(timeout_child_exiting_on_term_ends_grace, 10)                                                \
     X(timeout_without_grace_kills_at_once, 10)                                                     \

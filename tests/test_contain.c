@@ -5,7 +5,9 @@
 #define _GNU_SOURCE
 #include "test.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,6 +417,60 @@ TEST_IMPL(cgroup_required_but_unavailable)
     ASSERT_EXITED(r, 0);
     ASSERT_STR_EQ(r.out.data, "predict=pgroup cgroup=PK_ENOCONTAIN auto=pgroup\n");
     pk_result_release(&r);
+}
+
+/* Descriptors of ours whose target is `path`; with leaf_suffix, those whose target is `path` in a
+ * leaf of ours (".../pk-<pid>-N" followed by `path`). */
+static int fds_on(const char *path, bool leaf_suffix)
+{
+    char mine[32];
+    snprintf(mine, sizeof mine, "/pk-%d-", (int)getpid());
+    DIR *d = opendir("/proc/self/fd");
+    ASSERT(d != NULL);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char link[300], target[PATH_MAX];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t len = readlink(link, target, sizeof target - 1);
+        if (len <= 0)
+            continue;
+        target[len] = '\0';
+        if (!leaf_suffix) {
+            n += strcmp(target, path) == 0;
+            continue;
+        }
+        char *leaf = strstr(target, mine);
+        size_t tl = strlen(target), sl = strlen(path);
+        n += leaf != NULL && tl > sl && strcmp(target + tl - sl, path) == 0 &&
+             strchr(leaf + 1, '/') == target + tl - sl;
+    }
+    closedir(d);
+    return n;
+}
+
+TEST_IMPL(pooled_leaf_holds_procs_inodes)
+{
+    /* CLONE_INTO_CGROUP makes the kernel fetch the inodes of the leaf's cgroup.procs and of our
+     * own cgroup's, and kernfs frees an inode nothing holds: the library keeps an O_PATH
+     * descriptor on each (measured in pk_floor as clone3_cgroup_cold_execve), and pk_cleanup
+     * lets them go with the pool. */
+    pk_test_need_cgroup();
+    char own[PATH_MAX];
+    snprintf(own, sizeof own, "%s/cgroup.procs", pk_test_cgroup_dir());
+    pk_cleanup();
+    int before = fds_on(own, false);
+    ASSERT_EQ(fds_on("/cgroup.procs", true), 0);
+    pk_result r;
+    for (int i = 0; i < 2; i++) {
+        ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("exit", "0")}, &r));
+        ASSERT_EQ(r.containment, PK_CONTAIN_CGROUP);
+        pk_result_release(&r);
+        ASSERT_EQ(fds_on("/cgroup.procs", true), 1); /* the pooled leaf's, one, kept */
+        ASSERT_EQ(fds_on(own, false), before + 1);
+    }
+    pk_cleanup();
+    ASSERT_EQ(fds_on("/cgroup.procs", true), 0);
+    ASSERT_EQ(fds_on(own, false), before);
 }
 
 TEST_IMPL(cleanup_releases_pool)

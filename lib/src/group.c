@@ -24,7 +24,7 @@ pk_containment pk_host_containment(void)
 int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
 {
     memset(g, 0, sizeof *g);
-    g->dirfd = g->events_fd = -1;
+    g->dirfd = g->events_fd = g->procs_pin = -1;
     pthread_mutex_init(&g->lock, NULL);
     if (want == PK_CONTAIN_NONE || (int)want < 0 || want > PK_CONTAIN_JOB)
         return -EINVAL;

@@ -156,6 +156,7 @@ struct pk_group {
     char name[48]; /* the leaf directory's name under pk__cgroup_parent() */
     int dirfd;     /* O_PATH descriptor of it, -1 when closed */
     int events_fd; /* its cgroup.events, read with pread */
+    int procs_pin; /* O_PATH on its cgroup.procs, held only to keep the file's inode cached */
     bool pooled;   /* a private leaf borrowed from the pool (returned, not removed) */
     bool killed;   /* cgroup.kill was written: see pk__group_plan */
     /* A shared group (pk_group_new) may get a fresh leaf after a kill (pk__cgroup_renew): spawns
