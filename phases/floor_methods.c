@@ -349,7 +349,8 @@ const pkf_method pkf_methods[] = {
      "clone3_execve + CLONE_INTO_CGROUP into a pooled leaf + one pread of cgroup.events",
      PKF_NEED_CLONE3 | PKF_NEED_CGROUP, m_clone3_cgroup},
     {"clone3_cgroup_cold_execve",
-     "clone3_cgroup_execve into a leaf whose cgroup.procs no descriptor holds (inode made per spawn)",
+     "clone3_cgroup_execve into a leaf whose cgroup.procs no descriptor holds (inode made per "
+     "spawn)",
      PKF_NEED_CLONE3 | PKF_NEED_CGROUP, m_clone3_cgroup_cold},
     {"clone3_contained_execve", "clone3_execve + close_range + the cgroup steps: the raw mirror",
      PKF_NEED_CLONE3 | PKF_NEED_CGROUP, m_clone3_contained},

@@ -20,10 +20,11 @@
  * kernfs frees an inode that nothing holds, so for a file never opened that is an inode allocated,
  * initialised and freed (through RCU) per spawn: ≈12 µs of a 350 µs fork-like spawn on these VMs,
  * most of what CLONE_INTO_CGROUP cost. So each leaf keeps an O_PATH descriptor of its cgroup.procs,
- * and the process one of its own cgroup's: the inodes stay cached and the check finds them. Teardown writes cgroup.kill (the kernel kills the whole tree
- * atomically, setsid and double-fork descendants included) and waits for "populated 0" in
- * cgroup.events, polling it with POLLPRI, which kernfs raises on every change. An exited but
- * unreaped child does not count as populated, so teardown can run before the reap.
+ * and the process one of its own cgroup's: the inodes stay cached and the check finds them.
+ * Teardown writes cgroup.kill (the kernel kills the whole tree atomically, setsid and double-fork
+ * descendants included) and waits for "populated 0" in cgroup.events, polling it with POLLPRI,
+ * which kernfs raises on every change. An exited but unreaped child does not count as populated, so
+ * teardown can run before the reap.
  *
  * A kernel quirk shapes reuse. On the kernel these machines run (6.18), once cgroup.kill has been
  * written to a leaf, every later child cloned into it with CLONE_INTO_CGROUP is killed at birth,
@@ -460,8 +461,8 @@ void pk__cgroup_destroy(struct pk_group *g)
         e->events_fd = g->events_fd;
         e->procs_pin = g->procs_pin;
     } else {
-        struct pooled_leaf gone = {.dirfd = g->dirfd, .events_fd = g->events_fd,
-                                   .procs_pin = g->procs_pin};
+        struct pooled_leaf gone = {
+            .dirfd = g->dirfd, .events_fd = g->events_fd, .procs_pin = g->procs_pin};
         close_leaf(&gone);
         char path[PATH_MAX + 64];
         leaf_path(g->name, path, sizeof path);
@@ -506,8 +507,8 @@ int pk__cgroup_renew(struct pk_group *g)
         return rc;
     }
     add_cpu(g->dirfd, &g->cpu_user_base, &g->cpu_sys_base);
-    struct pooled_leaf old = {.dirfd = g->dirfd, .events_fd = g->events_fd,
-                              .procs_pin = g->procs_pin};
+    struct pooled_leaf old = {
+        .dirfd = g->dirfd, .events_fd = g->events_fd, .procs_pin = g->procs_pin};
     close_leaf(&old);
     leaf_path(g->name, path, sizeof path);
     pthread_mutex_lock(&pool_lock);
