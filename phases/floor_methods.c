@@ -8,7 +8,7 @@
  *   clone3_execve             clone3(CLONE_VM|CLONE_VFORK|CLONE_CLEAR_SIGHAND) on a reused stack,
  *                             execve, waitid(P_PID): the library's mechanism, nothing else
  *   clone3_pidfd_execve       + CLONE_PIDFD, waitid(P_PIDFD), close: what a pidfd costs
- *   clone3_close_range_execve + close_range(3, ~0, CLOEXEC) in the child: the descriptor guarantee
+ *   clone3_close_range_execve + close_range(3, ~0) in the child: the descriptor guarantee
  *   clone3_cgroup_execve      + CLONE_INTO_CGROUP into a pooled leaf, then one pread of its
  *                             cgroup.events after the reap: containment. As in the library, the
  *                             leaf's cgroup.procs and our own cgroup's are held open (O_PATH), so
@@ -53,8 +53,6 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
-/* As the library (lib/src/child.linux.c): mark the range close-on-exec, which execve closes. */
-#define CLOSE_RANGE_CLOEXEC_FLAG (1U << 2)
 
 extern char **environ;
 
@@ -241,7 +239,7 @@ __attribute__((no_sanitize("address", "undefined"), noinline)) static int raw_ch
 {
     const struct raw_plan *p = arg;
     if (p->close_range)
-        syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC_FLAG);
+        syscall(SYS_close_range, 3U, ~0U, 0U);
     syscall(SYS_execve, p->path, child_argv, environ);
     return 127;
 }
@@ -345,7 +343,7 @@ const pkf_method pkf_methods[] = {
      PKF_NEED_CLONE3, m_clone3},
     {"clone3_pidfd_execve", "clone3_execve + CLONE_PIDFD, waitid(P_PIDFD), close", PKF_NEED_CLONE3,
      m_clone3_pidfd},
-    {"clone3_close_range_execve", "clone3_execve + close_range(3, ~0, CLOEXEC) in the child",
+    {"clone3_close_range_execve", "clone3_execve + close_range(3, ~0) in the child",
      PKF_NEED_CLONE3, m_clone3_close_range},
     {"clone3_cgroup_execve",
      "clone3_execve + CLONE_INTO_CGROUP into a pooled leaf + one pread of cgroup.events",

@@ -23,15 +23,8 @@
  *      private table with only 0..2 copied — no copy of the others at the clone, and none to
  *      close — and comes before any step that changes descriptors, so our table is never touched;
  *   6. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
- *   7. close_fds otherwise: every descriptor the host leaked without O_CLOEXEC is closed at the
- *      execve (skipped when the command sets inherit_fds). close_range(3, ~0, CLOSE_RANGE_CLOEXEC)
- *      sets the close-on-exec bits of the whole range at once, and execve then closes only the
- *      open ones, a word of the bitmap at a time. A plain close_range(3, ~0) visits every slot
- *      of the table up to its size, open or not: one inherited descriptor numbered 251 makes
- *      that 256 slots per spawn (≈3 µs of a 250 µs spawn on these VMs). The program sees the
- *      same descriptors either way; a failed execve exits 127 at once, closing them all.
- *      Kernels 5.9 and 5.10 lack the flag (EINVAL) and close the range; older ones close one
- *      by one;
+ *   7. close_fds otherwise: close_range(3, ~0) — every descriptor the host leaked without
+ *      O_CLOEXEC (skipped when the command sets inherit_fds);
  *   8. chdir;
  *   9. restore the parent's signal mask, when the parent blocked everything around the clone
  *      (only without CLONE_CLEAR_SIGHAND);
@@ -55,7 +48,6 @@
 #define SYS_close_range 436
 #endif
 #define PK__CLOSE_RANGE_UNSHARE (1U << 1)
-#define PK__CLOSE_RANGE_CLOEXEC (1U << 2)
 
 /* The kernel's sigaction layout for rt_sigaction on x86_64 and the generic ABI. */
 struct pk__ksigaction {
@@ -181,9 +173,7 @@ PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
     if (err != 0)
         fail(plan, PK_STAGE_STDIO, err);
 
-    if (!plan->share_files && !plan->inherit_fds &&
-        syscall(SYS_close_range, 3U, ~0U, (unsigned)PK__CLOSE_RANGE_CLOEXEC) != 0 &&
-        (errno != EINVAL || syscall(SYS_close_range, 3U, ~0U, 0U) != 0)) {
+    if (!plan->share_files && !plan->inherit_fds && syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
         /* Kernels before 5.9: close descriptor by descriptor up to the limit. */
         if (errno != ENOSYS)
             fail(plan, PK_STAGE_CLOSE_FDS, errno);

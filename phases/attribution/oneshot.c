@@ -5,13 +5,14 @@
  *
  *   raw ladder  clone3(CLONE_VM|CLONE_VFORK|CLONE_CLEAR_SIGHAND) on the suite's reused stack,
  *               execve, waitid(P_PID) — the library's mechanism, reaped by pid — and on top, as
- *               def->oneshot says: CLONE_PIDFD with waitid(P_PIDFD) and close; close_range(3, ~0,
- * CLOEXEC) in the child; CLONE_INTO_CGROUP into the kept leaf with one pread of its cgroup.events
- * after the reap (the library's pooled leaf); or, instead, the killed-leaf path: the child writes
- * "0" to the leaf's cgroup.procs before exec. library     pk_run with the streams inherited,
- * contained (a pooled leaf of the library's own) or not; pk_run with every default (stdin
- * /dev/null, both outputs captured). raw capture vfork; the child's stdin the kept /dev/null,
- * stdout and stderr two pipes; the parent polls and reads both until they end, then waitpid.
+ *               def->oneshot says: CLONE_PIDFD with waitid(P_PIDFD) and close; close_range(3, ~0)
+ *               in the child; CLONE_INTO_CGROUP into the kept leaf with one pread of its
+ *               cgroup.events after the reap (the library's pooled leaf); or, instead, the
+ *               killed-leaf path: the child writes "0" to the leaf's cgroup.procs before exec.
+ *   library     pk_run with the streams inherited, contained (a pooled leaf of the library's own)
+ *               or not; pk_run with every default (stdin /dev/null, both outputs captured).
+ *   raw capture vfork; the child's stdin the kept /dev/null, stdout and stderr two pipes; the
+ *               parent polls and reads both until they end, then waitpid.
  *
  * The child runs raw system calls only (it shares our memory while we wait); series.c's table
  * declares which series each one builds on (`base`) and the primitives it adds.
@@ -35,8 +36,6 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
-/* As the library (lib/src/child.linux.c): mark the range close-on-exec, which execve closes. */
-#define CLOSE_RANGE_CLOEXEC_FLAG (1U << 2)
 
 extern char **environ;
 
@@ -67,7 +66,7 @@ __attribute__((no_sanitize("address", "undefined"), noinline)) static int onesho
     if (c->procs_fd >= 0 && syscall(SYS_write, c->procs_fd, "0", 1) != 1)
         return 126;
     if (c->close_range)
-        syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC_FLAG);
+        syscall(SYS_close_range, 3U, ~0U, 0U);
     syscall(SYS_execve, c->env->child, c->env->argv, environ);
     return 127;
 }

@@ -48,7 +48,7 @@ const char *pkb_phase_kind_name(pkb_phase_kind kind);
 /* The one-shot ladder: what a raw series takes on top of clone3(CLONE_VM|CLONE_VFORK|
  * CLONE_CLEAR_SIGHAND) reaped by pid — the path pk_run takes when only the exit is awaited. */
 #define PKB_ONESHOT_PIDFD       0x1u /* CLONE_PIDFD, waitid(P_PIDFD), close */
-#define PKB_ONESHOT_CLOSE_RANGE 0x2u /* close_range(3, ~0, CLOEXEC) in the child */
+#define PKB_ONESHOT_CLOSE_RANGE 0x2u /* close_range(3, ~0) in the child */
 #define PKB_ONESHOT_POOLED_LEAF                                                                    \
     0x4u /* CLONE_INTO_CGROUP into a kept leaf, one cgroup.events                                  \
             pread after the reap */

@@ -592,8 +592,7 @@ const pkb_phase_def pkb_phase_defs[] = {
      .description = "clone3_by_pid + CLONE_PIDFD, waitid(P_PIDFD), close", .base = "clone3_by_pid",
      .composition = PARTS("pidfd_open")},
     {ONESHOT("clone3_close_range", PKB_ONESHOT_CLOSE_RANGE, 0),
-     .description =
-         "clone3_by_pid + close_range(3, ~0, CLOEXEC) in the child (the residual is its cost)",
+     .description = "clone3_by_pid + close_range(3, ~0) in the child (the residual is its cost)",
      .base = "clone3_by_pid", .composition = NONE},
     {ONESHOT("clone3_pooled_leaf", PKB_ONESHOT_POOLED_LEAF, PKB_NEED_CGROUP),
      .description = "clone3_by_pid + CLONE_INTO_CGROUP into a kept leaf, one pread of its "
