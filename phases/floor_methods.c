@@ -431,6 +431,25 @@ static void sweep_stale(void)
     closedir(d);
 }
 
+/* Makes the leaf `name` under our cgroup (dir) and opens its directory and cgroup.events; false
+ * with why set (and name emptied when it was not made) on failure. */
+static bool
+make_leaf(const char *dir, char *name, int *dirfd, int *events, char *why, size_t why_len)
+{
+    if (mkdirat(cgroup_dir, name, 0755) != 0) {
+        snprintf(why, why_len, "no cgroup v2 delegated: mkdir in %s: %s", dir, strerror(errno));
+        name[0] = '\0';
+        return false;
+    }
+    *dirfd = openat(cgroup_dir, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    *events = *dirfd < 0 ? -1 : openat(*dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+    if (*events < 0) {
+        snprintf(why, why_len, "cannot open the leaf %s/%s: %s", dir, name, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 static unsigned open_leaf(char *why, size_t why_len)
 {
     char dir[4096];
@@ -443,17 +462,8 @@ static unsigned open_leaf(char *why, size_t why_len)
     }
     sweep_stale();
     snprintf(leaf_name, sizeof leaf_name, "pkf-%d", (int)getpid());
-    if (mkdirat(cgroup_dir, leaf_name, 0755) != 0) {
-        snprintf(why, why_len, "no cgroup v2 delegated: mkdir in %s: %s", dir, strerror(errno));
-        leaf_name[0] = '\0';
+    if (!make_leaf(dir, leaf_name, &leaf_dir, &leaf_events, why, why_len))
         return 0;
-    }
-    leaf_dir = openat(cgroup_dir, leaf_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    leaf_events = leaf_dir < 0 ? -1 : openat(leaf_dir, "cgroup.events", O_RDONLY | O_CLOEXEC);
-    if (leaf_events < 0) {
-        snprintf(why, why_len, "cannot open the leaf %s/%s: %s", dir, leaf_name, strerror(errno));
-        return 0;
-    }
     /* The library's pins (lib/src/cgroup.linux.c): the inodes of the two cgroup.procs files the
      * kernel checks on every CLONE_INTO_CGROUP stay cached while these are open. */
     leaf_procs = openat(leaf_dir, "cgroup.procs", O_PATH | O_CLOEXEC);
@@ -461,17 +471,8 @@ static unsigned open_leaf(char *why, size_t why_len)
     /* The cold leaf: only the directory and cgroup.events are opened, never cgroup.procs (a
      * lookup would leave its dentry, and so its inode, in the cache). */
     snprintf(cold_name, sizeof cold_name, "pkf-%d-cold", (int)getpid());
-    if (mkdirat(cgroup_dir, cold_name, 0755) != 0) {
-        snprintf(why, why_len, "mkdir %s/%s: %s", dir, cold_name, strerror(errno));
-        cold_name[0] = '\0';
+    if (!make_leaf(dir, cold_name, &cold_dir, &cold_events, why, why_len))
         return 0;
-    }
-    cold_dir = openat(cgroup_dir, cold_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    cold_events = cold_dir < 0 ? -1 : openat(cold_dir, "cgroup.events", O_RDONLY | O_CLOEXEC);
-    if (cold_events < 0) {
-        snprintf(why, why_len, "cannot open the leaf %s/%s: %s", dir, cold_name, strerror(errno));
-        return 0;
-    }
     return PKF_NEED_CGROUP;
 }
 
