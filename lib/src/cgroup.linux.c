@@ -234,13 +234,19 @@ static int open_leaf(const char *name, struct pooled_leaf *e)
     return 0;
 }
 
+/* Closes a leaf's descriptors, pooled or held by a group, and marks them closed. */
+static void close_leaf_fds(int *dirfd, int *events_fd, int *procs_pin)
+{
+    close(*dirfd);
+    close(*events_fd);
+    if (*procs_pin >= 0)
+        close(*procs_pin);
+    *dirfd = *events_fd = *procs_pin = -1;
+}
+
 static void close_leaf(struct pooled_leaf *e)
 {
-    close(e->dirfd);
-    close(e->events_fd);
-    if (e->procs_pin >= 0)
-        close(e->procs_pin);
-    e->dirfd = e->events_fd = e->procs_pin = -1;
+    close_leaf_fds(&e->dirfd, &e->events_fd, &e->procs_pin);
 }
 
 static void close_ancestor_pin(void)
@@ -461,9 +467,7 @@ void pk__cgroup_destroy(struct pk_group *g)
         e->events_fd = g->events_fd;
         e->procs_pin = g->procs_pin;
     } else {
-        struct pooled_leaf gone = {
-            .dirfd = g->dirfd, .events_fd = g->events_fd, .procs_pin = g->procs_pin};
-        close_leaf(&gone);
+        close_leaf_fds(&g->dirfd, &g->events_fd, &g->procs_pin);
         char path[PATH_MAX + 64];
         leaf_path(g->name, path, sizeof path);
         if (remove_leaf(path) == 0)
@@ -507,9 +511,7 @@ int pk__cgroup_renew(struct pk_group *g)
         return rc;
     }
     add_cpu(g->dirfd, &g->cpu_user_base, &g->cpu_sys_base);
-    struct pooled_leaf old = {
-        .dirfd = g->dirfd, .events_fd = g->events_fd, .procs_pin = g->procs_pin};
-    close_leaf(&old);
+    close_leaf_fds(&g->dirfd, &g->events_fd, &g->procs_pin);
     leaf_path(g->name, path, sizeof path);
     pthread_mutex_lock(&pool_lock);
     if (remove_leaf(path) == 0)
