@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,81 @@ TEST_IMPL(stdin_reader_gone_early)
                      &r));
     ASSERT_EXITED(r, 3);
     pk_result_release(&r);
+    free(in);
+}
+
+static volatile sig_atomic_t sigpipes;
+
+static void count_sigpipe(int signo)
+{
+    (void)signo;
+    sigpipes++;
+}
+
+static void loop_done(void *user, int rc, pk_result *res)
+{
+    pk_outcome *o = user;
+    *o = rc == 0 ? res->outcome : (pk_outcome){.kind = PK_OUTCOME_NONE};
+    pk_result_release(res);
+}
+
+TEST_IMPL(stdin_feed_never_raises_sigpipe)
+{
+    /* Children that exit without reading their stdin, fed by every driver: pk_run with and
+     * without an output pipe (then only the pidfd tells the exit), the pull API, the loop, and a
+     * payload small enough for the one blocking write. No SIGPIPE may reach this process: the
+     * library keeps a reader on the pipe while it writes, so the kernel never raises one (and a
+     * library that raised one and took it back would still show here, in the handler). */
+    struct sigaction sa = {.sa_handler = count_sigpipe}, old;
+    sigemptyset(&sa.sa_mask);
+    ASSERT_EQ(sigaction(SIGPIPE, &sa, &old), 0);
+    sigpipes = 0;
+    size_t n = 1u << 20;
+    char *in = calloc(1, n);
+    for (int rep = 0; rep < 5; rep++) {
+        pk_command cmd = {.argv = HELPER("exit", "3"),
+                          .in = {.kind = PK_STDIO_BYTES, .data = in, .len = n}};
+        pk_result r;
+        ASSERT_OK(pk_run(&cmd, &r));
+        ASSERT_EXITED(r, 3);
+        pk_result_release(&r);
+
+        cmd.out.kind = PK_STDIO_NULL;
+        cmd.err.kind = PK_STDIO_NULL;
+        ASSERT_OK(pk_run(&cmd, &r));
+        ASSERT_EXITED(r, 3);
+        pk_result_release(&r);
+
+        cmd.in.len = 16;
+        ASSERT_OK(pk_run(&cmd, &r));
+        ASSERT_EXITED(r, 3);
+        pk_result_release(&r);
+
+        cmd = (pk_command){.argv = HELPER("exit", "3"),
+                           .in = {.kind = PK_STDIO_BYTES, .data = in, .len = n}};
+        pk_process *proc;
+        ASSERT_OK(pk_spawn(&cmd, &proc, NULL));
+        pk_line line;
+        ASSERT_EQ(pk_process_read_line(proc, &line), PK_EOF);
+        ASSERT_OK(pk_process_wait(proc, &r));
+        ASSERT_EXITED(r, 3);
+        pk_result_release(&r);
+        pk_process_free(proc);
+
+        pk_loop *loop;
+        ASSERT_OK(pk_loop_new(&loop));
+        pk_outcome o = {0};
+        ASSERT_OK(pk_loop_start(loop, &cmd, loop_done, &o, NULL));
+        ASSERT_OK(pk_loop_run(loop));
+        ASSERT_EQ(o.kind, PK_OUTCOME_EXITED);
+        ASSERT_EQ(o.code, 3);
+        pk_loop_free(loop);
+    }
+    sigset_t pending;
+    ASSERT_EQ(sigpending(&pending), 0);
+    ASSERT(!sigismember(&pending, SIGPIPE));
+    ASSERT_EQ(sigpipes, 0);
+    ASSERT_EQ(sigaction(SIGPIPE, &old, NULL), 0);
     free(in);
 }
 

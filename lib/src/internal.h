@@ -232,6 +232,7 @@ struct pk_process {
     int pidfd;
     int64_t pidfd_at_ns; /* when to take the lazy pidfd (pidfd_open), 0: not lazy */
     int in_fd;           /* stdin pipe (write end), -1 when none */
+    int in_reader;       /* our own copy of its read end while in_fd is open (engine.linux.c) */
     const unsigned char *in_data;
     size_t in_len, in_off;
     struct pk__stream streams[3]; /* [1] stdout, [2] stderr; [0] unused */

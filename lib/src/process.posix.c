@@ -117,7 +117,7 @@ static void init_handle(struct pk_process *proc)
 {
     memset(proc, 0, sizeof *proc);
     proc->pidfd = -1;
-    proc->in_fd = -1;
+    proc->in_fd = proc->in_reader = -1;
     proc->streams[1].fd = proc->streams[2].fd = -1;
     proc->start_ns = pk__now_ns();
 }
@@ -195,7 +195,14 @@ static bool pidfd_at_spawn(const pk_command *cmd, bool exit_only)
     /* A host that ignores SIGCHLD has the kernel reap the child at its exit: only a pidfd then
      * keeps its status (wait.linux.c). One rt_sigaction read tells, for a fraction of a pidfd's
      * cost; a host that starts ignoring SIGCHLD while such a run is in flight gets -ECHILD. */
-    return pk__sigchld_ignored();
+    if (pk__sigchld_ignored())
+        return true;
+    /* stdin's pipe keeps a reader of ours (engine.linux.c), so a child that exits without
+     * reading a large payload leaves it full, not broken: with no output pipe whose end would tell
+     * the exit, only a pidfd does. */
+    bool out_pipe = pk__stdio_kind(&cmd->out, 1) == PK_STDIO_CAPTURE ||
+                    pk__stdio_kind(&cmd->err, 2) == PK_STDIO_CAPTURE;
+    return !out_pipe && pk__stdio_kind(&cmd->in, 0) == PK_STDIO_BYTES && cmd->in.len > PIPE_BUF;
 }
 
 /* Gives the run its own group unless the command names one or asks for none, so that nothing
@@ -317,7 +324,12 @@ int pk__process_start(const pk_command *cmd,
     }
     if (rc == 0)
         rc = spawn_child(proc, &plan, &stage);
-    /* The child has its copies (or never will): the parent keeps only its own ends. */
+    /* The child has its copies (or never will): the parent keeps only its own ends, and stdin's
+     * read end while it feeds the payload (engine.linux.c). */
+    if (rc == 0 && proc->in_fd >= 0) {
+        proc->in_reader = child_ends[0];
+        child_ends[0] = -1;
+    }
     if (null_locked)
         pk__null_unlock();
     for (int i = 0; i < 3; i++)
