@@ -176,6 +176,8 @@ static long clone3_vfork(int (*fn)(void *), void *arg, bool clear, int cgroup_fd
         .flags = CLONE_VM | CLONE_VFORK | (pidfd != NULL ? CLONE_PIDFD : 0) |
                  (clear ? PK__CLONE_CLEAR_SIGHAND : 0) | (share_files ? CLONE_FILES : 0),
         .pidfd = (uint64_t)(uintptr_t)pidfd,
+        /* Not 0: execve sets the exit signal back to SIGCHLD (fs/exec.c, de_thread), so a
+         * quiet exit cannot be had for an exec'd child (tried: the host still got SIGCHLD). */
         .exit_signal = SIGCHLD,
         .stack = (uint64_t)(uintptr_t)stack,
         .stack_size = PK__STACK_SIZE,
