@@ -20,6 +20,7 @@
     X(duplex_64mib_through_cat, 30)                                                                \
     X(stdin_reader_gone_early, 10)                                                                 \
     X(stdin_feed_never_raises_sigpipe, 20)                                                         \
+    X(stdin_unread_does_not_delay_the_end, 20)                                                     \
     X(stderr_merged_in_order, 10)                                                                  \
     X(stdout_and_stderr_separate, 10)                                                              \
     X(files_in_out_append, 10)                                                                     \
