@@ -4,11 +4,12 @@
  * The engine is a set of steps over a pk_process — feed stdin, read a stream and deliver its
  * lines, react to the exit, act on passed deadlines or a fired cancel handle — shared by two
  * drivers: the ppoll loop here (one run, no epoll set-up to pay for) and the epoll loop of
- * loop.linux.c (many runs). The child's exit is seen on its pidfd, never through SIGCHLD. A
- * pk_run without time limits or a cancel handle has no pidfd at first: with no pipe it blocks in
- * waitid on the child's pid; with pipes it polls them, learns the exit when they end (then the
- * same waitid), and takes a pidfd with pidfd_open only if the child outlives PK__LAZY_PIDFD_NS, so
- * that a grandchild holding a pipe cannot keep the run going past the child's exit.
+ * loop.linux.c (many runs). The child's exit is seen on its pidfd, never through SIGCHLD. A pk_run
+ * without time limits, a cancel handle or more than PIPE_BUF of stdin to feed (see the end of this
+ * comment) has no pidfd at first: with no pipe it blocks in waitid on the child's pid; with pipes
+ * it polls them, learns the exit when they end (then the same waitid), and takes a pidfd with
+ * pidfd_open only if the child outlives PK__LAZY_PIDFD_NS, so that a grandchild holding a pipe
+ * cannot keep the run going past the child's exit.
  *
  * The end of a run. It ends when the direct child exits: then the child is reaped and a private
  * group torn down (a cgroup leaf after the reap: one read of cgroup.events, cgroup.kill only when

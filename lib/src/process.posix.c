@@ -185,9 +185,10 @@ static int prepare_stdio(const pk_command *cmd,
 
 /* Whether the child is given a pidfd at the spawn. A handle (pk_spawn, the loop) always gets one:
  * it may be polled or signalled. A run that only awaits the end (pk_run) needs one at once only
- * when a time limit or a cancel handle may have to act on it; otherwise it blocks in waitid on the
- * pid, or polls its pipes and takes a pidfd later only if the child outlives PK__LAZY_PIDFD_NS
- * (engine.linux.c): a short run never pays for one. */
+ * when a time limit or a cancel handle may have to act on it, or when it feeds stdin more than
+ * PIPE_BUF (below); otherwise it blocks in waitid on the pid, or polls its pipes and takes a pidfd
+ * later only if the child outlives PK__LAZY_PIDFD_NS (engine.linux.c): a short run never pays for
+ * one. */
 static bool pidfd_at_spawn(const pk_command *cmd, bool exit_only)
 {
     if (!exit_only || cmd->timeout_ms != 0 || cmd->idle_timeout_ms != 0 || cmd->cancel != NULL)
