@@ -193,17 +193,17 @@ static bool pidfd_at_spawn(const pk_command *cmd, bool exit_only)
 {
     if (!exit_only || cmd->timeout_ms != 0 || cmd->idle_timeout_ms != 0 || cmd->cancel != NULL)
         return true;
-    /* A host that ignores SIGCHLD has the kernel reap the child at its exit: only a pidfd then
-     * keeps its status (wait.linux.c). One rt_sigaction read tells, for a fraction of a pidfd's
-     * cost; a host that starts ignoring SIGCHLD while such a run is in flight gets -ECHILD. */
-    if (pk__sigchld_ignored())
-        return true;
     /* stdin's pipe keeps a reader of ours (engine.linux.c), so a child that exits without
      * reading all of a payload larger than PIPE_BUF leaves the pipe full, not broken, and the
      * feed still waits to write: the end of the output pipes cannot end the run then, only the
      * exit can, so the exit is watched on a pidfd from the start (without one, the lazy pidfd
      * would notice it up to 10 ms late). A few µs, on a run that moves more than 4 KiB. */
-    return pk__stdio_kind(&cmd->in, 0) == PK_STDIO_BYTES && cmd->in.len > PIPE_BUF;
+    if (pk__stdio_kind(&cmd->in, 0) == PK_STDIO_BYTES && cmd->in.len > PIPE_BUF)
+        return true;
+    /* A host that ignores SIGCHLD has the kernel reap the child at its exit: only a pidfd then
+     * keeps its status (wait.linux.c). One rt_sigaction read tells, for a fraction of a pidfd's
+     * cost; a host that starts ignoring SIGCHLD while such a run is in flight gets -ECHILD. */
+    return pk__sigchld_ignored();
 }
 
 /* Gives the run its own group unless the command names one or asks for none, so that nothing
