@@ -115,8 +115,8 @@ static void loop_done(void *user, int rc, pk_result *res)
 TEST_IMPL(stdin_feed_never_raises_sigpipe)
 {
     /* Children that exit without reading their stdin, fed by every driver: pk_run with and
-     * without an output pipe (then only the pidfd tells the exit), the pull API, the loop, and a
-     * payload small enough for the one blocking write. No SIGPIPE may reach this process: the
+     * without output pipes, the pull API, the loop, and a payload small enough for the one
+     * blocking write. No SIGPIPE may reach this process: the
      * library keeps a reader on the pipe while it writes, so the kernel never raises one (and a
      * library that raised one and took it back would still show here, in the handler). */
     struct sigaction sa = {.sa_handler = count_sigpipe}, old;
