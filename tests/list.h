@@ -80,6 +80,7 @@
     X(decoding_cases, 10)                                                                          \
     X(decoding_across_reads, 20)                                                                   \
     X(decoding_after_compaction, 20)                                                               \
+    X(ascii_prefix_every_version, 20)                                                              \
     X(keep_tail_1gib_through_1mib_cap, 60)                                                         \
     X(flood_1gib_without_newline_stays_bounded, 60)                                                \
     X(keep_head_exact_prefix_sealed, 10)                                                           \

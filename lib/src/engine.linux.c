@@ -397,10 +397,9 @@ void pk__process_close(struct pk_process *p)
 
 /* ---- the pull API and wait_any ------------------------------------------------------------- */
 
-int pk_process_read_line(pk_process *p, pk_line *line)
+/* pk_process_read_line past its first line: everything not buffered in stdout's splitter. */
+static __attribute__((noinline)) int read_line_slow(pk_process *p, pk_line *line)
 {
-    if (p == NULL || line == NULL)
-        return -EINVAL;
     if (!p->pulling) {
         p->pulling = true;
         for (int i = 1; i < 3; i++)
@@ -427,6 +426,22 @@ int pk_process_read_line(pk_process *p, pk_line *line)
         if (rc != 0)
             return rc;
     }
+}
+
+int pk_process_read_line(pk_process *p, pk_line *line)
+{
+    if (p == NULL || line == NULL)
+        return -EINVAL;
+    /* Most calls find a line already read into stdout's splitter: take it here, with nothing
+     * saved and restored around a call that cannot poll. The slow path looks at stdout first
+     * too, so the order in which streams are served is the same either way. */
+    struct pk__stream *out = &p->streams[1];
+    if (p->pulling && out->lines && (p->in_fd < 0 || p->in_len > PIPE_BUF)) {
+        int r = pk__stream_next_line(out, line);
+        if (r != 0)
+            return r == 1 ? 0 : r;
+    }
+    return read_line_slow(p, line);
 }
 
 int pk_wait_any(pk_process *const *procs, size_t n, int timeout_ms, size_t *index)

@@ -13,7 +13,7 @@
  * Each complete line goes to the capture policy (all, none, tail ring, sealed head, fail-loud)
  * as raw bytes, and to the consumer (callback or pull) decoded: in text mode UTF-8 is validated
  * and each maximal invalid subsequence becomes U+FFFD (into a reused scratch buffer; valid lines,
- * the common case, are handed out in place after an 8-bytes-at-a-time ASCII scan), and one CR of
+ * the common case, are handed out in place after a vector ASCII scan per read), and one CR of
  * a CRLF is dropped. Raw mode hands out the bytes unchanged.
  */
 #define _GNU_SOURCE
@@ -215,7 +215,9 @@ static int keep_tail(struct pk__stream *s, const char *p, size_t n, bool nl)
     return ring_lines_push(s, total);
 }
 
-static int keep_line(struct pk__stream *s, const char *p, size_t n, bool nl)
+/* Out of line: the capture policies are not the hot path of a stream that keeps nothing. */
+static __attribute__((noinline)) int
+keep_line(struct pk__stream *s, const char *p, size_t n, bool nl)
 {
     switch (s->keep) {
     case PK_KEEP_ALL:
@@ -254,27 +256,6 @@ static void drop_long_line(struct pk__stream *s)
 }
 
 /* ---- UTF-8 --------------------------------------------------------------------------------- */
-
-/* The offset of the first byte of [p, p+n) with the high bit set, or n: 32 bytes per step while
- * everything is ASCII, as four 8-byte loads ORed together. (One 32-byte memcpy into an array was
- * compiled into vector loads stored to the stack and read back as words: twice the time.) */
-static size_t ascii_prefix(const unsigned char *p, size_t n)
-{
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        uint64_t a, b, c, d;
-        memcpy(&a, p + i, 8);
-        memcpy(&b, p + i + 8, 8);
-        memcpy(&c, p + i + 16, 8);
-        memcpy(&d, p + i + 24, 8);
-        if ((a | b | c | d) & 0x8080808080808080ull)
-            break;
-    }
-    for (; i < n; i++)
-        if (p[i] & 0x80)
-            break;
-    return i;
-}
 
 /* Length of the valid sequence at p (1..4), or 0 when invalid; *sub receives the length of the
  * maximal subpart that forms one U+FFFD (at least 1). */
@@ -360,13 +341,33 @@ static int decode_lossy(struct pk__stream *s, const char *p, size_t n, size_t *o
 
 /* ---- the line path ------------------------------------------------------------------------- */
 
+/* The rare end of emit: a line outside the known-ASCII prefix is validated, and only an invalid
+ * one copied. Kept out of line so that emit, run once per line, stays small enough to inline
+ * with a short prologue: in callgrind the inlined decoder made emit save and restore six
+ * registers per line, a fifth of the line path's instructions. */
+static __attribute__((noinline)) int
+emit_checked(struct pk__stream *s, char *p, size_t n, pk_line *line)
+{
+    if (pk__ascii_prefix((const unsigned char *)p, n) < n && !valid_utf8(p, n)) {
+        int rc = decode_lossy(s, p, n, &n);
+        if (rc != 0)
+            return rc;
+        p = s->scratch;
+    }
+    line->data = p;
+    line->len = n;
+    return 1;
+}
+
 /* Accounts a complete line at [p, p+n) (nl: it had a newline) and prepares it for delivery. */
-static int emit(struct pk__stream *s, char *p, size_t n, bool nl, pk_line *line)
+static inline int emit(struct pk__stream *s, char *p, size_t n, bool nl, pk_line *line)
 {
     s->total_lines++;
-    int rc = keep_line(s, p, n, nl);
-    if (rc != 0)
-        return rc;
+    if (s->keep != PK_KEEP_NONE) {
+        int rc = keep_line(s, p, n, nl);
+        if (rc != 0)
+            return rc;
+    }
     p[n] = '\0'; /* overwrites the newline, or the spare byte after the final line */
     line->stream = s->id;
     line->number = s->total_lines;
@@ -374,54 +375,57 @@ static int emit(struct pk__stream *s, char *p, size_t n, bool nl, pk_line *line)
     if (!s->raw) {
         if (n > 0 && p[n - 1] == '\r' && nl)
             p[--n] = '\0';
-        /* Lines inside the prefix known to be ASCII (checked once per read chunk) need nothing;
-         * only a line with a high byte is validated, and only an invalid one copied. */
-        if ((size_t)(p + n - s->buf) > s->ascii_end &&
-            ascii_prefix((const unsigned char *)p, n) < n && !valid_utf8(p, n)) {
-            rc = decode_lossy(s, p, n, &n);
-            if (rc != 0)
-                return rc;
-            p = s->scratch;
-        }
+        /* Lines inside the prefix known to be ASCII (checked once per read chunk) need nothing. */
+        if ((size_t)(p + n - s->buf) > s->ascii_end)
+            return emit_checked(s, p, n, line);
     }
     line->data = p;
     line->len = n;
     return 1;
 }
 
-int pk__stream_next_line(struct pk__stream *s, pk_line *line)
+/* Inside a line longer than max_line: discards up to its newline. Returns true when the next line
+ * can be looked for, false when more bytes are needed. Out of line, as it is rare. */
+static __attribute__((noinline)) bool skip_dropped(struct pk__stream *s)
 {
-    for (;;) {
-        char *base = s->buf;
-        if (s->dropping) {
-            char *nl = memchr(base + s->start, '\n', s->end - s->start);
-            if (nl == NULL) {
-                s->start = s->scan = s->end;
-                if (s->eof) {
-                    s->dropping = false;
-                    s->total_lines++;
-                    s->dropped_lines++;
-                }
-                return 0;
-            }
-            s->start = s->scan = (size_t)(nl - base) + 1;
+    char *base = s->buf;
+    char *nl = memchr(base + s->start, '\n', s->end - s->start);
+    if (nl == NULL) {
+        s->start = s->scan = s->end;
+        if (s->eof) {
             s->dropping = false;
             s->total_lines++;
             s->dropped_lines++;
-            s->truncated = s->keep != PK_KEEP_NONE ? true : s->truncated;
+        }
+        return false;
+    }
+    s->start = s->scan = (size_t)(nl - base) + 1;
+    s->dropping = false;
+    s->total_lines++;
+    s->dropped_lines++;
+    s->truncated = s->keep != PK_KEEP_NONE ? true : s->truncated;
+    return true;
+}
+
+int pk__stream_next_line(struct pk__stream *s, pk_line *line)
+{
+    for (;;) {
+        if (s->dropping) {
+            if (!skip_dropped(s))
+                return 0;
             continue;
         }
+        char *base = s->buf;
         char *nl = s->end > s->scan ? memchr(base + s->scan, '\n', s->end - s->scan) : NULL;
         if (nl != NULL) {
             size_t at = s->start, n = (size_t)(nl - base) - at;
             s->start = s->scan = (size_t)(nl - base) + 1;
-            if (n > s->max_line) {
-                s->total_lines++;
-                s->dropped_lines++;
-                drop_long_line(s);
-                continue;
-            }
-            return emit(s, base + at, n, true, line);
+            if (n <= s->max_line)
+                return emit(s, base + at, n, true, line);
+            s->total_lines++;
+            s->dropped_lines++;
+            drop_long_line(s);
+            continue;
         }
         s->scan = s->end;
         size_t pending = s->end - s->start;
@@ -477,7 +481,7 @@ static void lines_commit(struct pk__stream *s, size_t n)
 {
     /* Extend the known-ASCII prefix while it reaches the new bytes. */
     if (!s->raw && s->ascii_end == s->end)
-        s->ascii_end = s->end + ascii_prefix((const unsigned char *)s->buf + s->end, n);
+        s->ascii_end = s->end + pk__ascii_prefix((const unsigned char *)s->buf + s->end, n);
     s->end += n;
     s->total_bytes += (uint64_t)n;
 }
