@@ -437,7 +437,7 @@ int pk_process_read_line(pk_process *p, pk_line *line)
      * too, so the order in which streams are served is the same either way. */
     struct pk__stream *out = &p->streams[1];
     if (p->pulling && out->lines && (p->in_fd < 0 || p->in_len > PIPE_BUF)) {
-        int r = pk__stream_next_line(out, line);
+        int r = pk__stream_next_line_fast(out, line);
         if (r != 0)
             return r == 1 ? 0 : r;
     }

@@ -216,8 +216,7 @@ static int keep_tail(struct pk__stream *s, const char *p, size_t n, bool nl)
 }
 
 /* Out of line: the capture policies are not the hot path of a stream that keeps nothing. */
-static __attribute__((noinline)) int
-keep_line(struct pk__stream *s, const char *p, size_t n, bool nl)
+int pk__stream_keep_line(struct pk__stream *s, const char *p, size_t n, bool nl)
 {
     switch (s->keep) {
     case PK_KEEP_ALL:
@@ -341,43 +340,17 @@ static int decode_lossy(struct pk__stream *s, const char *p, size_t n, size_t *o
 
 /* ---- the line path ------------------------------------------------------------------------- */
 
-/* The rare end of emit: a line outside the known-ASCII prefix is validated, and only an invalid
- * one copied. Kept out of line so that emit, run once per line, stays small enough to inline
- * with a short prologue: in callgrind the inlined decoder made emit save and restore six
- * registers per line, a fifth of the line path's instructions. */
-static __attribute__((noinline)) int
-emit_checked(struct pk__stream *s, char *p, size_t n, pk_line *line)
+/* The rare end of pk__stream_emit (pump.h): a line outside the known-ASCII prefix is validated,
+ * and only an invalid one copied. Out of line so that the emit, run once per line, stays small
+ * enough to inline with a short prologue: in callgrind the inlined decoder made it save and
+ * restore six registers per line, a fifth of the line path's instructions. */
+int pk__stream_emit_checked(struct pk__stream *s, char *p, size_t n, pk_line *line)
 {
     if (pk__ascii_prefix((const unsigned char *)p, n) < n && !valid_utf8(p, n)) {
         int rc = decode_lossy(s, p, n, &n);
         if (rc != 0)
             return rc;
         p = s->scratch;
-    }
-    line->data = p;
-    line->len = n;
-    return 1;
-}
-
-/* Accounts a complete line at [p, p+n) (nl: it had a newline) and prepares it for delivery. */
-static inline int emit(struct pk__stream *s, char *p, size_t n, bool nl, pk_line *line)
-{
-    s->total_lines++;
-    if (s->keep != PK_KEEP_NONE) {
-        int rc = keep_line(s, p, n, nl);
-        if (rc != 0)
-            return rc;
-    }
-    p[n] = '\0'; /* overwrites the newline, or the spare byte after the final line */
-    line->stream = s->id;
-    line->number = s->total_lines;
-    line->newline = nl;
-    if (!s->raw) {
-        if (n > 0 && p[n - 1] == '\r' && nl)
-            p[--n] = '\0';
-        /* Lines inside the prefix known to be ASCII (checked once per read chunk) need nothing. */
-        if ((size_t)(p + n - s->buf) > s->ascii_end)
-            return emit_checked(s, p, n, line);
     }
     line->data = p;
     line->len = n;
@@ -421,7 +394,7 @@ int pk__stream_next_line(struct pk__stream *s, pk_line *line)
             size_t at = s->start, n = (size_t)(nl - base) - at;
             s->start = s->scan = (size_t)(nl - base) + 1;
             if (n <= s->max_line)
-                return emit(s, base + at, n, true, line);
+                return pk__stream_emit(s, base + at, n, true, line);
             s->total_lines++;
             s->dropped_lines++;
             drop_long_line(s);
@@ -439,7 +412,7 @@ int pk__stream_next_line(struct pk__stream *s, pk_line *line)
         if (s->eof && pending > 0) {
             size_t at = s->start;
             s->start = s->scan = s->end;
-            return emit(s, base + at, pending, false, line);
+            return pk__stream_emit(s, base + at, pending, false, line);
         }
         return 0;
     }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- the stream pump (pump.c) -------------------------------------------------------------- */
 
@@ -70,6 +71,54 @@ int pk__stream_fill(struct pk__stream *s);
 /* The next complete line from what was read: 1 with *line, 0 when more bytes are needed (or at
  * the end), or -errno. */
 int pk__stream_next_line(struct pk__stream *s, pk_line *line);
+
+/* The line path's per-line steps, inline below so that a caller taking one line per call (the
+ * pull API) finds a buffered line without a call into pump.c. */
+int pk__stream_keep_line(struct pk__stream *s, const char *p, size_t n, bool nl);
+int pk__stream_emit_checked(struct pk__stream *s, char *p, size_t n, pk_line *line);
+
+/* Accounts a complete line at [p, p+n) (nl: it had a newline) and prepares it for delivery: 1,
+ * or -errno from the capture policy or the decoder. */
+static inline int pk__stream_emit(struct pk__stream *s, char *p, size_t n, bool nl, pk_line *line)
+{
+    s->total_lines++;
+    if (s->keep != PK_KEEP_NONE) {
+        int rc = pk__stream_keep_line(s, p, n, nl);
+        if (rc != 0)
+            return rc;
+    }
+    p[n] = '\0'; /* overwrites the newline, or the spare byte after the final line */
+    line->stream = s->id;
+    line->number = s->total_lines;
+    line->newline = nl;
+    if (!s->raw) {
+        if (n > 0 && p[n - 1] == '\r' && nl)
+            p[--n] = '\0';
+        /* Lines inside the prefix known to be ASCII (checked once per read chunk) need nothing. */
+        if ((size_t)(p + n - s->buf) > s->ascii_end)
+            return pk__stream_emit_checked(s, p, n, line);
+    }
+    line->data = p;
+    line->len = n;
+    return 1;
+}
+
+/* pk__stream_next_line, with its common case inline: a complete, deliverable line already in the
+ * buffer. Anything else (no newline yet, a line too long, the end) goes to the full function,
+ * which looks again from the same place. */
+static inline int pk__stream_next_line_fast(struct pk__stream *s, pk_line *line)
+{
+    if (!s->dropping && s->end > s->scan) {
+        char *base = s->buf;
+        char *nl = memchr(base + s->scan, '\n', s->end - s->scan);
+        if (nl != NULL && (size_t)(nl - base) - s->start <= s->max_line) {
+            size_t at = s->start, n = (size_t)(nl - base) - at;
+            s->start = s->scan = (size_t)(nl - base) + 1;
+            return pk__stream_emit(s, base + at, n, true, line);
+        }
+    }
+    return pk__stream_next_line(s, line);
+}
 /* True when the stream can produce nothing more. */
 bool pk__stream_done(const struct pk__stream *s);
 /* Moves the kept bytes and the totals into *out (which then owns the data). */
