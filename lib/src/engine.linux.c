@@ -397,7 +397,8 @@ void pk__process_close(struct pk_process *p)
 
 /* ---- the pull API and wait_any ------------------------------------------------------------- */
 
-/* pk_process_read_line past its first line: everything not buffered in stdout's splitter. */
+/* pk_process_read_line's slow path: the first call, and any call that finds no complete line
+ * buffered in stdout's splitter (the next read, stderr's lines, the end). */
 static __attribute__((noinline)) int read_line_slow(pk_process *p, pk_line *line)
 {
     if (!p->pulling) {

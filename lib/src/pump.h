@@ -119,6 +119,7 @@ static inline int pk__stream_next_line_fast(struct pk__stream *s, pk_line *line)
     }
     return pk__stream_next_line(s, line);
 }
+
 /* True when the stream can produce nothing more. */
 bool pk__stream_done(const struct pk__stream *s);
 /* Moves the kept bytes and the totals into *out (which then owns the data). */
