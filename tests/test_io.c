@@ -424,6 +424,10 @@ TEST_IMPL(process_fd_read_by_caller)
     int fd = pk_process_fd(p, 1);
     ASSERT_GE(fd, 0);
     ASSERT_EQ(pk_process_fd(p, 0), -1);
+    /* The documented contract: a handle's captured streams are non-blocking (pk_run's own pipes
+     * are not, and never leave the engine). */
+    ASSERT_NE(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+    ASSERT_NE(fcntl(pk_process_fd(p, 2), F_GETFL) & O_NONBLOCK, 0);
     char buf[3];
     struct pollfd pfd = {fd, POLLIN, 0};
     ASSERT_EQ(poll(&pfd, 1, 5000), 1); /* the parent's ends are non-blocking */

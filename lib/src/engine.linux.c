@@ -126,6 +126,16 @@ static void drain_buffered(struct pk_process *p)
 {
     for (int i = 1; i < 3; i++) {
         struct pk__stream *s = &p->streams[i];
+        if (s->fd >= 0 && s->blocking) {
+            /* A grandchild may hold the write end: reading until the pipe is empty must not
+             * wait for it (process.posix.c, prepare_stdio). */
+            if (fcntl(s->fd, F_SETFL, O_NONBLOCK) < 0) {
+                note_error(p, -errno);
+                s->eof = true;
+                close_fd(&s->fd);
+            }
+            s->blocking = false;
+        }
         while (s->fd >= 0) {
             int r = pk__stream_fill(s);
             if (r < 0)

@@ -149,12 +149,19 @@ static int resolve_path(const pk_command *cmd,
  * after a failure, because fail_start releases them. The child's ends go to child_ends: the
  * caller closes them once the child has its copies. A stream on /dev/null takes a kept
  * descriptor, which stays locked (*null_locked) until the caller calls pk__null_unlock after the
- * spawn; a failure to open /dev/null is reported at stage stdio, as the child's open was. */
+ * spawn; a failure to open /dev/null is reported at stage stdio, as the child's open was.
+ *
+ * A handle's read ends are made non-blocking at once: its owner may read them (pk_process_fd
+ * says so). pk_run's are never seen outside the engine, which reads a pipe only when ppoll says
+ * it is ready (bytes, or no writer left), so a blocking read returns at once there; the one read
+ * that may find an empty pipe with a writer still open, the drain after the exit, makes the
+ * descriptor non-blocking first (engine.linux.c). That spares one fcntl per captured stream. */
 static int prepare_stdio(const pk_command *cmd,
                          struct pk_process *proc,
                          struct pk__child_plan *plan,
                          int child_ends[3],
                          bool *null_locked,
+                         bool exit_only,
                          pk_stage *stage)
 {
     int rc = 0;
@@ -177,7 +184,9 @@ static int prepare_stdio(const pk_command *cmd,
         pk__stream_init(&proc->streams[i], i, streams[i], cmd->on_line != NULL);
         proc->streams[i].fd = parent_ends[i];
         /* Non-blocking, so the drain after the child's exit stops at what is buffered. */
-        if (rc == 0 && parent_ends[i] >= 0)
+        if (exit_only)
+            proc->streams[i].blocking = parent_ends[i] >= 0;
+        else if (rc == 0 && parent_ends[i] >= 0)
             rc = set_nonblock(parent_ends[i]);
     }
     return rc;
@@ -317,7 +326,7 @@ int pk__process_start(const pk_command *cmd,
     int child_ends[3] = {-1, -1, -1};
     pk_stage stage = PK_STAGE_PREPARE;
     bool null_locked = false;
-    rc = prepare_stdio(cmd, proc, &plan, child_ends, &null_locked, &stage);
+    rc = prepare_stdio(cmd, proc, &plan, child_ends, &null_locked, exit_only, &stage);
     plan.want_pidfd = pidfd_at_spawn(cmd, exit_only);
     if (rc == 0) {
         stage = PK_STAGE_CONTAIN;

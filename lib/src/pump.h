@@ -29,8 +29,9 @@ struct pk__ring {
 };
 
 struct pk__stream {
-    int fd; /* the parent's read end, -1 when not captured */
-    int id; /* 1 stdout, 2 stderr */
+    int fd;        /* the parent's read end, -1 when not captured */
+    bool blocking; /* fd is still blocking: read only where poll said it is ready (pk_run) */
+    int id;        /* 1 stdout, 2 stderr */
     /* configuration */
     pk_keep keep;
     size_t max_bytes, max_lines, max_line;
