@@ -68,6 +68,8 @@ static char own_path[PATH_MAX]; /* the `0::` path, for membership checks */
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef char leaf_name[48];
+_Static_assert(sizeof(leaf_name) == sizeof(((struct pk_group *)0)->name),
+               "a group's leaf name and a pooled leaf's are copied whole");
 /* An empty leaf ready for a private run, with its descriptors kept open so that a run costs no
  * path lookup in kernfs: the directory (for CLONE_INTO_CGROUP) and cgroup.events (one pread
  * tells whether the tree is empty at the end). */
@@ -427,7 +429,8 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
     pthread_mutex_unlock(&pool_lock);
     if (rc != 0)
         return rc;
-    snprintf(g->name, sizeof g->name, "%s", e.name);
+    /* Both NUL-terminated arrays of the same size: a copy, not a formatted print per run. */
+    memcpy(g->name, e.name, sizeof g->name);
     if (e.dirfd < 0) {
         rc = open_leaf(e.name, &e);
         if (rc != 0) {
@@ -462,7 +465,7 @@ void pk__cgroup_destroy(struct pk_group *g)
     /* A killed leaf is not reused for private runs (see pk__group_plan): remove it. */
     if (g->pooled && populated == 0 && !g->killed && grow_pool(pool_n + 1) == 0) {
         struct pooled_leaf *e = &pool_free[pool_n++];
-        snprintf(e->name, sizeof e->name, "%s", g->name);
+        memcpy(e->name, g->name, sizeof e->name);
         e->dirfd = g->dirfd;
         e->events_fd = g->events_fd;
         e->procs_pin = g->procs_pin;
@@ -534,6 +537,10 @@ int pk__cgroup_populated(struct pk_group *g)
     if (n < 0)
         return -errno;
     buf[n] = '\0';
+    /* The kernel writes "populated 0" or "populated 1" first: read it without a search and a
+     * strtol, on the path every contained run takes once. */
+    if (n > 11 && memcmp(buf, "populated ", 10) == 0 && buf[11] == '\n')
+        return buf[10] != '0';
     return keyed_value(buf, "populated") > 0 ? 1 : 0;
 }
 
