@@ -40,7 +40,8 @@
 
 static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
-    "                   [--no-prime] [--sequential] [--aa [--alpha A]] [--iterations N]\n"
+    "                   [--no-prime] [--sequential] [--settle S] [--aa [--alpha A]]\n"
+    "                   [--iterations N]\n"
     "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -49,7 +50,8 @@ static const char usage_text[] =
     "                       [--no-drift-correction] [--drift-limit PCT]\n"
     "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
     "       pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
-    "                     [--no-prime] [--sequential] [--out FILE] [compare's options]\n"
+    "                     [--no-prime] [--sequential] [--settle S] [--out FILE]\n"
+    "                     [compare's options]\n"
     "       pkbench --help\n";
 
 static void help(void)
@@ -70,15 +72,19 @@ static void help(void)
         printf("           %-10s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
     fputs("         --profile full: 20 samples, 10 s warm-up, 5 s of measurement per series (the\n"
           "         seed's configuration); quick (default): 20 samples of 30 ms, short warm-up,\n"
-          "         the whole scenarios suite in about a minute. --filter selects series by an\n"
+          "         the whole scenarios suite in about two and a half minutes. --filter selects "
+          "series by an\n"
           "         extended regular expression over their names (scenario/contender).\n"
           "         --no-prime skips the priming batches. PKBENCH_TINY overrides the tiny\n"
           "         helper's path.\n"
           "         Series are sampled in interleaved rounds (one repetition of every series\n"
           "         per round, the order rotated); --sequential runs them one after another\n"
-          "         instead (--interleave, the default, is accepted). Every repetition records\n"
-          "         what else used the CPUs; a series more than 25% of whose repetitions were\n"
-          "         disturbed is measured once more, both attempts kept in the file.\n"
+          "         instead (--interleave, the default, is accepted). Before each sample of a\n"
+          "         round the series runs untimed for --settle S seconds (default 0.15; 0:\n"
+          "         off), so it does not start in what the series before it left.\n"
+          "         Every repetition records what else used the CPUs; a series more than 25%\n"
+          "         of whose repetitions were disturbed is measured once more, both attempts\n"
+          "         kept in the file.\n"
           "         --aa also runs a copy of every series next to it in every round and stores\n"
           "         each series' noise floor (minimum detectable effect at --alpha, 0.05).\n"
           "         --iterations N (forkathon only) sets Wemm's loop count (full 100000, quick\n"
@@ -191,6 +197,7 @@ struct run_args {
     const char *out;
     bool prime, interleave, sequential, aa;
     double alpha;
+    double settle; /* --settle; negative: the profile's */
     pkb_cli cli;
 };
 
@@ -203,6 +210,7 @@ enum {
     OPT_NO_PRIME,
     OPT_INTERLEAVE,
     OPT_SEQUENTIAL,
+    OPT_SETTLE,
     OPT_AA,
     OPT_ALPHA,
     OPT_ITERATIONS,
@@ -218,6 +226,7 @@ static const struct option run_options[] = {
     {"no-prime", no_argument, NULL, OPT_NO_PRIME},
     {"interleave", no_argument, NULL, OPT_INTERLEAVE},
     {"sequential", no_argument, NULL, OPT_SEQUENTIAL},
+    {"settle", required_argument, NULL, OPT_SETTLE},
     {"aa", no_argument, NULL, OPT_AA},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
@@ -262,6 +271,10 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
     case OPT_SEQUENTIAL:
         a->sequential = true;
         return 0;
+    case OPT_SETTLE:
+        if (!pkb_parse_number(v, false, &a->settle) || !(a->settle >= 0 && a->settle <= 60))
+            return bad_usage("run: --settle needs seconds from 0 to 60, got '%s'", v);
+        return 0;
     case OPT_AA:
         a->aa = true;
         return 0;
@@ -289,6 +302,13 @@ static int check_run_args(struct run_args *a)
         return bad_usage("run: --interleave, --sequential and --aa apply to suites timed through "
                          "Google Benchmark; the %s suite interleaves its own rounds",
                          a->suite->name);
+    if (a->settle >= 0 && !a->suite->rounds)
+        return bad_usage("run: --settle applies to suites timed through Google Benchmark; the %s "
+                         "suite interleaves its own rounds",
+                         a->suite->name);
+    if (a->settle >= 0 && a->sequential)
+        return bad_usage("run: --settle runs before each sample of a round: it cannot be "
+                         "combined with --sequential");
     if (a->sequential && (a->interleave || a->aa))
         return bad_usage("run: --sequential runs the series one after another: it cannot be "
                          "combined with %s",
@@ -357,6 +377,7 @@ static int cmd_run(int argc, char **argv)
         .suite = pkb_suite_find("scenarios"),
         .profile = &pkb_profile_quick,
         .prime = true,
+        .settle = -1,
         .cli = {.tiny_path = getenv("PKBENCH_TINY")},
     };
     int opt;
@@ -402,6 +423,9 @@ static int cmd_run(int argc, char **argv)
         .interleave = a.interleave,
         .aa = a.aa,
         .aa_alpha = a.alpha,
+        .settle_s = !a.interleave   ? 0
+                    : a.settle >= 0 ? a.settle
+                                    : a.profile->settle_s,
         .series_line = pkb_report_series_line,
     };
     rc = a.suite->run(&a.cli, &opts);

@@ -295,4 +295,5 @@
     X(calibration_prefers_undisturbed_over_faster, 10)                                             \
     X(calibration_all_disturbed_says_so, 10)                                                       \
     X(calibration_bounds, 10)                                                                      \
+    X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
     X(report_tables_and_figures_show_every_repetition, 60)

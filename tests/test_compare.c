@@ -184,10 +184,11 @@ static void pin_to_one_cpu(void)
 static void quick_run(const char *out, const char *extra)
 {
     pk_result r;
+    /* A short settle: these runs test the comparison, not the settling (test_settle.c). */
     int code = extra ? PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter", QUICK3,
-                               "--out", out, extra)
+                               "--settle", "0.01", "--out", out, extra)
                      : PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter", QUICK3,
-                               "--out", out, "--interleave");
+                               "--settle", "0.01", "--out", out, "--interleave");
     if (code != 0)
         pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code, err_of(&r));
     pk_result_release(&r);
@@ -876,9 +877,9 @@ TEST_IMPL(pkbench_check_confirms_regressions)
      * can move by more than a correction is trusted for (39% once in CI), which would make every
      * verdict "machine changed"; a 10x step is far beyond any such drift, and the correction has
      * its own tests (test_drift.c). */
-    int code =
-        PKBENCH(&r, "check", "--baseline", fast, "--profile", "quick", "--no-prime", "--filter",
-                QUICK3, "--out", out, "--cv-limit", "none", "--no-drift-correction");
+    int code = PKBENCH(&r, "check", "--baseline", fast, "--profile", "quick", "--no-prime",
+                       "--filter", QUICK3, "--settle", "0.01", "--out", out, "--cv-limit", "none",
+                       "--no-drift-correction");
     printf("check against a baseline with %s 10x faster: exit %d\n%s%s", name, code, r.out.data,
            err_of(&r));
     ASSERT_EQ(code, 2);

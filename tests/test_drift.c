@@ -591,6 +591,8 @@ TEST_IMPL(drift_real_run_marks_controls_and_rounds)
                           "--no-prime",
                           "--filter",
                           "^(spawn_only/(processkit|posix_spawn)|calibration/cpu_loop)$",
+                          "--settle", /* short: the drift marks are under test, not settling */
+                          "0.01",
                           "--out",
                           out,
                           NULL};

@@ -453,21 +453,28 @@ TEST_IMPL(gbench_compare_py_matches_every_mode)
     snprintf(fk1, sizeof fk1, "%s/forkathon-1.json", dir);
     snprintf(fk2, sizeof fk2, "%s/forkathon-2.json", dir);
     const char *two = "^spawn_only/(posix_spawn|vfork_exec)$";
-    PKBENCH("run", "--profile", "quick", "--no-prime", "--filter", two, "--out", rounds);
+    /* Short settles: the records' layout is under test here, not the settling (test_settle.c). */
+    PKBENCH("run", "--profile", "quick", "--no-prime", "--filter", two, "--settle", "0.01", "--out",
+            rounds);
     PKBENCH("run", "--profile", "quick", "--no-prime", "--filter", two, "--sequential", "--out",
             seq);
-    PKBENCH("run", "--profile", "quick", "--no-prime", "--filter", two, "--aa", "--out", aa);
+    PKBENCH("run", "--profile", "quick", "--no-prime", "--filter", two, "--aa", "--settle", "0.01",
+            "--out", aa);
     pk_result r;
-    int code = pkbench((const char *const[]){"check", "--baseline", rounds, "--no-prime",
-                                             "--filter", two, "--out", chk, NULL},
-                       &r);
+    int code =
+        pkbench((const char *const[]){"check", "--baseline", rounds, "--no-prime", "--filter", two,
+                                      "--settle", "0.01", "--out", chk, NULL},
+                &r);
     ASSERT(code == 0 || code == 2 || code == 3);
     pk_result_release(&r);
+    json_t *c = load(chk); /* check passed --settle on to its run */
+    ASSERT(json_number_value(json_object_get(json_object_get(c, "settings"), "settle_s")) == 0.01);
+    json_decref(c);
     const char *prims = "^primitive/(pidfd_open|pipe2_pair)$";
     PKBENCH("run", "--suite", "phases", "--profile", "quick", "--no-prime", "--filter", prims,
-            "--out", ph1);
+            "--settle", "0.01", "--out", ph1);
     PKBENCH("run", "--suite", "phases", "--profile", "quick", "--no-prime", "--filter", prims,
-            "--out", ph2);
+            "--settle", "0.01", "--out", ph2);
     PKBENCH("run", "--suite", "forkathon", "--profile", "quick", "--iterations", "300", "--filter",
             "^wemm/", "--out", fk1);
     PKBENCH("run", "--suite", "forkathon", "--profile", "quick", "--iterations", "300", "--filter",
@@ -521,7 +528,7 @@ TEST_IMPL(gbench_cpu_time_counts_every_thread)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/threads.json", pk_test_tmpdir());
-    static const pkb_profile prof = {"quick", 6, 0.0, 0.02, 0.0};
+    static const pkb_profile prof = {"quick", 6, 0.0, 0.02, 0.0, 0.0};
     pkb_series s = {.name = "cpu/thread_and_child",
                     .scenario = "cpu",
                     .contender = "thread_and_child",

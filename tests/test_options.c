@@ -103,13 +103,15 @@ TEST_IMPL(pkbench_options_take_effect)
     ASSERT_EQ(json_array_size(json_object_get(j, "series")), 1);
     ASSERT_STR_EQ(str_at(json_array_get(json_object_get(j, "series"), 0), "name", NULL),
                   "primitive/setpgid");
+    ASSERT(num_at(j, "settings", "settle_s") == 0.15); /* the quick profile's */
     json_decref(j);
 
     /* --alpha as --opt value after --aa (always rejected before getopt_long). */
     OK("run", "--suite", "phases", "--profile", "quick", "--filter", ONE_SERIES, "--out", b,
-       "--no-prime", "--aa", "--alpha", "0.2");
+       "--no-prime", "--aa", "--alpha", "0.2", "--settle=0.01");
     j = load(b);
     ASSERT(num_at(j, "noise_floor", "alpha") == 0.2);
+    ASSERT(num_at(j, "settings", "settle_s") == 0.01);
     ASSERT(json_is_true(json_object_get(json_object_get(j, "settings"), "aa")));
     json_decref(j);
 
@@ -191,6 +193,10 @@ TEST_IMPL(pkbench_option_values_rejected)
         {{"run", "--suite", "forkathon", "--iterations", "0"}, "--iterations needs a count"},
         {{"run", "--iterations=5"}, "--iterations does not apply to the scenarios suite"},
         {{"run", "--suite", "forkathon", "--aa"}, "--sequential and --aa apply"},
+        {{"run", "--settle=-1"}, "--settle needs seconds from 0 to 60, got '-1'"},
+        {{"run", "--settle", "0.1s"}, "--settle needs seconds from 0 to 60, got '0.1s'"},
+        {{"run", "--sequential", "--settle=0.1"}, "--settle runs before each sample of a round"},
+        {{"run", "--suite", "forkathon", "--settle=0"}, "--settle applies to suites timed"},
         {{"run", "--bogus"}, "run: unknown option '--bogus'"},
         {{"run", "stray"}, "run: unexpected argument 'stray'"},
         {{"report", fixture, "--out="}, "--out needs a directory"},
@@ -210,6 +216,7 @@ TEST_IMPL(pkbench_option_values_rejected)
         {{"check", "--baseline", fixture, "--profile=slow"}, "--profile needs full or quick"},
         {{"check", "--baseline", file}, "cannot read"},
         {{"check", "--baseline", fixture, "--alpha=1"}, "--alpha needs a number in (0, 1)"},
+        {{"check", "--baseline", fixture, "--settle=1s"}, "--settle needs seconds from 0 to 60"},
         {{"list", "extra"}, "list: takes no arguments"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -62,7 +62,7 @@ TEST_IMPL(pkbench_quick_run_matches_schema)
     snprintf(out, sizeof out, "%s/quick.json", pk_test_tmpdir());
     pk_result r;
     ASSERT_EQ(PKBENCH(&r, "run", "--profile", "quick", "--filter",
-                      "^spawn_only/(processkit|posix_spawn)$", "--out", out),
+                      "^spawn_only/(processkit|posix_spawn)$", "--settle", "0.01", "--out", out),
               0);
     pk_result_release(&r);
     validate(out);

@@ -544,7 +544,7 @@ TEST_IMPL(pkbench_terminal_rounds_lines)
     snprintf(file, sizeof file, "%s/rounds.json", pk_test_tmpdir());
     pk_result r;
     int code = PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter",
-                       "^spawn_only/(processkit|posix_spawn)$", "--out", file);
+                       "^spawn_only/(processkit|posix_spawn)$", "--settle", "0.01", "--out", file);
     if (code != 0)
         pk_test_fail(__FILE__, __LINE__, "pkbench run exited %d: %s", code, text_of(&r.err));
     const char *err = text_of(&r.err), *out = text_of(&r.out);

@@ -211,7 +211,7 @@ TEST_IMPL(check_fails_on_a_series_the_run_lacks)
     pk_test_tmp_path(out, sizeof out, "lack-run.json");
     pk_result r;
     ASSERT_EQ(PK_TEST_PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter",
-                              "^spawn_only/posix_spawn$", "--out", base),
+                              "^spawn_only/posix_spawn$", "--settle", "0.01", "--out", base),
               0);
     pk_result_release(&r);
     json_error_t e;

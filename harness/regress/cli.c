@@ -58,8 +58,9 @@ static const char compare_usage[] =
 
 static const char check_usage[] =
     "usage: pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
-    "                     [--no-prime] [--sequential] [--out FILE] [--format text|md|json]\n"
-    "                     [--alpha A] [--threshold PCT] [--cv-limit PCT] [--env-keys LIST]\n"
+    "                     [--no-prime] [--sequential] [--settle S] [--out FILE]\n"
+    "                     [--format text|md|json] [--alpha A] [--threshold PCT] [--cv-limit PCT]\n"
+    "                     [--env-keys LIST]\n"
     "                     [--strict-env] [--no-drift-correction] [--drift-limit PCT]\n";
 
 static int usage_error(const char *usage, const char *fmt, ...)
@@ -93,6 +94,7 @@ enum {
     OPT_PROFILE,
     OPT_NO_PRIME,
     OPT_SEQUENTIAL,
+    OPT_SETTLE,
     OPT_NO_DRIFT,
     OPT_DRIFT_LIMIT,
     OPT_HELP = 'h',
@@ -126,6 +128,7 @@ static const struct option check_options[] = {
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"no-prime", no_argument, NULL, OPT_NO_PRIME},
     {"sequential", no_argument, NULL, OPT_SEQUENTIAL},
+    {"settle", required_argument, NULL, OPT_SETTLE},
     {NULL, 0, NULL, 0},
 };
 
@@ -356,6 +359,7 @@ static void on_check_signal(int sig)
 
 struct check_args {
     const char *suite, *profile, *filter;
+    const char *settle; /* --settle, passed on to the runs as given (NULL: run's default) */
     bool prime, sequential;
 };
 
@@ -385,6 +389,10 @@ static int run_child(const struct check_args *a, const char *filter, const char 
         argv[k++] = "--no-prime";
     if (a->sequential)
         argv[k++] = "--sequential";
+    if (a->settle != NULL) {
+        argv[k++] = "--settle";
+        argv[k++] = a->settle;
+    }
     argv[k] = NULL;
     pk_result r;
     int rc = pk_run(
@@ -610,7 +618,13 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
             c->run.prime = false;
         else if (opt == OPT_SEQUENTIAL)
             c->run.sequential = true;
-        else if (opt != OPT_BASELINE && opt != OPT_SUITE && opt != OPT_PROFILE)
+        else if (opt == OPT_SETTLE) {
+            double v;
+            if (!pkb_parse_number(optarg, false, &v) || !(v >= 0 && v <= 60))
+                return usage_error(check_usage,
+                                   "check: --settle needs seconds from 0 to 60, got '%s'", optarg);
+            c->run.settle = optarg;
+        } else if (opt != OPT_BASELINE && opt != OPT_SUITE && opt != OPT_PROFILE)
             return getopt_failed(check_usage, "check", opt, argv);
         else if (optarg[0] == '\0')
             return usage_error(check_usage, "check: --%s needs a value",

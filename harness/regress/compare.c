@@ -557,11 +557,17 @@ static int check_env(struct ctx *x, char *err, size_t err_len)
 
 /* The run settings that change what a sample is: a difference is named, never silently
  * compared (a quick file's samples are shorter and noisier than a full one's, a sequential
- * run's series met drift a rounds run spreads). An absent `interleave` is a sequential run. */
+ * run's series met drift a rounds run spreads, an unsettled sample carries the series before
+ * it). An absent `interleave` is a sequential run; an absent `settle_s`, no settling (older
+ * files, and sequential runs). */
 static int check_settings(struct ctx *x, char *err, size_t err_len)
 {
     pkb_compare *c = x->c;
-    static const char *const keys[] = {"repetitions", "min_time_s", "warmup_s", "interleave"};
+    static const char *const keys[] = {"repetitions", "min_time_s", "warmup_s", "interleave",
+                                       "settle_s"};
+    json_t *zero = json_real(0);
+    if (zero == NULL)
+        return -ENOMEM;
     const json_t *pb = json_object_get(x->base->root, "profile");
     const json_t *pc = json_object_get(x->cand->root, "profile");
     if (!json_equal(pb, pc) && push_diff(&c->settings, &c->nsettings, "profile", pb, pc) != 0)
@@ -575,13 +581,21 @@ static int check_settings(struct ctx *x, char *err, size_t err_len)
             vb = json_false();
         if (interleave && vc == NULL)
             vc = json_false();
+        bool settle = strcmp(keys[i], "settle_s") == 0;
+        if (settle && vb == NULL)
+            vb = zero;
+        if (settle && vc == NULL)
+            vc = zero;
         bool same = vb != NULL && vc != NULL &&
                     (json_equal(vb, vc) || (json_is_number(vb) && json_is_number(vc) &&
                                             json_number_value(vb) == json_number_value(vc)));
         if (!same && (vb != NULL || vc != NULL) &&
-            push_diff(&c->settings, &c->nsettings, keys[i], vb, vc) != 0)
+            push_diff(&c->settings, &c->nsettings, keys[i], vb, vc) != 0) {
+            json_decref(zero);
             return -ENOMEM;
+        }
     }
+    json_decref(zero);
     return strict_fail(c->settings, c->nsettings, c->opts.strict_env, "the run settings differ",
                        err, err_len);
 }

@@ -221,7 +221,7 @@ static const struct field environment_fields[] = {
 
 static const struct field settings_fields[] = {
     {"repetitions", T_INT, true},       {"min_time_s", T_NUM, true},   {"warmup_s", T_NUM, true},
-    {"priming_budget_s", T_NUM, false}, {"interleave", T_BOOL, false},
+    {"priming_budget_s", T_NUM, false}, {"interleave", T_BOOL, false}, {"settle_s", T_NUM, false},
 };
 
 static const struct field priming_fields[] = {
@@ -322,6 +322,8 @@ static int check_structure(const char *file, const json_t *root, char *err, size
         rc = check_range(file, settings, "settings.", "min_time_s", 0, 86400, err, err_len);
     if (rc == 0)
         rc = check_range(file, settings, "settings.", "warmup_s", 0, 86400, err, err_len);
+    if (rc == 0)
+        rc = check_range(file, settings, "settings.", "settle_s", 0, 60, err, err_len);
     const json_t *priming = json_object_get(root, "priming");
     if (rc == 0)
         rc = check_fields(file, priming, "priming.", priming_fields, N_OF(priming_fields), err,

@@ -131,6 +131,45 @@ static void record_call(pkb_series *s, const pkb_disturbance *d)
     s->calls[s->ncalls++] = *d;
 }
 
+/* Whether one iteration's result fails the series: its error, or counts other than the
+ * series expects; *msg says why. */
+static bool
+iteration_failed(const pkb_series *s, int rc, const pkb_sample *out, char *msg, size_t cap)
+{
+    if (rc != 0) {
+        snprintf(msg, cap, "iteration failed: %s",
+                 out->error[0] ? out->error : strerror(rc < 0 ? -rc : rc));
+        return true;
+    }
+    if (s->check_counts && (out->bytes != s->expect_bytes || out->lines != s->expect_lines ||
+                            out->children != s->expect_children || out->failures != 0)) {
+        snprintf(msg, cap,
+                 "iteration read %llu bytes / %llu lines from %d children (%d failed), expected "
+                 "%llu / %llu from %d",
+                 (unsigned long long)out->bytes, (unsigned long long)out->lines, out->children,
+                 out->failures, (unsigned long long)s->expect_bytes,
+                 (unsigned long long)s->expect_lines, s->expect_children);
+        return true;
+    }
+    return false;
+}
+
+/* The series' own iterations, untimed, for s->settle_s (at least one), so the timed ones start
+ * in its steady state rather than in what the series before it left (run.c, "Settling").
+ * Returns false, with *msg, when one of them failed. */
+static bool settle(pkb_series *s, char *msg, size_t cap)
+{
+    double end = pkb__now_s() + s->settle_s;
+    do {
+        pkb_sample out;
+        memset(&out, 0, sizeof out);
+        int rc = s->iterate(s->ctx, &out);
+        if (iteration_failed(s, rc, &out, msg, cap))
+            return false;
+    } while (pkb__now_s() < end && !pkb_interrupted);
+    return true;
+}
+
 void pkb__bench(pkb_state *st, void *user)
 {
     pkb_series *s = user;
@@ -144,6 +183,11 @@ void pkb__bench(pkb_state *st, void *user)
     double child_ns = 0, self_ns = 0, timed_s = 0;
     int64_t n = 0;
     bool failed = false;
+    char why[256];
+    if (s->settle_s > 0 && !settle(s, why, sizeof why)) {
+        pkb_skip_with_error(st, why); /* the loop below then does not run */
+        failed = true;
+    }
     pkb_disturb_mark mark;
     pkb_disturb_begin(&mark);
     while (pkb_keep_running(st)) {
@@ -172,20 +216,7 @@ void pkb__bench(pkb_state *st, void *user)
             tv_ns(p1.ru_utime) - tv_ns(p0.ru_utime) + tv_ns(p1.ru_stime) - tv_ns(p0.ru_stime);
         n++;
         char msg[256];
-        if (rc != 0) {
-            snprintf(msg, sizeof msg, "iteration failed: %s",
-                     out.error[0] ? out.error : strerror(rc < 0 ? -rc : rc));
-            pkb_skip_with_error(st, msg);
-            failed = true;
-        } else if (s->check_counts &&
-                   (out.bytes != s->expect_bytes || out.lines != s->expect_lines ||
-                    out.children != s->expect_children || out.failures != 0)) {
-            snprintf(msg, sizeof msg,
-                     "iteration read %llu bytes / %llu lines from %d children (%d failed), "
-                     "expected %llu / %llu from %d",
-                     (unsigned long long)out.bytes, (unsigned long long)out.lines, out.children,
-                     out.failures, (unsigned long long)s->expect_bytes,
-                     (unsigned long long)s->expect_lines, s->expect_children);
+        if (iteration_failed(s, rc, &out, msg, sizeof msg)) {
             pkb_skip_with_error(st, msg);
             failed = true;
         }

@@ -3,11 +3,12 @@
  * series gets one repetition per round, in an order rotated every round, so drift on a shared
  * machine spreads over all series alike. Round 0 calibrates (warm-up, and Google Benchmark sizes
  * each series' iteration count; its sample is discarded); every later round runs each series once
- * with that fixed count. The count is sized from the calibration's fastest undisturbed call
- * (calibrate.h); a series with a disturbed calibration call is calibrated once more right after
- * round 0, so a disturbance there cannot shorten its samples for the whole run. --aa adds an
- * identical B copy of every series next to it (A B in odd rounds, B A in even ones) and stores each
- * series' minimum detectable effect in "noise_floor". The file is rewritten after every round.
+ * with that fixed count, after a few untimed calls of its own (run.c, "Settling"). The count is
+ * sized from the calibration's fastest undisturbed call (calibrate.h); a series with a disturbed
+ * calibration call is calibrated once more right after round 0, so a disturbance there cannot
+ * shorten its samples for the whole run. --aa adds an identical B copy of every series next to it
+ * (A B in odd rounds, B A in even ones) and stores each series' minimum detectable effect in
+ * "noise_floor". The file is rewritten after every round.
  *
  * The same rounds measure a too-disturbed series again (pkb__run_rounds_again, remeasure.c): only
  * the series marked `remeasuring`, with the iteration counts round 0 sized, after one discarded
@@ -141,6 +142,9 @@ static int register_round(struct rounds *x)
             } else {
                 def.iterations = a->rounds_iterations > 0 ? a->rounds_iterations : 1;
             }
+            /* A measured call settles first (run.c, "Settling"); a discarded warm round need
+             * not. */
+            copies[h]->settle_s = x->round > 0 ? c->opts->settle_s : 0;
             rc = pkb_register(&def);
             if (rc != 0)
                 fprintf(stderr, "pkbench: cannot register %s: %s\n", def.name, strerror(-rc));
@@ -236,7 +240,8 @@ static int run_round(struct rounds *x, size_t per_round, double first_measured)
     /* A measured call lasts about min_time (round 0 sized it so) plus the bookkeeping around
      * it; once a measured round finished, the rounds' own pace replaces that guess, which a
      * loaded machine or a slow series makes too short. */
-    double per_call = prof->min_time_s * PKB_CALIBRATION_MARGIN + 0.005, now = pkb__now_s();
+    double per_call = prof->min_time_s * PKB_CALIBRATION_MARGIN + x->c->opts->settle_s + 0.005,
+           now = pkb__now_s();
     if (x->round > 1 && per_round > 0)
         per_call = (now - first_measured) / ((double)(x->round - 1) * (double)per_round);
     pkb__progress.later_s = per_call * (double)per_round * (prof->repetitions - x->round);

@@ -54,6 +54,19 @@
  * B at --alpha): the noise floor `pkbench compare` uses when this file is the base. The file is
  * rewritten after every round; an interrupt keeps the rounds every series completed.
  *
+ * Settling (rounds' measured calls). Each sample follows another series, and on an unpinned
+ * machine what that series did lingers: after a burst of CPU (a fan-out, a 1 MB stream, the CPU
+ * control) the scheduler places the next children on the other CPU for tens of milliseconds,
+ * each start paying a cross-CPU wake-up (measured on a 2-vCPU VM: a spawn+wait of the tiny
+ * helper took 520 us instead of 290 for the first 20-30 spawns after a 30 ms spin, none of it
+ * pinned). The order is rotated by one series per round, so a series follows the same series in
+ * almost every round, and that carry-over became a bias, not noise: processkit, first in every
+ * scenario, always came right after GLib or the CPU control, and its spawn_only sample read
+ * 1.11-1.4x vfork_exec unpinned against 1.03-1.06x without the series before it. So before a
+ * measured call's timed iterations the series runs its own iterations untimed for `settle_s`
+ * (at least one); their errors and count checks are the timed ones', and the call's disturbance
+ * is measured after them. Calibration (round 0) has Google Benchmark's warm-up instead.
+ *
  * Google Benchmark's own records are not copied into the file: `benchmarks` is built from the
  * series (results.h's pkb_results_gb_records), the same in every mode, and `context` is GB's,
  * captured once at the start.
@@ -77,8 +90,8 @@
 #include <time.h>
 #include <unistd.h>
 
-const pkb_profile pkb_profile_full = {"full", 20, 10.0, 0.25, 240.0};
-const pkb_profile pkb_profile_quick = {"quick", 20, 0.05, 0.03, 15.0};
+const pkb_profile pkb_profile_full = {"full", 20, 10.0, 0.25, 240.0, 0.15};
+const pkb_profile pkb_profile_quick = {"quick", 20, 0.05, 0.03, 15.0, 0.15};
 
 void pkb_iso_time(char *buf, size_t cap)
 {
@@ -178,8 +191,10 @@ static json_t *new_doc(const pkb_suite_options *opts, json_t *env)
                   prof->priming_budget_s, "cpu_affinity", cpu_affinity());
     if (settings != NULL) { /* see "Rounds", "Disturbance" and "Re-measuring" above */
         json_object_set_new(settings, "interleave", json_boolean(opts->interleave || opts->aa));
-        if (opts->interleave || opts->aa)
+        if (opts->interleave || opts->aa) {
             json_object_set_new(settings, "aa", json_boolean(opts->aa));
+            json_object_set_new(settings, "settle_s", json_real(opts->settle_s));
+        }
         json_object_set_new(settings, "disturbance", pkb_disturb_rule_json());
         json_object_set_new(settings, "remeasure",
                             opts->aa ? json_null()

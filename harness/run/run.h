@@ -58,6 +58,8 @@ typedef struct pkb_series {
     pkb_calibration calib;       /* ... and how (run/calibrate.h) */
     bool calibrating;            /* round 0 is running it: its calls are candidates */
     bool recalibrate;            /* round 0 saw a disturbed call: calibrate once more */
+    double settle_s; /* this call: the series' own iterations, untimed, this long before the
+                        timed ones (rounds' measured calls; run.c, "Settling") */
     /* Re-measured ("Re-measuring" in run.c): `other` is the attempt the fields above do not
      * hold; other_first says it was measured first. */
     bool remeasuring, remeasured, other_first;
@@ -75,6 +77,7 @@ typedef struct pkb_profile {
     double warmup_s;   /* discarded before the first sample */
     double min_time_s; /* per sample */
     double priming_budget_s;
+    double settle_s; /* rounds: untimed calls of the series itself before each sample */
 } pkb_profile;
 
 extern const pkb_profile pkb_profile_full, pkb_profile_quick;
@@ -98,6 +101,10 @@ typedef struct pkb_suite_options {
     bool interleave;
     bool aa;
     double aa_alpha;
+    /* Rounds: before each measured sample the series runs untimed for this long, so the sample
+     * starts in the series' own steady state and not in what the series before it left
+     * (run.c, "Settling"); pkbench passes the profile's settle_s or --settle. 0: none. */
+    double settle_s;
     /* A suite that measures before calling pkb_run_series (forkathon) sets these at its start,
      * so `created` and the environment's start fields describe the start of the measurement;
      * NULL: now. `environment` is borrowed (the end fields are added to it). */

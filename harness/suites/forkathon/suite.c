@@ -95,8 +95,8 @@ static const struct config quick_config = {10000, 3, 7, 20, quick_steps, 3};
 
 /* What the runner records as settings: repetitions = the Wemm rounds (the ladder's are in the
  * forkathon section); nothing is warmed up or primed by the runner. */
-static const pkb_profile fk_full = {"full", 5, 0.0, 0.0, 0.0};
-static const pkb_profile fk_quick = {"quick", 3, 0.0, 0.0, 0.0};
+static const pkb_profile fk_full = {"full", 5, 0.0, 0.0, 0.0, 0.0};
+static const pkb_profile fk_quick = {"quick", 3, 0.0, 0.0, 0.0, 0.0};
 
 static int fork_cycles(const struct config *c, unsigned step)
 {

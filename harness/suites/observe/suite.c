@@ -527,8 +527,8 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     regex_t re;
     if (check_inputs(cli, churn, &c, &re) != 0)
         return 1;
-    ob_profile =
-        (pkb_profile){quick ? "quick" : "full", c.repetitions, 0.0, c.duration_ms / 1000.0, 0.0};
+    ob_profile = (pkb_profile){quick ? "quick" : "full", c.repetitions, 0.0,
+                               c.duration_ms / 1000.0,   0.0,           0.0};
     opts->profile = &ob_profile;
     opts->interleave = true; /* its own repetitions, the observers rotated per cell */
     char created[40];
