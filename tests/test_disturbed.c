@@ -18,6 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Every run here, plain or beside the hog, settles briefly and alike: what a busy loop does to the
+ * conclusions is under test, not the settling (test_settle.c), and CI's time is bounded. */
+#define SETTLE_S "0.01"
+
 #ifndef PK_PKBENCH_PATH
 #define PK_PKBENCH_PATH ""
 #endif
@@ -51,7 +55,7 @@ static void plain_run(const char *filter, const char *path, char *before, size_t
 {
     pk_result r;
     ASSERT_EQ(PK_TEST_PKBENCH(&r, "run", "--profile", "quick", "--no-prime", "--filter", filter,
-                              "--out", path),
+                              "--settle", SETTLE_S, "--out", path),
               0);
     pk_result_release(&r);
     bool decided;
@@ -113,8 +117,9 @@ TEST_IMPL(cpu_hog_leaves_conclusions_unchanged)
     plain_run(hog_filter, plain, before, sizeof before);
     bool decided;
 
-    const char *const argv[] = {PK_PKBENCH_PATH, "run",      "--profile", "quick", "--no-prime",
-                                "--filter",      hog_filter, "--out",     hogged,  NULL};
+    const char *const argv[] = {PK_PKBENCH_PATH, "run",      "--profile", "quick",
+                                "--no-prime",    "--filter", hog_filter,  "--settle",
+                                SETTLE_S,        "--out",    hogged,      NULL};
     pk_process *bench, *hog = NULL;
     ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .err.kind = PK_STDIO_NULL}, &bench, NULL));
     size_t start = 0, stop = 0;
@@ -216,8 +221,9 @@ TEST_IMPL(cpu_hog_in_calibration_leaves_counts_and_verdicts)
         pk_spawn(&(pk_command){.argv = HELPER("spin", "600000"), .containment = PK_CONTAIN_NONE},
                  &w.hog, NULL));
     usleep(100000); /* the busy loop is running before the first call */
-    const char *const argv[] = {PK_PKBENCH_PATH, "run",      "--profile", "quick", "--no-prime",
-                                "--filter",      hog_filter, "--out",     hogged,  NULL};
+    const char *const argv[] = {PK_PKBENCH_PATH, "run",      "--profile", "quick",
+                                "--no-prime",    "--filter", hog_filter,  "--settle",
+                                SETTLE_S,        "--out",    hogged,      NULL};
     ASSERT_OK(pk_run(
         &(pk_command){
             .argv = argv, .timeout_ms = 200000, .on_line = on_calibration_line, .line_user = &w},
