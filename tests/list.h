@@ -182,6 +182,9 @@
     X(stats_undecidable, 10)                                                                       \
     X(stats_synthetic_aa_false_positive, 10)                                                       \
     X(stats_synthetic_shift, 10)                                                                   \
+    X(paired_wilcoxon_reference, 10)                                                               \
+    X(paired_compare_ratios, 10)                                                                   \
+    X(verdict_paired_by_round_decides_through_drift, 10)                                           \
     X(shim_repetitions_and_aggregates, 10)                                                         \
     X(shim_manual_time, 10)                                                                        \
     X(shim_counters, 10)                                                                           \

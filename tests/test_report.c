@@ -509,7 +509,8 @@ TEST_IMPL(report_partial_file_wording)
         "| `processkit` ≤ +3% vs `posix_spawn` in `spawn_capture_small` | no measured "
         "`processkit` series | not checked |",
         /* One repetition cannot decide a target, whatever its ratio. */
-        "| `processkit` within 1.10× of `vfork_exec` in `spawn_only` | 1.082× [",
+        "| `processkit` within 1.10× of `vfork_exec` in `spawn_only` (unpinned; 1.05× pinned "
+        "to one CPU) | 1.082× [",
         "| undecidable (too few samples: 8 in vfork_exec, 1 in processkit, need 6) |",
         "| `processkit` ahead of `libuv` in every scenario | 0.481× [",
         "| undecidable (not shown ahead in `spawn_only`: too few samples: 8 in libuv, 1 in "
@@ -519,4 +520,34 @@ TEST_IMPL(report_partial_file_wording)
         if (strstr(text, expected[k]) == NULL)
             pk_test_fail(__FILE__, __LINE__, "the report lacks \"%s\":\n%s", expected[k], text);
     free(text);
+
+    /* The same file from a run pinned to one CPU (`taskset -c 1`): spawn_only's target is
+     * 1.05×. Pinned to two CPUs is not pinned. */
+    static const struct {
+        const char *cpus, *label;
+    } pins[] = {
+        {"1", "| `processkit` within 1.05× of `vfork_exec` in `spawn_only` (pinned to one CPU; "
+              "1.10× unpinned) | 1.082× ["},
+        {"0-1", "| `processkit` within 1.10× of `vfork_exec` in `spawn_only` (unpinned; 1.05× "
+                "pinned to one CPU) | 1.082× ["},
+    };
+    for (size_t k = 0; k < sizeof pins / sizeof pins[0]; k++) {
+        json_t *p = json_load_file(path, 0, NULL);
+        ASSERT(p != NULL);
+        json_object_set_new(json_object_get(p, "settings"), "cpu_affinity",
+                            json_string(pins[k].cpus));
+        char pinned[512];
+        path_in(pinned, sizeof pinned, "partial-pinned.json");
+        dump_to(p, pinned);
+        json_decref(p);
+        rc = pkb_report_render(pinned, out, &(pkb_report_options){.no_plots = true}, err,
+                               sizeof err);
+        if (rc != 0)
+            pk_test_fail(__FILE__, __LINE__, "render: %d: %s", rc, err);
+        snprintf(md, sizeof md, "%s/partial-pinned.md", out);
+        text = read_file(md, &len);
+        if (strstr(text, pins[k].label) == NULL)
+            pk_test_fail(__FILE__, __LINE__, "the report lacks \"%s\":\n%s", pins[k].label, text);
+        free(text);
+    }
 }

@@ -65,6 +65,7 @@ static const char *text_of(const pk_output *o)
  */
 
 struct expect {
+    const json_t *json; /* the series in the results file */
     const char *name, *contender;
     double mean, sd, median, work;
     const char *unit, *table_unit;
@@ -73,7 +74,8 @@ struct expect {
     size_t disturbed, n;
     /* The table's cells, in the table's unit; the run line's numbers with their units. */
     char median_cell[64], mean_sd_cell[96], rate_cell[64], line[256], marks[96];
-    /* Against the baseline: Δ of the medians from the file; its CI and the verdict word from
+    /* Against the baseline: Δ from the file (paired by round: the median per-round ratio); its
+     * CI and the verdict word from
      * `pkbench compare FILE --baseline-contender posix_spawn`. */
     char delta[32], ci[96], verdict[96];
 };
@@ -103,6 +105,27 @@ static double median_of(const json_t *samples)
     qsort(v, n, sizeof *v, cmp_double);
     double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     free(v);
+    return m;
+}
+
+/* The median of c's per-round ratios to b (samples of the same `round`), recomputed; *n the
+ * rounds paired. */
+static double paired_ratio(const json_t *b, const json_t *c, size_t *n)
+{
+    const json_t *xb = json_object_get(b, "samples_ns"), *xc = json_object_get(c, "samples_ns");
+    const json_t *rb = json_object_get(b, "round"), *rc = json_object_get(c, "round");
+    json_t *ratios = json_array();
+    for (size_t i = 0; i < json_array_size(rb); i++)
+        for (size_t j = 0; j < json_array_size(rc); j++)
+            if (json_integer_value(json_array_get(rc, j)) ==
+                json_integer_value(json_array_get(rb, i))) {
+                json_array_append_new(ratios, json_real(json_number_value(json_array_get(xc, j)) /
+                                                        json_number_value(json_array_get(xb, i))));
+                break;
+            }
+    *n = json_array_size(ratios);
+    double m = *n > 0 ? median_of(ratios) : NAN;
+    json_decref(ratios);
     return m;
 }
 
@@ -140,6 +163,7 @@ static void delta_text(char *out, size_t cap, double d)
 static void expect_of(const json_t *s, struct expect *e)
 {
     memset(e, 0, sizeof *e);
+    e->json = s;
     const json_t *sum = json_object_get(s, "summary");
     e->name = json_string_value(json_object_get(s, "name"));
     e->contender = json_string_value(json_object_get(s, "contender"));
@@ -187,7 +211,6 @@ static void expect_cells(struct expect *e, size_t n, const struct expect *base, 
                  mean, sd, u, rate, e[i].unit);
         if (&e[i] == base)
             continue;
-        delta_text(e[i].delta, sizeof e[i].delta, e[i].median / base->median - 1);
         const json_t *row = NULL, *rows = json_object_get(cmp, "series");
         for (size_t k = 0; k < json_array_size(rows); k++)
             if (strcmp(json_string_value(json_object_get(json_array_get(rows, k), "name")),
@@ -196,10 +219,21 @@ static void expect_cells(struct expect *e, size_t n, const struct expect *base, 
         if (row == NULL)
             pk_test_fail(__FILE__, __LINE__, "compare has no row %s", e[i].name);
         double delta = num(row, "delta"), bar = num(row, "bar");
+        /* An interleaved run's series are paired by round (at least 6 rounds in common): the
+         * median of the per-round ratios; apart, the ratio of the medians. */
+        size_t pairs = 0;
+        double ratio = paired_ratio(base->json, e[i].json, &pairs);
+        const json_t *paired = json_object_get(row, "paired_rounds");
+        if (pairs >= 6) {
+            ASSERT(json_is_integer(paired) && (size_t)json_integer_value(paired) == pairs);
+        } else {
+            ASSERT(json_is_null(paired));
+            ratio = e[i].median / base->median;
+        }
+        delta_text(e[i].delta, sizeof e[i].delta, ratio - 1);
         /* Equal to the ratio's rounding: the file keeps medians to a thousandth of a ns and
          * compare's JSON ten significant digits, so the error grows with the ratio (a +240%
          * series under two CPU hogs missed an absolute 1e-9). */
-        double ratio = e[i].median / base->median;
         ASSERT(fabs(delta - (ratio - 1)) <= 1e-8 * ratio);
         const json_t *ci = json_object_get(row, "ratio_ci");
         char lo[32], hi[32];

@@ -288,6 +288,12 @@ static int decide_family(struct ctx *x,
                              .cand = yn != NULL ? yn[i] : s->samples,
                              .ncand = s->n,
                              .noise_floor = fmax(fmax(fb, fc), floor != NULL ? floor[i] : 0)};
+        /* Two series of one file took their samples round by round: pair them (verdict.h).
+         * Between two files the rounds are different runs' and the controls correct instead. */
+        if (o->baseline_contender != NULL && yb == NULL && yn == NULL) {
+            v[i].base_round = b->round;
+            v[i].cand_round = s->round;
+        }
     }
     if (rc == 0 && n > 0)
         rc = pkb_verdict_family(v, n, &vo);
@@ -297,7 +303,9 @@ static int decide_family(struct ctx *x,
                                      .cv_cand = v[i].cv_cand,
                                      .p_holm = v[i].p_holm,
                                      .noise_floor = v[i].noise_floor,
-                                     .d = v[i].d};
+                                     .d = v[i].d,
+                                     .paired = v[i].paired,
+                                     .pair = v[i].pair};
     free(v);
     return rc;
 }
@@ -310,6 +318,8 @@ static void set_stats(pkb_compare_row *r, const pkb_compare_stats *st)
     r->p_holm = st->p_holm;
     r->noise_floor = st->noise_floor;
     r->d = st->d;
+    r->paired = st->paired;
+    r->pair = st->pair;
 }
 
 /* The raw verdicts: the non-control rows as one family, the controls as another (their ratios

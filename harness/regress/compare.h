@@ -107,6 +107,9 @@ typedef struct pkb_compare_stats {
     double p_holm;           /* p after Holm's correction over the row's family */
     double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
     pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
+    bool paired;             /* one file's series paired by round: s.ratio, s.delta and the p are
+                                the per-round ratios' (results/verdict.h) */
+    pks_paired pair;         /* when paired */
 } pkb_compare_stats;
 
 typedef struct pkb_compare_row {
@@ -117,6 +120,8 @@ typedef struct pkb_compare_row {
     double p_holm;           /* p after Holm's correction over every row */
     double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
     pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
+    bool paired;             /* as pkb_compare_stats */
+    pks_paired pair;
     /* The fields above are the gate's: drift-corrected when `corrected`. */
     bool control;          /* a drift control in both files: shown, never a verdict (d is its raw
                               one, not counted) */

@@ -7,10 +7,11 @@
  *
  * base and new are medians in the unit the base reads best in; delta = median(new) /
  * median(base) − 1 with the bootstrap CI of the same ratio; p is Mann-Whitney's after Holm's
- * correction; bar = max(threshold, noise floor, and for a drift-corrected series its controls'
- * spread), what |delta| had to exceed. A geomean row
- * follows (decided series only), then the notes: why a series was undecidable, series in only one
- * file, series not measured in both, and (Markdown, JSON) differing environment keys.
+ * correction (for --baseline-contender's series paired by round, delta and CI are the per-round
+ * ratios' median and its CI, p Wilcoxon's signed-rank, n the rounds paired); bar = max(threshold,
+ * noise floor, and for a drift-corrected series its controls' spread), what |delta| had to exceed.
+ * A geomean row follows (decided series only), then the notes: why a series was undecidable, series
+ * in only one file, series not measured in both, and (Markdown, JSON) differing environment keys.
  *
  * Between two files a line says the machine's drift (compare.h). When the verdicts are
  * drift-corrected, base/new/delta/CI/p are the corrected ones (medians in ns of the base run's
@@ -86,7 +87,10 @@ static void fill_row(const pkb_compare *c, const pkb_compare_row *r, cell *row)
         snprintf(row[C_P], sizeof(cell), "<0.001");
     else
         snprintf(row[C_P], sizeof(cell), "%.3f", r->p_holm);
-    snprintf(row[C_N], sizeof(cell), "%zu/%zu", r->s.base.n, r->s.cand.n);
+    if (r->paired)
+        snprintf(row[C_N], sizeof(cell), "%zu paired", r->pair.n);
+    else
+        snprintf(row[C_N], sizeof(cell), "%zu/%zu", r->s.base.n, r->s.cand.n);
     snprintf(row[C_BAR], sizeof(cell), "%.1f%%%s", 100 * r->d.bar,
              r->noise_floor <= c->opts.threshold                   ? ""
              : r->corrected && r->control_spread >= r->noise_floor ? " (controls)"
@@ -157,6 +161,16 @@ static void settings_line(const pkb_compare *c, pkb_buf *b, bool md)
                        md ? "`pkbench run --aa`" : "pkbench run --aa");
     pkb_buf_printf(b, "; bootstrap %zu resamples, seed %llu.\n", o->iterations,
                    (unsigned long long)o->seed);
+    size_t paired = 0;
+    for (size_t i = 0; i < c->nrows; i++)
+        paired += c->rows[i].paired;
+    if (paired > 0)
+        pkb_buf_printf(b,
+                       "paired by round: %zu of %zu series took their repetitions in the same "
+                       "rounds as their base; their delta and CI are the median of the per-round "
+                       "ratios and its bootstrap CI, their p Wilcoxon's signed-rank test on the "
+                       "log ratios, their noise check the ratios' own cv (n: the rounds paired).\n",
+                       paired, c->nrows);
 }
 
 static void counts_line(const pkb_compare *c, pkb_buf *b)
@@ -408,9 +422,17 @@ static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
     json_object_set_new(o, "ratio", num(r->s.ratio.estimate));
     json_object_set_new(o, "ratio_ci", json_pack("[o, o]", num(r->s.ratio.lo), num(r->s.ratio.hi)));
     json_object_set_new(o, "delta", num(r->s.delta));
-    json_object_set_new(o, "p", num(r->s.mwu.p));
+    json_object_set_new(o, "p", num(r->paired ? r->pair.test.p : r->s.mwu.p));
     json_object_set_new(o, "p_holm", num(r->p_holm));
+    json_object_set_new(o, "test",
+                        json_string(r->paired ? "wilcoxon-signed-rank" : "mann-whitney"));
+    json_object_set_new(
+        o, "test_method",
+        json_string(pks_mwu_method_name(r->paired ? r->pair.test.method : r->s.mwu.method)));
     json_object_set_new(o, "mwu_method", json_string(pks_mwu_method_name(r->s.mwu.method)));
+    json_object_set_new(o, "paired_rounds",
+                        r->paired ? json_integer((json_int_t)r->pair.n) : json_null());
+    json_object_set_new(o, "ratios_cv", r->paired ? num(r->pair.cv) : json_null());
     json_object_set_new(o, "noise_floor", r->noise_floor > 0 ? num(r->noise_floor) : json_null());
     json_object_set_new(o, "bar", num(r->d.bar));
     json_object_set_new(o, "control", json_boolean(r->control));

@@ -20,14 +20,23 @@ void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, 
         snprintf(buf, len, "machine changed: %s", why[0] ? why : "no control paired with it");
         return;
     }
-    pkb_verdict v = {.s = r->s, .cv_base = r->cv_base, .cv_cand = r->cv_cand, .d = r->d};
+    pkb_verdict v = {.s = r->s,
+                     .cv_base = r->cv_base,
+                     .cv_cand = r->cv_cand,
+                     .d = r->d,
+                     .paired = r->paired,
+                     .pair = r->pair};
     pkb_verdict_why(&v, c->opts.cv_limit, "base", "new", buf, len);
 }
 
 void pkb_compare_why_raw(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len)
 {
-    pkb_verdict v = {
-        .s = r->raw.s, .cv_base = r->raw.cv_base, .cv_cand = r->raw.cv_cand, .d = r->raw.d};
+    pkb_verdict v = {.s = r->raw.s,
+                     .cv_base = r->raw.cv_base,
+                     .cv_cand = r->raw.cv_cand,
+                     .d = r->raw.d,
+                     .paired = r->raw.paired,
+                     .pair = r->raw.pair};
     pkb_verdict_why(&v, c->opts.cv_limit, "base", "new", buf, len);
 }
 

@@ -1,6 +1,7 @@
 /*
  * verdict — the statistical verdict every reader of a results file shares (verdict.h): a family
- * of pairs decided with stats.h's medians, bootstrap CI, Mann-Whitney, Holm and noise check; the
+ * of pairs decided with stats.h's medians, bootstrap CI, Mann-Whitney, Holm and noise check (or,
+ * for two series of one interleaved run, paired.h's per-round ratios and signed-rank test); the
  * CI reading of a target; the noise floor an A/A run stored; and the family of one file's
  * contenders against a baseline per scenario, which the report and `pkbench compare
  * --baseline-contender` both decide.
@@ -42,6 +43,52 @@ double pkb_robust_cv(const pks_summary *s)
     return s->n >= 2 && s->median > 0 ? PKS_MAD_NORMAL_SCALE * s->mad / s->median : NAN;
 }
 
+/* The samples of x taken in the same round, as pairs (pb[k], pc[k]); their count. A round
+ * below 1 is no round. Each base round pairs with the first candidate sample of that round. */
+static size_t match_rounds(const pkb_verdict *x, double *pb, double *pc)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < x->nbase; i++) {
+        if (x->base_round[i] < 1)
+            continue;
+        for (size_t j = 0; j < x->ncand; j++) {
+            if (x->cand_round[j] == x->base_round[i]) {
+                pb[k] = x->base[i];
+                pc[k++] = x->cand[j];
+                break;
+            }
+        }
+    }
+    return k;
+}
+
+/* Decides x on its per-round ratios when it has enough rounds in common: the ratio, its CI and
+ * delta become the paired ones; *p the signed-rank p. Returns 0 (paired or not) or an error. */
+static int pair_by_round(pkb_verdict *x, const pks_bootstrap *boot, double *p)
+{
+    x->paired = false;
+    if (x->base_round == NULL || x->cand_round == NULL)
+        return 0;
+    size_t cap = x->nbase < x->ncand ? x->nbase : x->ncand;
+    double *pb = malloc((cap > 0 ? cap : 1) * 2 * sizeof *pb);
+    if (pb == NULL)
+        return -ENOMEM;
+    double *pc = pb + (cap > 0 ? cap : 1);
+    size_t k = match_rounds(x, pb, pc);
+    int rc = 0;
+    if (k >= PKS_MIN_SAMPLES) {
+        rc = pks_paired_compare(pb, pc, k, boot, NULL, &x->pair);
+        if (rc == 0) {
+            x->paired = true;
+            x->s.ratio = x->pair.ratio;
+            x->s.delta = x->pair.ratio.estimate - 1;
+            *p = x->pair.test.p;
+        }
+    }
+    free(pb);
+    return rc;
+}
+
 int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts)
 {
     if (n == 0)
@@ -52,11 +99,11 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
         return -ENOMEM;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = pks_series_compare(
-            v[i].base, v[i].nbase, v[i].cand, v[i].ncand,
-            &(pks_bootstrap){.iterations = o.iterations, .seed = o.seed ^ hash_name(v[i].name)},
-            NULL, &v[i].s);
+        pks_bootstrap boot = {.iterations = o.iterations, .seed = o.seed ^ hash_name(v[i].name)};
+        rc = pks_series_compare(v[i].base, v[i].nbase, v[i].cand, v[i].ncand, &boot, NULL, &v[i].s);
         p[i] = v[i].s.mwu.p;
+        if (rc == 0)
+            rc = pair_by_round(&v[i], &boot, &p[i]);
     }
     if (rc == 0)
         rc = pks_holm(p, n, p, NULL);
@@ -65,14 +112,18 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
         x->p_holm = p[i];
         x->cv_base = pkb_robust_cv(&x->s.base);
         x->cv_cand = pkb_robust_cv(&x->s.cand);
+        /* Paired, the noise that matters is the ratios' own: what the rounds did not share. */
+        pks_undecidable samples =
+            x->paired
+                ? pks_check_samples(x->pair.n, x->pair.n, x->pair.cv, x->pair.cv, o.cv_limit)
+                : pks_check_samples(x->s.base.n, x->s.cand.n, x->cv_base, x->cv_cand, o.cv_limit);
         x->d = pks_decide(&(pks_decision_in){
             .p = x->p_holm,
             .alpha = o.alpha,
             .delta = x->s.delta,
             .threshold = o.threshold,
             .noise_floor = x->noise_floor,
-            .samples =
-                pks_check_samples(x->s.base.n, x->s.cand.n, x->cv_base, x->cv_cand, o.cv_limit),
+            .samples = samples,
         });
     }
     free(p);
@@ -91,7 +142,10 @@ void pkb_verdict_why(const pkb_verdict *v,
     buf[0] = '\0';
     if (cv_limit == 0)
         cv_limit = PKS_DEFAULT_CV_LIMIT;
-    if (v->d.reason == PKS_TOO_FEW_SAMPLES) {
+    if (v->paired && v->d.reason == PKS_TOO_NOISY) {
+        snprintf(buf, len, "too noisy: cv %.1f%% of the %zu per-round ratios > %.1f%%",
+                 100 * v->pair.cv, v->pair.n, 100 * cv_limit);
+    } else if (v->d.reason == PKS_TOO_FEW_SAMPLES) {
         snprintf(buf, len, "too few samples: %zu in %s, %zu in %s, need %d", v->s.base.n, base_word,
                  v->s.cand.n, cand_word, PKS_MIN_SAMPLES);
     } else if (v->d.reason == PKS_TOO_NOISY) {
@@ -277,7 +331,9 @@ int pkb_verdict_contenders(const pkb_results *r,
                                        .nbase = b->n,
                                        .cand = s->samples,
                                        .ncand = s->n,
-                                       .noise_floor = fmax(fb, fc)};
+                                       .noise_floor = fmax(fb, fc),
+                                       .base_round = b->round,
+                                       .cand_round = s->round};
         out->base[out->n] = b;
         out->cand[out->n] = s;
         out->n++;

@@ -14,6 +14,15 @@
  *     undecidable first when either side has fewer than PKS_MIN_SAMPLES values or a robust
  *     coefficient of variation (1.4826 · MAD / median) above the limit (pks_check_samples).
  *
+ * Paired by round: two series of one interleaved run took their repetitions together, one per
+ * round. When the caller gives both series' rounds and they share at least PKS_MIN_SAMPLES, the
+ * pair is decided on the per-round ratios cand_i / base_i instead (paired.h): the ratio is their
+ * median with a bootstrap CI over the rounds, the p is Wilcoxon's signed-rank test on their
+ * logarithms (then Holm over the family, as above), and the noise check reads the ratios' own
+ * robust cv. What the machine did to both series in a round cancels in the ratio, so a drift
+ * that spreads each sample past the noise limit no longer hides a difference the rounds agree
+ * on. The medians shown beside it are still each series' own.
+ *
  * A target ("ratio ≤ 1.05") is decided on the same CI: met when the whole CI lies at or below the
  * limit, not met when it lies above, undecidable when it straddles the limit or the samples fail
  * the noise check. A target is never "met" by a point estimate the samples cannot support.
@@ -25,6 +34,7 @@
 #ifndef PKB_RESULTS_VERDICT_H
 #define PKB_RESULTS_VERDICT_H
 
+#include "common/paired.h"
 #include "common/stats.h"
 #include "results/results.h"
 
@@ -51,8 +61,16 @@ typedef struct pkb_verdict {
     const double *base, *cand;
     size_t nbase, ncand;
     double noise_floor; /* the base file's MDE for this pair; 0: unknown */
+    /* The round each sample was taken in (results.h's `round`), or NULL: when both are given
+     * and the two series share at least PKS_MIN_SAMPLES rounds, the pair is decided on the
+     * per-round ratios of those rounds (paired.h) rather than on the two samples apart. Only
+     * series of one interleaved run have comparable rounds. */
+    const int *base_round, *cand_round;
 
-    pks_series s;            /* medians, CI of the ratio, Mann-Whitney (raw p) */
+    pks_series s;    /* medians, Mann-Whitney (raw p); the ratio, its CI and delta are the paired
+                        ones when `paired` */
+    bool paired;     /* decided on per-round ratios */
+    pks_paired pair; /* when paired: the ratios' median, CI, cv and signed-rank test */
     double cv_base, cv_cand; /* robust coefficients of variation (the noise check's) */
     double p_holm;           /* p after Holm's correction over the family */
     pks_decision d;          /* verdict, why undecidable, the bar |delta| had to pass */

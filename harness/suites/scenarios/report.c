@@ -6,10 +6,11 @@
  *     per repetition: the mean wall time of one iteration); every time column of a scenario's
  *     table is in one unit, the one its smallest median reads best in;
  *   - throughput = work_per_iteration / median time, in the series' unit (runs/s, MiB/s, ...);
- *   - Δ = median / baseline median − 1 with its 95% bootstrap CI and the verdict, all from
+ *   - Δ = the median per-round ratio to the baseline − 1 (paired by round; apart: median /
+ *     baseline median − 1) with its 95% bootstrap CI and the verdict, all from
  *     results/verdict.h against the measured baseline series of the same scenario: the numbers
  *     `pkbench compare FILE --baseline-contender posix_spawn` prints for this file;
- *   - the targets are ratios of medians processkit / other, decided on their CI.
+ *   - the targets are ratios processkit / other (paired by round as Δ), decided on their CI.
  *
  * Nothing is typed in: change the file and every number and verdict follows. The verdicts, a
  * table's unit and its cells come from table.c (shared with the terminal view), the conclusions
@@ -26,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void md_how_to_read(const pkb_results *r, pkb_buf *b)
+static void md_how_to_read(const pkb_results *r, const pkb_verdict_set *vs, pkb_buf *b)
 {
     size_t lo = SIZE_MAX, hi = 0;
     for (size_t i = 0; i < r->nseries; i++) {
@@ -42,23 +43,52 @@ static void md_how_to_read(const pkb_results *r, pkb_buf *b)
         pkb_buf_printf(b, "Each measured series has %zu repetitions. ", lo);
     else
         pkb_buf_printf(b, "Each measured series has %zu to %zu repetitions. ", lo, hi);
+    pkb_buf_puts(b, "A repetition's value is the mean wall time of one iteration: start the child "
+                    "(or children), feed stdin, consume the output, reap. The table gives the "
+                    "median of those values, which a few disturbed repetitions cannot move much, "
+                    "and the mean ± sample standard deviation the seed document gives; every time "
+                    "column of a table is in the unit its header names. Throughput is the work of "
+                    "one iteration divided by the median time. ");
+    size_t paired = 0;
+    for (size_t i = 0; i < vs->n; i++)
+        paired += vs->v[i].paired;
+    pkb_buf_puts(b, "Δ compares a series with the baseline contender of the same scenario in this "
+                    "same run (negative is faster). ");
+    if (paired > 0) {
+        pkb_buf_puts(b, "The rounds took one repetition of every series each, so ");
+        if (paired < vs->n)
+            pkb_buf_printf(b, "in %zu of the %zu pairs ", paired, vs->n);
+        pkb_buf_puts(b, "a series and its baseline are *paired by round*: Δ is the median of "
+                        "their per-round ratios − 1, which cancels what the machine did to both "
+                        "within a round, with a 95% bootstrap confidence interval over the "
+                        "rounds. ");
+    }
+    if (paired > 0 && paired < vs->n)
+        pkb_buf_printf(b,
+                       "The other pairs, with fewer than %d rounds in common (a re-measured "
+                       "series), are compared apart: ",
+                       PKS_MIN_SAMPLES);
+    else if (paired == 0 && vs->n > 0)
+        pkb_buf_puts(b, "The samples were not taken in rounds together, so each pair is "
+                        "compared apart: ");
+    if (paired < vs->n || vs->n == 0)
+        pkb_buf_puts(b, "Δ is median / baseline median − 1, with the 95% bootstrap confidence "
+                        "interval of that ratio. ");
     pkb_buf_printf(
         b,
-        "A repetition's value is the mean wall time of one iteration: start the child (or "
-        "children), feed stdin, consume the output, reap. The table gives the median of those "
-        "values, which a few disturbed repetitions cannot move much, and the mean ± sample "
-        "standard deviation the seed document gives; every time column of a table is in the unit "
-        "its header names. Throughput is the work of one iteration divided by the median time. "
-        "Δ is median / baseline median − 1 against the baseline contender of the same scenario "
-        "in this same run (negative is faster), with its 95%% bootstrap confidence interval, and "
-        "the verdict is `pkbench compare`'s on the pair: *slower* or *faster* when the "
-        "Mann-Whitney p after Holm's correction is below 0.05 and |Δ| exceeds %.0f%% (and the "
-        "file's noise floor, when it has one), *negligible* when Δ is within that bar, *not "
-        "distinguishable* when a larger Δ is not significant, *undecidable* when either side has "
-        "fewer than %d repetitions or a robust coefficient of variation (1.4826 · MAD / median) "
-        "above %.0f%%. Absolute times depend on the machine and its load; compare contenders "
-        "only within one run.\n\n",
-        PKB_VERDICT_NEGLIGIBLE * 100, PKS_MIN_SAMPLES, PKS_DEFAULT_CV_LIMIT * 100);
+        "The verdict is `pkbench compare`'s on the pair: *slower* or *faster* when the p after "
+        "Holm's correction (%s) is below 0.05 and |Δ| exceeds %.0f%% (and the file's noise "
+        "floor, when it has one), *negligible* when Δ is within that bar, *not distinguishable* "
+        "when a larger Δ is not significant, *undecidable* when a side has fewer than %d "
+        "repetitions or a robust coefficient of variation (1.4826 · MAD / median%s) above "
+        "%.0f%%. Absolute times depend on the machine and its load; compare contenders only "
+        "within one run.\n\n",
+        paired == 0       ? "Mann-Whitney's test"
+        : paired == vs->n ? "Wilcoxon's signed-rank test on the log ratios"
+                          : "Wilcoxon's signed-rank test on the log ratios when paired, "
+                            "Mann-Whitney's otherwise",
+        PKB_VERDICT_NEGLIGIBLE * 100, PKS_MIN_SAMPLES,
+        paired > 0 ? "; paired, of the per-round ratios" : "", PKS_DEFAULT_CV_LIMIT * 100);
 }
 
 /* Each contender's one-line description (the first series that gives one), in file order. */
@@ -212,7 +242,7 @@ int pkb__scenarios_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *
     if (rc != 0)
         return rc;
     pkb_md_title(r, b);
-    md_how_to_read(r, b);
+    md_how_to_read(r, &vs, b);
     pkb_buf_puts(b, "## Measured results\n\n");
     md_contenders(r, b);
     if (r->nscenarios == 0)

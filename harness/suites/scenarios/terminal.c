@@ -112,15 +112,31 @@ static void scenario_table(const pkb_results *r,
     pkb_table_free(t);
 }
 
-static void how_to_read(pkb_buf *out)
+static void how_to_read(const pkb_verdict_set *vs, pkb_buf *out)
 {
-    pkb_buf_printf(
-        out,
-        "Δ: median / baseline median − 1 in this run, with its 95%% bootstrap CI. "
-        "verdict (pkbench compare's):\nslower or faster when significant (Mann-Whitney, "
-        "Holm) and beyond %.0f%%, negligible within %.0f%%, not\ndistinguishable when a "
-        "larger Δ is not significant, undecidable with too few or too noisy samples.\n\n",
-        PKB_VERDICT_NEGLIGIBLE * 100, PKB_VERDICT_NEGLIGIBLE * 100);
+    size_t paired = 0;
+    for (size_t i = 0; i < vs->n; i++)
+        paired += vs->v[i].paired;
+    if (paired == vs->n)
+        pkb_buf_puts(out, "Δ: the median of the per-round ratios to the baseline − 1 (paired by "
+                          "round: each round took\none repetition of both), with its 95% "
+                          "bootstrap CI over the rounds. ");
+    else if (paired > 0)
+        pkb_buf_printf(out,
+                       "Δ: the median of the per-round ratios to the baseline − 1 for the %zu of "
+                       "%zu pairs\npaired by round, else median / baseline median − 1; with its "
+                       "95%% bootstrap CI. ",
+                       paired, vs->n);
+    else
+        pkb_buf_puts(out, "Δ: median / baseline median − 1 in this run, with its 95% bootstrap "
+                          "CI. ");
+    pkb_buf_printf(out,
+                   "verdict (pkbench compare's):\nslower or faster when significant (%s, Holm) "
+                   "and beyond %.0f%%, negligible within %.0f%%, not\ndistinguishable when a "
+                   "larger Δ is not significant, undecidable with too few or too noisy samples."
+                   "\n\n",
+                   paired > 0 ? "signed-rank" : "Mann-Whitney", PKB_VERDICT_NEGLIGIBLE * 100,
+                   PKB_VERDICT_NEGLIGIBLE * 100);
 }
 
 int pkb__scenarios_terminal(
@@ -140,11 +156,11 @@ int pkb__scenarios_terminal(
         pkb_term_not_timed(r, sc, color, out);
         pkb_buf_puts(out, "\n");
     }
-    pkb_verdict_set_free(&vs);
     if (r->nscenarios == 0)
         pkb_buf_puts(out, "The file holds no series.\n\n");
     else
-        how_to_read(out);
+        how_to_read(&vs, out);
+    pkb_verdict_set_free(&vs);
     pkb__term_targets(r, color, out);
     if (out->failed)
         return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file);

@@ -7,7 +7,8 @@
  *     difference beyond the bar: compare's "~" with |Δ| within it), not distinguishable (compare's
  *     "~" with a larger |Δ| the samples do not support), slower ("regressed"), faster
  *     ("improved"), undecidable (too few samples or too noisy, with the reason), processkit first;
- *   - the project's targets, decided on the 95% bootstrap CI of the ratio of medians: met only
+ *   - the project's targets, decided on the 95% bootstrap CI of the ratio (paired by round as the
+ *     verdicts are; spawn_only's limit is tighter in a run pinned to one CPU): met only
  *     when the whole CI meets the target, not met when the whole CI misses it, undecidable when
  *     it straddles the target or the samples fail the noise check.
  *
@@ -232,15 +233,18 @@ void pkb__md_conclusions(const pkb_results *r, const pkb_verdict_set *vs, pkb_bu
     pkb_buf_puts(b, "## Conclusions\n\n");
     pkb_buf_printf(b, "Against each scenario's baseline (");
     md_baselines(r, b);
-    pkb_buf_printf(b,
-                   ") in this run, with a %.0f%% delta of the medians as the practical "
-                   "negligible-overhead threshold. Each verdict is the one `pkbench compare "
-                   "FILE --baseline-contender NAME` gives on this file (medians, 95%% bootstrap "
-                   "CI, Mann-Whitney p after Holm's correction over the %zu comparisons, the noise "
-                   "check): *slower* or *faster* only when the difference is significant and "
-                   "beyond the threshold, *not distinguishable* when a larger delta is not "
-                   "significant, *undecidable* when the samples are too few or too noisy.\n\n",
-                   PKB_VERDICT_NEGLIGIBLE * 100, vs->n);
+    pkb_buf_printf(
+        b,
+        ") in this run, with a %.0f%% delta as the practical "
+        "negligible-overhead threshold. Each verdict is the one `pkbench compare "
+        "FILE --baseline-contender NAME` gives on this file (paired by round where "
+        "the rounds allow it: the per-round ratios' median, its 95%% bootstrap CI and "
+        "Wilcoxon's signed-rank p; otherwise the medians, the 95%% bootstrap CI of "
+        "their ratio and Mann-Whitney's p; Holm's correction over the %zu comparisons; "
+        "the noise check): *slower* or *faster* only when the difference is significant and "
+        "beyond the threshold, *not distinguishable* when a larger delta is not "
+        "significant, *undecidable* when the samples are too few or too noisy.\n\n",
+        PKB_VERDICT_NEGLIGIBLE * 100, vs->n);
     size_t n = 0;
     const char **names = contenders_in_order(r, &n);
     if (names == NULL) {
@@ -280,13 +284,25 @@ void pkb__md_conclusions(const pkb_results *r, const pkb_verdict_set *vs, pkb_bu
 static const struct target {
     const char *scenario, *other;
     double max_ratio;
-    bool as_percent; /* "≤ +3% vs" rather than "within 1.10× of" */
+    bool as_percent;         /* "≤ +3% vs" rather than "within 1.10× of" */
+    double pinned_max_ratio; /* the target of a run pinned to one CPU; 0: max_ratio */
 } targets[] = {
-    {"spawn_capture_small", "posix_spawn", 1.03, true},
-    {"stream_large_stdout", "posix_spawn", 1.05, true},
-    {"concurrent_fan_out", "posix_spawn", 1.05, true},
-    {"spawn_only", "vfork_exec", 1.10, false},
+    {"spawn_capture_small", "posix_spawn", 1.03, true, 0},
+    {"stream_large_stdout", "posix_spawn", 1.05, true, 0},
+    {"concurrent_fan_out", "posix_spawn", 1.05, true, 0},
+    /* Issue 14: a contained spawn at the machine's floor. Unpinned, the scheduler moves some
+     * children to the other CPU during execve (METHODOLOGY.md), so the bar is looser there. */
+    {"spawn_only", "vfork_exec", 1.10, false, 1.05},
 };
+
+/* Whether the run was pinned to one CPU: settings.cpu_affinity names a single CPU ("1"), as
+ * `taskset -c 1 pkbench run` records. */
+static bool pinned_to_one_cpu(const pkb_results *r)
+{
+    const json_t *a = json_object_get(json_object_get(r->root, "settings"), "cpu_affinity");
+    const char *cpus = json_string_value(a);
+    return cpus != NULL && cpus[0] != '\0' && strpbrk(cpus, ",-") == NULL;
+}
 
 static const char *const rivals[] = {"posix_spawn", "libuv", "glib"};
 
@@ -314,8 +330,13 @@ decide_pair(const pkb_results *r, const char *scenario, const char *other, pkb_v
     const pkb_results_series *o = find_measured(r, scenario, other);
     if (pk == NULL || o == NULL)
         return false;
-    *v = (pkb_verdict){
-        .name = pk->name, .base = o->samples, .nbase = o->n, .cand = pk->samples, .ncand = pk->n};
+    *v = (pkb_verdict){.name = pk->name,
+                       .base = o->samples,
+                       .nbase = o->n,
+                       .cand = pk->samples,
+                       .ncand = pk->n,
+                       .base_round = o->round,
+                       .cand_round = pk->round};
     return pkb_verdict_family(v, 1, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE}) ==
            0;
 }
@@ -357,20 +378,25 @@ struct target_eval {
     bool decided; /* both series measured, the pair decided */
     pkb_verdict v;
     int result;     /* a pkb_target_result, or NOT_CHECKED */
+    double max;     /* the limit this run is held to */
+    bool pinned;    /* the run was pinned to one CPU */
     char limit[32]; /* "+3%", "1.10×" */
 };
 
 static void eval_target(const pkb_results *r, const struct target *t, struct target_eval *e)
 {
+    e->pinned = pinned_to_one_cpu(r);
+    e->max = e->pinned && t->pinned_max_ratio > 0 ? t->pinned_max_ratio : t->max_ratio;
     if (t->as_percent)
-        snprintf(e->limit, sizeof e->limit, "+%.0f%%", (t->max_ratio - 1) * 100);
+        snprintf(e->limit, sizeof e->limit, "+%.0f%%", (e->max - 1) * 100);
     else
-        snprintf(e->limit, sizeof e->limit, "%.2f×", t->max_ratio);
+        snprintf(e->limit, sizeof e->limit, "%.2f×", e->max);
     e->decided = decide_pair(r, t->scenario, t->other, &e->v);
-    e->result = e->decided ? (int)pkb_target_check(&e->v, t->max_ratio, false) : NOT_CHECKED;
+    e->result = e->decided ? (int)pkb_target_check(&e->v, e->max, false) : NOT_CHECKED;
 }
 
-/* "`processkit` ≤ +3% vs `posix_spawn` in `spawn_capture_small`" */
+/* "`processkit` ≤ +3% vs `posix_spawn` in `spawn_capture_small`", and for a target that depends
+ * on pinning, which one this run had: "(pinned to one CPU; 1.10× unpinned)". */
 static void target_label(pkb_buf *b, const struct target *t, const struct target_eval *e, bool md)
 {
     name(b, PROCESSKIT, md);
@@ -378,6 +404,11 @@ static void target_label(pkb_buf *b, const struct target *t, const struct target
     name(b, t->other, md);
     pkb_buf_puts(b, " in ");
     name(b, t->scenario, md);
+    if (t->pinned_max_ratio > 0)
+        pkb_buf_printf(b,
+                       e->pinned ? " (pinned to one CPU; %.2f× unpinned)"
+                                 : " (unpinned; %.2f× pinned to one CPU)",
+                       e->pinned ? t->max_ratio : t->pinned_max_ratio);
 }
 
 static void target_measured(
@@ -539,8 +570,9 @@ static void md_rival_target(const pkb_results *r, const char *rival, pkb_buf *b)
 void pkb__md_targets(const pkb_results *r, pkb_buf *b)
 {
     pkb_buf_puts(b, "### Targets\n\n"
-                    "The project's targets, as ratios of medians (`processkit` / the other "
-                    "contender) in this run, with their 95% bootstrap CI. A target is *met* only "
+                    "The project's targets, as ratios (`processkit` / the other contender) in "
+                    "this run, paired by round as Δ is, with their 95% bootstrap CI. A target is "
+                    "*met* only "
                     "when the whole CI meets it and *not met* only when the whole CI misses it; "
                     "otherwise, or when the samples are too few or too noisy, it is "
                     "*undecidable*. A target is checked only where both series were measured.\n\n"
@@ -612,8 +644,9 @@ term_target_table(const pkb_results *r, const struct rival_eval *ev, bool color,
     }
     if (pkb_table_rows(t) > 1) {
         pkb_term_puts(b, color, PKB_TONE_BOLD, "targets");
-        pkb_buf_puts(b, "  (ratios of medians, processkit / the other contender, with their 95% "
-                        "bootstrap CI: met or not met only when the whole CI says so)\n");
+        pkb_buf_puts(b, "  (ratios processkit / the other contender, paired by round as Δ, with "
+                        "their 95% bootstrap CI:\n  met or not met only when the whole CI says "
+                        "so)\n");
         pkb_table_render(t, "  ", color, b);
         pkb_buf_puts(b, "\n");
     }
@@ -658,8 +691,8 @@ term_rival_table(const pkb_results *r, const struct rival_eval *ev, bool color, 
         }
     }
     pkb_term_puts(b, color, PKB_TONE_BOLD, "processkit against its rivals");
-    pkb_buf_puts(b, "  (processkit / rival, ratio of medians [95% CI]; the target: below 1 in "
-                    "every scenario)\n");
+    pkb_buf_puts(b, "  (processkit / rival, ratio paired by round as Δ [95% CI]; the target: "
+                    "below 1 in\n  every scenario)\n");
     pkb_table_render(t, "  ", color, b);
     pkb_buf_puts(b, "\n");
     pkb_table_free(t);
