@@ -40,8 +40,8 @@
 
 static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
-    "                   [--no-prime] [--sequential] [--settle S] [--aa [--alpha A]]\n"
-    "                   [--iterations N]\n"
+    "                   [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
+    "                   [--aa [--alpha A]] [--iterations N]\n"
     "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -50,7 +50,8 @@ static const char usage_text[] =
     "                       [--no-drift-correction] [--drift-limit PCT]\n"
     "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
     "       pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
-    "                     [--no-prime] [--sequential] [--settle S] [--out FILE]\n"
+    "                     [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
+    "                     [--out FILE]\n"
     "                     [compare's options]\n"
     "       pkbench --help\n";
 
@@ -82,6 +83,8 @@ static void help(void)
           "         instead (--interleave, the default, is accepted). Before each sample of a\n"
           "         round the series runs untimed for --settle S seconds (default 0.15; 0:\n"
           "         off), so it does not start in what the series before it left.\n"
+          "         --repetitions N (6 to 1000) takes N rounds instead of the profile's 20:\n"
+          "         more rounds narrow the paired CIs of a close call.\n"
           "         Every repetition records what else used the CPUs; a series more than 25%\n"
           "         of whose repetitions were disturbed is measured once more, both attempts\n"
           "         kept in the file.\n"
@@ -199,7 +202,8 @@ struct run_args {
     const char *out;
     bool prime, interleave, sequential, aa;
     double alpha;
-    double settle; /* --settle; negative: the profile's */
+    double settle;    /* --settle; negative: the profile's */
+    long repetitions; /* --repetitions; 0: the profile's */
     pkb_cli cli;
 };
 
@@ -213,6 +217,7 @@ enum {
     OPT_INTERLEAVE,
     OPT_SEQUENTIAL,
     OPT_SETTLE,
+    OPT_REPETITIONS,
     OPT_AA,
     OPT_ALPHA,
     OPT_ITERATIONS,
@@ -229,6 +234,7 @@ static const struct option run_options[] = {
     {"interleave", no_argument, NULL, OPT_INTERLEAVE},
     {"sequential", no_argument, NULL, OPT_SEQUENTIAL},
     {"settle", required_argument, NULL, OPT_SETTLE},
+    {"repetitions", required_argument, NULL, OPT_REPETITIONS},
     {"aa", no_argument, NULL, OPT_AA},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
@@ -277,6 +283,13 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
         if (!pkb_parse_number(v, false, &a->settle) || !(a->settle >= 0 && a->settle <= 60))
             return bad_usage("run: --settle needs seconds from 0 to 60, got '%s'", v);
         return 0;
+    case OPT_REPETITIONS:
+        /* Fewer than the verdicts' minimum could decide nothing. */
+        if (!pkb_parse_count(v, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, &a->repetitions))
+            return bad_usage("run: --repetitions needs a count from %d to %d (fewer than %d "
+                             "samples decide nothing), got '%s'",
+                             PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, PKS_MIN_SAMPLES, v);
+        return 0;
     case OPT_AA:
         a->aa = true;
         return 0;
@@ -307,6 +320,10 @@ static int check_run_args(struct run_args *a)
     if (a->settle >= 0 && !a->suite->rounds)
         return bad_usage("run: --settle applies to suites timed through Google Benchmark; the %s "
                          "suite interleaves its own rounds",
+                         a->suite->name);
+    if (a->repetitions > 0 && !a->suite->rounds)
+        return bad_usage("run: --repetitions applies to suites timed through Google Benchmark; "
+                         "the %s suite sets its own",
                          a->suite->name);
     if (a->settle >= 0 && a->sequential)
         return bad_usage("run: --settle runs before each sample of a round: it cannot be "
@@ -414,9 +431,13 @@ static int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
+    /* The profile, with --repetitions in place of its count. */
+    pkb_profile profile = *a.profile;
+    if (a.repetitions > 0)
+        profile.repetitions = (int)a.repetitions;
     pkb_suite_options opts = {
         .suite = a.suite->name,
-        .profile = a.profile,
+        .profile = &profile,
         .out_path = a.out,
         .filter = a.cli.filter,
         .prime = a.prime,

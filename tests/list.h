@@ -230,6 +230,7 @@
     X(pkbench_run_aa_and_interleave, 120)                                                          \
     X(pkbench_check_confirms_regressions, 120)                                                     \
     X(pkbench_check_confirms_only_what_repeats, 30)                                                \
+    X(pkbench_check_passes_run_options, 60)                                                        \
     X(pkbench_check_unrepeated_regressions_exit_0, 30)                                             \
     X(pkbench_check_undecidable_rerun_exits_3, 30)                                                 \
     X(pkbench_check_without_regression_runs_once, 30)                                              \

@@ -108,10 +108,15 @@ TEST_IMPL(pkbench_options_take_effect)
 
     /* --alpha as --opt value after --aa (always rejected before getopt_long). */
     OK("run", "--suite", "phases", "--profile", "quick", "--filter", ONE_SERIES, "--out", b,
-       "--no-prime", "--aa", "--alpha", "0.2", "--settle=0.01");
+       "--no-prime", "--aa", "--alpha", "0.2", "--settle=0.01", "--repetitions", "7");
     j = load(b);
     ASSERT(num_at(j, "noise_floor", "alpha") == 0.2);
     ASSERT(num_at(j, "settings", "settle_s") == 0.01);
+    /* --repetitions: that many rounds, so that many samples, recorded. */
+    ASSERT(num_at(j, "settings", "repetitions") == 7);
+    ASSERT_EQ(json_array_size(
+                  json_object_get(json_array_get(json_object_get(j, "series"), 0), "samples_ns")),
+              7);
     ASSERT(json_is_true(json_object_get(json_object_get(j, "settings"), "aa")));
     json_decref(j);
 
@@ -197,6 +202,11 @@ TEST_IMPL(pkbench_option_values_rejected)
         {{"run", "--settle", "0.1s"}, "--settle needs seconds from 0 to 60, got '0.1s'"},
         {{"run", "--sequential", "--settle=0.1"}, "--settle runs before each sample of a round"},
         {{"run", "--suite", "forkathon", "--settle=0"}, "--settle applies to suites timed"},
+        {{"run", "--repetitions=5"}, "--repetitions needs a count from 6 to 1000 (fewer than 6"},
+        {{"run", "--repetitions", "1001"}, "--repetitions needs a count from 6 to 1000"},
+        {{"run", "--repetitions", "20x"}, "--repetitions needs a count from 6 to 1000"},
+        {{"run", "--suite", "forkathon", "--repetitions=10"},
+         "--repetitions applies to suites timed"},
         {{"run", "--bogus"}, "run: unknown option '--bogus'"},
         {{"run", "stray"}, "run: unexpected argument 'stray'"},
         {{"report", fixture, "--out="}, "--out needs a directory"},
@@ -217,6 +227,7 @@ TEST_IMPL(pkbench_option_values_rejected)
         {{"check", "--baseline", file}, "cannot read"},
         {{"check", "--baseline", fixture, "--alpha=1"}, "--alpha needs a number in (0, 1)"},
         {{"check", "--baseline", fixture, "--settle=1s"}, "--settle needs seconds from 0 to 60"},
+        {{"check", "--baseline", fixture, "--repetitions=3"}, "--repetitions needs a count from 6"},
         {{"list", "extra"}, "list: takes no arguments"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

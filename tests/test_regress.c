@@ -262,6 +262,32 @@ TEST_IMPL(pkbench_check_confirms_only_what_repeats)
     ASSERT_EQ(access(e.rerun, R_OK), 0);
 }
 
+TEST_IMPL(pkbench_check_passes_run_options)
+{
+    /* --settle and --repetitions reach the run as given; no regression, so no re-run. */
+    struct check_env e;
+    check_setup(&e, "options");
+    prepare_run(&e, 1, 2, (const double[]){1, 1, 1});
+    char set_runner[700], set_dir[600];
+    snprintf(set_runner, sizeof set_runner, "PKBENCH_CHECK_RUNNER=%s", e.runner);
+    snprintf(set_dir, sizeof set_dir, "PK_FAKE_RUN_DIR=%s", e.dir);
+    const char *const env[] = {set_runner, set_dir, NULL};
+    const char *argv[] = {PK_PKBENCH_PATH, "check",         "--baseline", e.base,
+                          "--out",         e.out,           "--filter",   "^x/",
+                          "--settle=0.02", "--repetitions", "9",          NULL};
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv, .env.set = env, .timeout_ms = 60000}, &r));
+    ASSERT_EXITED(r, 0);
+    pk_result_release(&r);
+    char *calls = calls_of(&e), want[2048];
+    snprintf(want, sizeof want,
+             "run --suite scenarios --profile quick --out %s --filter ^x/ --settle 0.02 "
+             "--repetitions 9\n",
+             e.out);
+    ASSERT_STR_EQ(calls, want);
+    free(calls);
+}
+
 TEST_IMPL(pkbench_check_unrepeated_regressions_exit_0)
 {
     /* Both regress in the first run, neither in the re-run: nothing is confirmed. */

@@ -58,7 +58,8 @@ static const char compare_usage[] =
 
 static const char check_usage[] =
     "usage: pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
-    "                     [--no-prime] [--sequential] [--settle S] [--out FILE]\n"
+    "                     [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
+    "                     [--out FILE]\n"
     "                     [--format text|md|json] [--alpha A] [--threshold PCT] [--cv-limit PCT]\n"
     "                     [--env-keys LIST]\n"
     "                     [--strict-env] [--no-drift-correction] [--drift-limit PCT]\n";
@@ -95,6 +96,7 @@ enum {
     OPT_NO_PRIME,
     OPT_SEQUENTIAL,
     OPT_SETTLE,
+    OPT_REPETITIONS,
     OPT_NO_DRIFT,
     OPT_DRIFT_LIMIT,
     OPT_HELP = 'h',
@@ -129,6 +131,7 @@ static const struct option check_options[] = {
     {"no-prime", no_argument, NULL, OPT_NO_PRIME},
     {"sequential", no_argument, NULL, OPT_SEQUENTIAL},
     {"settle", required_argument, NULL, OPT_SETTLE},
+    {"repetitions", required_argument, NULL, OPT_REPETITIONS},
     {NULL, 0, NULL, 0},
 };
 
@@ -359,7 +362,8 @@ static void on_check_signal(int sig)
 
 struct check_args {
     const char *suite, *profile, *filter;
-    const char *settle; /* --settle, passed on to the runs as given (NULL: run's default) */
+    const char *settle;      /* --settle, passed on to the runs as given (NULL: run's default) */
+    const char *repetitions; /* --repetitions, likewise */
     bool prime, sequential;
 };
 
@@ -392,6 +396,10 @@ static int run_child(const struct check_args *a, const char *filter, const char 
     if (a->settle != NULL) {
         argv[k++] = "--settle";
         argv[k++] = a->settle;
+    }
+    if (a->repetitions != NULL) {
+        argv[k++] = "--repetitions";
+        argv[k++] = a->repetitions;
     }
     argv[k] = NULL;
     pk_result r;
@@ -624,6 +632,13 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
                 return usage_error(check_usage,
                                    "check: --settle needs seconds from 0 to 60, got '%s'", optarg);
             c->run.settle = optarg;
+        } else if (opt == OPT_REPETITIONS) {
+            long v;
+            if (!pkb_parse_count(optarg, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, &v))
+                return usage_error(check_usage,
+                                   "check: --repetitions needs a count from %d to %d, got '%s'",
+                                   PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, optarg);
+            c->run.repetitions = optarg;
         } else if (opt != OPT_BASELINE && opt != OPT_SUITE && opt != OPT_PROFILE)
             return getopt_failed(check_usage, "check", opt, argv);
         else if (optarg[0] == '\0')
