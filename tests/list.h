@@ -256,6 +256,7 @@
     X(phases_composition_covers_composites, 10)                                                    \
     X(phases_snapshot_walk_sees_direct_threads, 10)                                                \
     X(phases_series_run_and_leave_nothing, 10)                                                     \
+    X(phases_report_states_the_capture_target, 20)                                                 \
     X(phases_report_reconciles_synthetic_file, 10)                                                 \
     X(phases_report_stacked_bar_plots, 30)                                                         \
     X(pkbench_phases_quick_run_renders, 60)                                                        \

@@ -11,6 +11,7 @@
 
 #include "phases/attribution/phases.h"
 #include "phases/attribution/walk.h"
+#include "common/stats.h"
 #include "suites/suite.h"
 
 #include <errno.h>
@@ -496,6 +497,82 @@ TEST_IMPL(phases_report_reconciles_synthetic_file)
     rc = pkb_report_render(file, out, &(pkb_report_options){.no_plots = true}, err, sizeof err);
     ASSERT_EQ(rc, -EBADMSG);
     ASSERT(strstr(err, "series[1].composition") != NULL);
+}
+
+/* The fixture with the capture path's pair, 20 rounds of it on a machine whose speed swings by
+ * ±30% from round to round: processkit_defaults is `factor` × vfork_pipes_poll in every round,
+ * give or take 0.5%. Renders it and returns the report's text. */
+static const char *render_capture_target(const char *name, double factor, bool with_pipes)
+{
+    char file[512], out[512], md[700], err[512];
+    snprintf(file, sizeof file, "%s/%s.json", pk_test_tmpdir(), name);
+    snprintf(out, sizeof out, "%s/reports", pk_test_tmpdir());
+    write_phases_fixture(file);
+    json_t *doc = json_load_file(file, 0, NULL);
+    ASSERT(doc != NULL);
+    json_t *all = json_object_get(doc, "series");
+    json_t *xp = json_array(), *xd = json_array(), *rounds = json_array();
+    pks_rng rng;
+    pks_rng_seed(&rng, 3);
+    for (int i = 0; i < 20; i++) {
+        double level = 300e3 * (1 + 0.3 * sin(i * 2.1));
+        json_array_append_new(xp, json_real(level * exp(0.005 * pks_rng_normal(&rng))));
+        json_array_append_new(xd, json_real(level * factor * exp(0.005 * pks_rng_normal(&rng))));
+        json_array_append_new(rounds, json_integer(i + 1));
+    }
+    json_t *p = series("phase", "vfork_pipes_poll", false, 300, 1);
+    json_object_set_new(p, "samples_ns", xp);
+    json_object_set(p, "round", rounds);
+    json_t *d = series("phase", "processkit_defaults", false, 300, 1);
+    compose(d, (const char *const[]){"pidfd_open", NULL});
+    json_object_set_new(d, "base", json_string("vfork_pipes_poll"));
+    json_object_set_new(d, "samples_ns", xd);
+    json_object_set_new(d, "round", rounds);
+    if (with_pipes)
+        json_array_append_new(all, p);
+    else
+        json_decref(p);
+    json_array_append_new(all, d);
+    ASSERT_EQ(json_dump_file(doc, file, JSON_INDENT(1) | JSON_REAL_PRECISION(17)), 0);
+    json_decref(doc);
+    int rc = pkb_report_render(file, out, &(pkb_report_options){.no_plots = true}, err, sizeof err);
+    if (rc != 0)
+        pk_test_fail(__FILE__, __LINE__, "render: %d: %s", rc, err);
+    snprintf(md, sizeof md, "%s/%s.md", out, name);
+    return slurp(md);
+}
+
+TEST_IMPL(phases_report_states_the_capture_target)
+{
+    /* Apart, each series spreads by a quarter and the pair is too noisy; paired by round, the
+     * ratio is 1.05 give or take a little: within 1.10×, met. */
+    const char *text = render_capture_target("capture-met", 1.05, true);
+    EXPECT_IN(text, "## Targets");
+    EXPECT_IN(text, "| `processkit_defaults` within 1.10× of `vfork_pipes_poll` | 1.0");
+    EXPECT_IN(text, "] | met |");
+    /* The terminal view (the end of `pkbench run --suite phases`) states it too. */
+    char file[512], out[512], md[700], err[512];
+    snprintf(file, sizeof file, "%s/capture-met.json", pk_test_tmpdir());
+    pkb_buf term = {0};
+    ASSERT_OK(pkb_report_print(file, false, &term, err, sizeof err));
+    EXPECT_IN(term.data, "processkit_defaults within 1.10× of vfork_pipes_poll  1.0");
+    EXPECT_IN(term.data, "]  met\n");
+    pkb_buf_free(&term);
+    /* 1.25×: the whole CI misses the target. */
+    text = render_capture_target("capture-missed", 1.25, true);
+    EXPECT_IN(text, "| `processkit_defaults` within 1.10× of `vfork_pipes_poll` | 1.2");
+    EXPECT_IN(text, "] | not met |");
+    /* Without the loop to compare with, the target is not checked, and says why. */
+    text = render_capture_target("capture-alone", 1.05, false);
+    EXPECT_IN(text, "| no measured `vfork_pipes_poll` series | not checked |");
+    /* A file with neither series has no targets section. */
+    snprintf(file, sizeof file, "%s/no-capture.json", pk_test_tmpdir());
+    snprintf(out, sizeof out, "%s/reports", pk_test_tmpdir());
+    write_phases_fixture(file);
+    ASSERT_EQ(
+        pkb_report_render(file, out, &(pkb_report_options){.no_plots = true}, err, sizeof err), 0);
+    snprintf(md, sizeof md, "%s/no-capture.md", out);
+    ASSERT(strstr(slurp(md), "## Targets") == NULL);
 }
 
 /* The terminal view of the same file: the phase table and the reconciliation, cell by cell the

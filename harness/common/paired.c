@@ -21,8 +21,10 @@ static bool exact_eligible(size_t n)
 
 size_t pks_wilcoxon_work_size(size_t n)
 {
-    /* |d| sorted, then the exact table of n(n+1)/2 + 1 counts */
-    size_t table = exact_eligible(n) ? n * (n + 1) / 2 + 1 : 0;
+    /* |d| sorted, then the exact table of m(m+1)/2 + 1 counts for the m ≤ n nonzero ones: sized
+     * for the most the exact path takes, as dropped zeros can bring m under the limit. */
+    size_t m = exact_eligible(n) ? n : PKS_WILCOXON_EXACT_MAX;
+    size_t table = m * (m + 1) / 2 + 1;
     return n > SIZE_MAX - table ? SIZE_MAX : n + table;
 }
 

@@ -29,7 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Exact signed-rank distribution up to this many pairs (a table of n(n+1)/2 + 1 doubles). */
+/* Exact signed-rank distribution up to this many nonzero differences (a table of n(n+1)/2 + 1
+ * doubles). */
 #define PKS_WILCOXON_EXACT_MAX 50
 
 typedef struct pks_wilcoxon {

@@ -165,12 +165,13 @@ static void settings_line(const pkb_compare *c, pkb_buf *b, bool md)
     for (size_t i = 0; i < c->nrows; i++)
         paired += c->rows[i].paired;
     if (paired > 0)
-        pkb_buf_printf(b,
-                       "paired by round: %zu of %zu series took their repetitions in the same "
-                       "rounds as their base; their delta and CI are the median of the per-round "
-                       "ratios and its bootstrap CI, their p Wilcoxon's signed-rank test on the "
-                       "log ratios, their noise check the ratios' own cv (n: the rounds paired).\n",
-                       paired, c->nrows);
+        pkb_buf_printf(
+            b,
+            "paired by round: %zu of %zu series took their repetitions in the same "
+            "rounds as their base; their delta and CI are the median of the per-round "
+            "ratios and its bootstrap CI, their p Wilcoxon's signed-rank test on the "
+            "log ratios, their noise check the CI's half-width (n: the rounds paired).\n",
+            paired, c->nrows);
 }
 
 static void counts_line(const pkb_compare *c, pkb_buf *b)
@@ -433,6 +434,9 @@ static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
     json_object_set_new(o, "paired_rounds",
                         r->paired ? json_integer((json_int_t)r->pair.n) : json_null());
     json_object_set_new(o, "ratios_cv", r->paired ? num(r->pair.cv) : json_null());
+    pkb_verdict pv = {.paired = r->paired, .pair = r->pair};
+    json_object_set_new(o, "paired_ci_half_width",
+                        r->paired ? num(pkb_paired_spread(&pv)) : json_null());
     json_object_set_new(o, "noise_floor", r->noise_floor > 0 ? num(r->noise_floor) : json_null());
     json_object_set_new(o, "bar", num(r->d.bar));
     json_object_set_new(o, "control", json_boolean(r->control));

@@ -89,6 +89,12 @@ static int pair_by_round(pkb_verdict *x, const pks_bootstrap *boot, double *p)
     return rc;
 }
 
+double pkb_paired_spread(const pkb_verdict *v)
+{
+    const pks_interval *c = &v->pair.ratio;
+    return v->paired && c->estimate > 0 ? (c->hi - c->lo) / (2 * c->estimate) : NAN;
+}
+
 int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts)
 {
     if (n == 0)
@@ -112,10 +118,13 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
         x->p_holm = p[i];
         x->cv_base = pkb_robust_cv(&x->s.base);
         x->cv_cand = pkb_robust_cv(&x->s.cand);
-        /* Paired, the noise that matters is the ratios' own: what the rounds did not share. */
+        /* Paired, the noise that matters is what the rounds did not share, and the question is
+         * whether the rounds pin the ratio down: the CI's relative half-width, which more rounds
+         * narrow, against the limit (a cv of the ratios would not shrink with more rounds). */
+        double spread = pkb_paired_spread(x);
         pks_undecidable samples =
             x->paired
-                ? pks_check_samples(x->pair.n, x->pair.n, x->pair.cv, x->pair.cv, o.cv_limit)
+                ? pks_check_samples(x->pair.n, x->pair.n, spread, spread, o.cv_limit)
                 : pks_check_samples(x->s.base.n, x->s.cand.n, x->cv_base, x->cv_cand, o.cv_limit);
         x->d = pks_decide(&(pks_decision_in){
             .p = x->p_holm,
@@ -143,8 +152,9 @@ void pkb_verdict_why(const pkb_verdict *v,
     if (cv_limit == 0)
         cv_limit = PKS_DEFAULT_CV_LIMIT;
     if (v->paired && v->d.reason == PKS_TOO_NOISY) {
-        snprintf(buf, len, "too noisy: cv %.1f%% of the %zu per-round ratios > %.1f%%",
-                 100 * v->pair.cv, v->pair.n, 100 * cv_limit);
+        snprintf(buf, len,
+                 "too noisy: the 95%% CI of the %zu per-round ratios spans ±%.1f%% > %.1f%%",
+                 v->pair.n, 100 * pkb_paired_spread(v), 100 * cv_limit);
     } else if (v->d.reason == PKS_TOO_FEW_SAMPLES) {
         snprintf(buf, len, "too few samples: %zu in %s, %zu in %s, need %d", v->s.base.n, base_word,
                  v->s.cand.n, cand_word, PKS_MIN_SAMPLES);

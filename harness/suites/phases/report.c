@@ -8,6 +8,9 @@
  *   - the reconciliation the seed did by hand, for every composite: its base (os_spawn_plain,
  *     or the phase series its `base` names) + the primitives its `composition` lists, against
  *     the measured composite (pkb_reconcile);
+ *   - the targets among phase series (issue 14's capture path: every default of pk_run within
+ *     1.10× of the same I/O by hand), decided as the scenarios report decides its own
+ *     (results/verdict.h: paired by round, met only when the whole 95% CI meets the limit);
  *   - the spawn lock: 16 parallel spawns with and without one process-global lock;
  *   - the host (the file's "phases" object), priming, settings and environment.
  *
@@ -631,6 +634,7 @@ int pkb__phases_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *err
     md_phases(r, &v, b);
     md_primitives(r, &v, b);
     md_reconciliation(r, &v, plots, b);
+    pkb__phases_md_targets(r, b);
     md_lock(r, &v, b);
     const json_t *host = json_object_get(r->root, "phases");
     if (json_is_object(host)) {

@@ -150,6 +150,7 @@ int pkb__phases_terminal(const pkb_results *r, bool color, pkb_buf *out, char *e
         return rc;
     phase_table(r, &v, color, out);
     reconciliation(r, &v, color, out);
+    pkb__phases_term_targets(r, color, out);
     pkb__phases_view_free(&v);
     if (out->failed)
         return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file);

@@ -66,6 +66,11 @@ void pkb__us(pkb_buf *b, double ns);
 void pkb__mean_sd_us(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p);
 void pkb__signed_us(pkb_buf *b, double ns);
 
+/* The targets among phase series (targets.c): a "## Targets" section for the Markdown, a table
+ * for the terminal; nothing when the file has none of their series. */
+void pkb__phases_md_targets(const pkb_results *r, pkb_buf *b);
+void pkb__phases_term_targets(const pkb_results *r, bool color, pkb_buf *out);
+
 /* The terminal view (terminal.c): the phase table and the reconciliation; and one series' line
  * (per call), for `pkbench run`. */
 int pkb__phases_terminal(const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len);

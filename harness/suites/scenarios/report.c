@@ -88,7 +88,8 @@ static void md_how_to_read(const pkb_results *r, const pkb_verdict_set *vs, pkb_
                           : "Wilcoxon's signed-rank test on the log ratios when paired, "
                             "Mann-Whitney's otherwise",
         PKB_VERDICT_NEGLIGIBLE * 100, PKS_MIN_SAMPLES,
-        paired > 0 ? "; paired, of the per-round ratios" : "", PKS_DEFAULT_CV_LIMIT * 100);
+        paired > 0 ? "; paired, the half-width of the ratio's 95% CI in its place" : "",
+        PKS_DEFAULT_CV_LIMIT * 100);
 }
 
 /* Each contender's one-line description (the first series that gives one), in file order. */
