@@ -358,6 +358,18 @@ int pkb_verdict_contenders(const pkb_results *r,
     return 0;
 }
 
+int pkb_verdict_pair(const pkb_results_series *base, const pkb_results_series *cand, pkb_verdict *v)
+{
+    *v = (pkb_verdict){.name = cand->name,
+                       .base = base->samples,
+                       .nbase = base->n,
+                       .cand = cand->samples,
+                       .ncand = cand->n,
+                       .base_round = base->round,
+                       .cand_round = cand->round};
+    return pkb_verdict_family(v, 1, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE});
+}
+
 const pkb_verdict *pkb_verdict_set_find(const pkb_verdict_set *set, const pkb_results_series *cand)
 {
     for (size_t i = 0; i < set->n; i++)

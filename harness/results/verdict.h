@@ -162,6 +162,13 @@ int pkb_verdict_contenders(const pkb_results *r,
                            char *err,
                            size_t err_len);
 
+/* Two measured series of one file decided as a family of one at the contenders' bar
+ * (PKB_VERDICT_NEGLIGIBLE), paired by round when they share rounds: the pair a target reads
+ * (the scenarios and phases reports). Returns 0, -EINVAL or -ENOMEM, as pkb_verdict_family. */
+int pkb_verdict_pair(const pkb_results_series *base,
+                     const pkb_results_series *cand,
+                     pkb_verdict *v);
+
 /* The pair whose candidate is `cand` (a series of the file), or NULL. */
 const pkb_verdict *pkb_verdict_set_find(const pkb_verdict_set *set, const pkb_results_series *cand);
 

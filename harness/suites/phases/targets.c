@@ -75,15 +75,8 @@ static int evaluate(const pkb_results *r,
         pkb_buf_puts(result, "not checked");
         return -1;
     }
-    pkb_verdict v = {.name = s->name,
-                     .base = o->samples,
-                     .nbase = o->n,
-                     .cand = s->samples,
-                     .ncand = s->n,
-                     .base_round = o->round,
-                     .cand_round = s->round};
-    if (pkb_verdict_family(&v, 1, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE}) !=
-        0) {
+    pkb_verdict v;
+    if (pkb_verdict_pair(o, s, &v) != 0) {
         pkb_buf_puts(measured, "the statistics could not be computed");
         pkb_buf_puts(result, "not checked");
         return -1;

@@ -330,15 +330,7 @@ decide_pair(const pkb_results *r, const char *scenario, const char *other, pkb_v
     const pkb_results_series *o = find_measured(r, scenario, other);
     if (pk == NULL || o == NULL)
         return false;
-    *v = (pkb_verdict){.name = pk->name,
-                       .base = o->samples,
-                       .nbase = o->n,
-                       .cand = pk->samples,
-                       .ncand = pk->n,
-                       .base_round = o->round,
-                       .cand_round = pk->round};
-    return pkb_verdict_family(v, 1, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE}) ==
-           0;
+    return pkb_verdict_pair(o, pk, v) == 0;
 }
 
 /* A name as code in Markdown, as it is for a terminal. */
