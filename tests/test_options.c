@@ -95,7 +95,8 @@ TEST_IMPL(pkbench_options_take_effect)
     snprintf(base_a, sizeof base_a, "--baseline=%s", a);
 
     /* run: --suite, --profile, --filter, --out as --opt=value. */
-    OK("run", "--suite=phases", "--profile=quick", "--filter=" ONE_SERIES, out_a, "--no-prime");
+    OK("run", "--suite=phases", "--profile=quick", "--filter=" ONE_SERIES, out_a, "--no-prime",
+       "--repetitions=6");
     json_t *j = load(a);
     ASSERT_STR_EQ(str_at(j, "suite", NULL), "phases");
     ASSERT_STR_EQ(str_at(j, "profile", NULL), "quick");

@@ -703,7 +703,8 @@ TEST_IMPL(pkbench_phases_quick_run_renders)
                                                     "--profile", "quick", "--no-prime", "--filter",
                                                     "^(phase/(os_spawn_plain|pidfd_direct)|"
                                                     "primitive/(pidfd_open|direct_thread_walk))$",
-                                                    "--settle", "0.01", "--out", file, NULL},
+                                                    "--settle", "0.01", "--repetitions", "10",
+                                                    "--out", file, NULL},
                       .timeout_ms = 120000},
         &r));
     ASSERT_EXITED(r, 0);

@@ -26,7 +26,7 @@
     X(win_grandchild_dies_with_run, 30)                                                            \
     X(win_group_tree_kill_members_stats, 30)                                                       \
     X(win_signal_kill_is_signaled, 20)                                                             \
-    X(win_no_handle_leak_1000_runs, 240)                                                           \
+    X(win_no_handle_leak_300_runs, 120)                                                            \
     X(win_loop_16_children, 60)                                                                    \
     X(win_pkrun_exit_statuses, 30)                                                                 \
     X(win_pkrun_timeout_ends_tree, 30)                                                             \

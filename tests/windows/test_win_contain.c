@@ -205,15 +205,17 @@ TEST_IMPL(win_signal_kill_is_signaled)
     ASSERT(pk_test_wait_dead(pid, 5000));
 }
 
-TEST_IMPL(win_no_handle_leak_1000_runs)
+TEST_IMPL(win_no_handle_leak_300_runs)
 {
+    /* 300 runs, 75 of each kind: a handle kept by any one kind of run shows as 75 more, far past
+     * the allowance of 4 (1,000 runs took 80 s under Wine, a third of the Windows suite). */
     /* One run first: the thread pool and the C runtime allocate their own handles once. */
     pk_result r;
     ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("exit", "0")}, &r));
     pk_result_release(&r);
     size_t before = pk_test_handles();
     ASSERT_GT(before, 0); /* the probe sees this process's handles */
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < 300; i++) {
         /* Every kind of run: captured, fed, cancelled-capable, spawned and freed unwaited. */
         if (i % 4 == 3) {
             pk_process *p;
@@ -229,7 +231,7 @@ TEST_IMPL(win_no_handle_leak_1000_runs)
         pk_result_release(&r);
     }
     size_t after = pk_test_handles();
-    printf("# handles: %d before, %d after 1,000 runs\n", (int)before, (int)after);
+    printf("# handles: %d before, %d after 300 runs\n", (int)before, (int)after);
     ASSERT_LE(after, before + 4);
 }
 
