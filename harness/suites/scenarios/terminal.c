@@ -117,7 +117,7 @@ static void how_to_read(const pkb_verdict_set *vs, pkb_buf *out)
     size_t paired = 0;
     for (size_t i = 0; i < vs->n; i++)
         paired += vs->v[i].paired;
-    if (paired == vs->n)
+    if (paired > 0 && paired == vs->n)
         pkb_buf_puts(out, "Δ: the median of the per-round ratios to the baseline − 1 (paired by "
                           "round: each round took\none repetition of both), with its 95% "
                           "bootstrap CI over the rounds. ");
