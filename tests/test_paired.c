@@ -210,7 +210,7 @@ TEST_IMPL(verdict_paired_by_round_decides_through_drift)
                      .cand_round = r40};
     ASSERT_EQ(pkb_verdict_family(&x, 1, NULL), 0);
     ASSERT(x.paired && x.pair.cv > 0.10);
-    ASSERT(pkb_paired_spread(&x) < 0.06);
+    ASSERT(pks_paired_half_width(&x.pair) < 0.06);
     ASSERT_EQ(x.d.verdict, PKS_IMPROVED);
     ASSERT(pkb_target_check(&x, 1.0, true) == PKB_TARGET_MET);
 }

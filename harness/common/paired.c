@@ -168,3 +168,8 @@ int pks_paired_compare(const double *base,
         *out = r;
     return rc;
 }
+
+double pks_paired_half_width(const pks_paired *p)
+{
+    return p->ratio.estimate > 0 ? (p->ratio.hi - p->ratio.lo) / (2 * p->ratio.estimate) : NAN;
+}

@@ -71,4 +71,10 @@ int pks_paired_compare(const double *base,
                        double *work,
                        pks_paired *out);
 
+/* The relative half-width of the paired ratio's CI, (hi − lo) / (2 · estimate): how tightly the
+ * rounds pin the ratio down, which more rounds narrow (a cv of the ratios would not shrink).
+ * results/verdict.h holds it to the cv limit in place of the two samples' cvs. NaN when the
+ * estimate is not positive. */
+double pks_paired_half_width(const pks_paired *p);
+
 #endif /* PK_PAIRED_H */

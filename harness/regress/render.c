@@ -434,9 +434,8 @@ static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
     json_object_set_new(o, "paired_rounds",
                         r->paired ? json_integer((json_int_t)r->pair.n) : json_null());
     json_object_set_new(o, "ratios_cv", r->paired ? num(r->pair.cv) : json_null());
-    pkb_verdict pv = {.paired = r->paired, .pair = r->pair};
     json_object_set_new(o, "paired_ci_half_width",
-                        r->paired ? num(pkb_paired_spread(&pv)) : json_null());
+                        r->paired ? num(pks_paired_half_width(&r->pair)) : json_null());
     json_object_set_new(o, "noise_floor", r->noise_floor > 0 ? num(r->noise_floor) : json_null());
     json_object_set_new(o, "bar", num(r->d.bar));
     json_object_set_new(o, "control", json_boolean(r->control));

@@ -89,12 +89,6 @@ static int pair_by_round(pkb_verdict *x, const pks_bootstrap *boot, double *p)
     return rc;
 }
 
-double pkb_paired_spread(const pkb_verdict *v)
-{
-    const pks_interval *c = &v->pair.ratio;
-    return v->paired && c->estimate > 0 ? (c->hi - c->lo) / (2 * c->estimate) : NAN;
-}
-
 int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts)
 {
     if (n == 0)
@@ -121,7 +115,7 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
         /* Paired, the noise that matters is what the rounds did not share, and the question is
          * whether the rounds pin the ratio down: the CI's relative half-width, which more rounds
          * narrow, against the limit (a cv of the ratios would not shrink with more rounds). */
-        double spread = pkb_paired_spread(x);
+        double spread = x->paired ? pks_paired_half_width(&x->pair) : NAN;
         pks_undecidable samples =
             x->paired
                 ? pks_check_samples(x->pair.n, x->pair.n, spread, spread, o.cv_limit)
@@ -154,7 +148,7 @@ void pkb_verdict_why(const pkb_verdict *v,
     if (v->paired && v->d.reason == PKS_TOO_NOISY) {
         snprintf(buf, len,
                  "too noisy: the 95%% CI of the %zu per-round ratios spans ±%.1f%% > %.1f%%",
-                 v->pair.n, 100 * pkb_paired_spread(v), 100 * cv_limit);
+                 v->pair.n, 100 * pks_paired_half_width(&v->pair), 100 * cv_limit);
     } else if (v->d.reason == PKS_TOO_FEW_SAMPLES) {
         snprintf(buf, len, "too few samples: %zu in %s, %zu in %s, need %d", v->s.base.n, base_word,
                  v->s.cand.n, cand_word, PKS_MIN_SAMPLES);

@@ -19,7 +19,7 @@
  * pair is decided on the per-round ratios cand_i / base_i instead (paired.h): the ratio is their
  * median with a bootstrap CI over the rounds, the p is Wilcoxon's signed-rank test on their
  * logarithms (then Holm over the family, as above), and the noise check holds the CI's relative
- * half-width (pkb_paired_spread) to the cv limit: whether the rounds pin the ratio down, which
+ * half-width (pks_paired_half_width) to the cv limit: whether the rounds pin the ratio down, which
  * more rounds improve. What the machine did to both series in a round cancels in the ratio, so a
  * drift that spreads each sample past the noise limit no longer hides a difference the rounds
  * agree on. The medians shown beside it are still each series' own.
@@ -80,11 +80,6 @@ typedef struct pkb_verdict {
 /* Decides every pair of v[0..n) as one family (Holm over all n). Returns 0, -EINVAL (a sample
  * the statistics reject: empty, not finite, not positive) or -ENOMEM. */
 int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts);
-
-/* A pair paired by round: the relative half-width of its ratio's 95% CI, (hi − lo) / (2 ·
- * estimate), what the noise check holds to the cv limit in place of the two samples' cvs (more
- * rounds narrow it; a cv of the ratios would not shrink). NaN when the pair is not paired. */
-double pkb_paired_spread(const pkb_verdict *v);
 
 /* The robust coefficient of variation, 1.4826 · MAD / median; NaN when n < 2 or the median is
  * not positive. */
