@@ -480,10 +480,69 @@ static int h_own_cgroup(int argc, char **argv)
     return f != NULL ? 0 : 2;
 }
 
+/* held-leaf MODE: two contained runs (the second gives the pooled leaf its holder), then the
+ * holder's pid on stdout (from the leaf's cgroup.procs), then by MODE: `exit` _exits without any
+ * cleanup; `exec` execs `sleep 5`; `fork` leaves a forked child sleeping 5 s and _exits; `wait`
+ * says "echild" when waitpid(-1, WNOHANG) finds no child to reap, else what it found. The test
+ * (test_holder.c) checks the holder ends with this process in every mode. */
+static int h_held_leaf(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "exit";
+    for (int i = 0; i < 2; i++) {
+        pk_result r;
+        int rc = pk_run(&(pk_command){.program = "/bin/true"}, &r);
+        bool ok =
+            rc == 0 && r.containment == PK_CONTAIN_CGROUP && r.outcome.kind == PK_OUTCOME_EXITED;
+        pk_result_release(&r);
+        if (!ok)
+            return 2;
+    }
+    const char *dir = pk_test_cgroup_dir();
+    char prefix[32], path[4400], buf[64] = "";
+    snprintf(prefix, sizeof prefix, "pk-%d-", (int)getpid());
+    DIR *d = dir != NULL ? opendir(dir) : NULL;
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+            snprintf(path, sizeof path, "%s/%s/cgroup.procs", dir, e->d_name);
+    if (d != NULL)
+        closedir(d);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 3;
+    buf[n] = '\0';
+    say(1, "%d\n", atoi(buf));
+    if (strcmp(mode, "exec") == 0) {
+        execl("/bin/sleep", "sleep", "5", (char *)NULL);
+        return 4;
+    }
+    if (strcmp(mode, "fork") == 0) {
+        if (fork() == 0) {
+            sleep_ms(5000);
+            _exit(0);
+        }
+        _exit(0);
+    }
+    if (strcmp(mode, "wait") == 0) {
+        int st;
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w < 0 && errno == ECHILD)
+            say(1, "echild\n");
+        else
+            say(1, "waitpid(-1) returned %d\n", (int)w);
+        return 0;
+    }
+    _exit(0);
+}
+
 /* spawn-trace MODE: one pk_run of /bin/true between close(-12345) and close(-54321), the markers
- * test_syscalls.c traces; after an identical warm-up run except in mode `first`. Modes: first,
- * contained (streams inherited, default group), uncontained, inherit_fds (contained, no
- * close_range), defaults (every default: stdin /dev/null, both outputs captured). */
+ * test_syscalls.c traces; after two identical warm-up runs except in mode `first` (the second
+ * lends the pooled leaf again, which gives it its holder: the traced run is the steady state).
+ * Modes: first, contained (streams inherited, default group), uncontained, inherit_fds
+ * (contained, no close_range), defaults (every default: stdin /dev/null, both outputs captured). */
 static int h_spawn_trace(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "contained";
@@ -504,7 +563,7 @@ static int h_spawn_trace(int argc, char **argv)
         close(-54321);
         return ok ? 0 : 1;
     }
-    int warm = strcmp(mode, "first") == 0 ? 0 : 1;
+    int warm = strcmp(mode, "first") == 0 ? 0 : 2;
     for (int i = 0; i <= warm; i++) {
         pk_result r;
         if (i == warm)
@@ -700,6 +759,7 @@ static const struct helper helpers[] = {
     {"write-hex", h_write_hex},
     {"own-cgroup", h_own_cgroup},
     {"spawn-trace", h_spawn_trace},
+    {"held-leaf", h_held_leaf},
     {"alloc-count", h_alloc_count},
     {"fake-run", h_fake_run},
     {"write-chunks", h_write_chunks},

@@ -65,6 +65,10 @@
     X(cgroup_required_but_unavailable, 10)                                                         \
     X(containment_emfile_reported_then_retried, 10)                                                \
     X(cleanup_releases_pool, 10)                                                                   \
+    X(held_leaf_is_not_notified_by_runs, 10)                                                       \
+    X(held_leaf_still_kills_a_tree_left_behind, 10)                                                \
+    X(holder_ends_with_its_process, 20)                                                            \
+    X(holder_is_not_reaped_by_waitpid_any, 10)                                                     \
     X(pooled_leaf_holds_procs_inodes, 10)                                                          \
     X(timeout_grace_escalates_to_kill, 10)                                                         \
     X(timeout_child_exiting_on_term_ends_grace, 10)                                                \

@@ -1,8 +1,9 @@
 /*
  * The system calls of a spawn, counted: every call on the hot path must earn its place, and these
  * tests fail when one comes back. A helper (`--helper spawn-trace MODE`) runs one pk_run of
- * /bin/true between two marker calls, close(-12345) and close(-54321), after an identical untimed
- * run that warms up whatever a first run sets up (the probe, the leaf pool, /dev/null); the test
+ * /bin/true between two marker calls, close(-12345) and close(-54321), after two identical untimed
+ * runs that warm up whatever the first runs set up (the probe, the leaf pool and the pooled leaf's
+ * holder, /dev/null); the test
  * traces it with ptrace (PTRACE_GET_SYSCALL_INFO, so no register layout is assumed) and records,
  * between the markers, the calls of the helper itself (the parent side) and of each child up to
  * its execve (the child side). Mode `first` has no warm-up and counts the processes the first run
@@ -223,7 +224,8 @@ TEST_IMPL(spawn_syscalls_contained)
 {
     /* pk_run, streams inherited, the default private group: SIGCHLD's disposition read, a pooled
      * leaf the child is born in (CLONE_INTO_CGROUP), no pidfd (only the exit is awaited), the
-     * reap, then one read of cgroup.events. The child closes what leaked and execs. */
+     * reap, then one read of the held leaf's cgroup.procs. The child closes what leaked and
+     * execs. */
     need_cgroup_here();
     struct trace t;
     trace_helper("contained", &t);
@@ -296,7 +298,7 @@ TEST_IMPL(spawn_syscalls_all_defaults)
     ASSERT_EQ(count(p, SYS_read), 2); /* one read returning 0 per pipe: POLLHUP alone is no EOF */
     ASSERT_EQ(count(p, SYS_pread64), 1);
     ASSERT_EQ(count(p, SYS_rt_sigaction), 1);                     /* SIGCHLD's disposition, read */
-    ASSERT_LT(index_of(p, SYS_waitid), index_of(p, SYS_pread64)); /* reap, then cgroup.events */
+    ASSERT_LT(index_of(p, SYS_waitid), index_of(p, SYS_pread64)); /* reap, then the leaf read */
     ASSERT_GE(count(p, SYS_ppoll), 1);
     ASSERT_LE(p->n, 18);
     /* The child: three dup2s, close_range, execve; no open of /dev/null. */

@@ -76,6 +76,7 @@ _Static_assert(sizeof(leaf_name) == sizeof(((struct pk_group *)0)->name),
 struct pooled_leaf {
     leaf_name name;
     int dirfd, events_fd, procs_pin;
+    int holder; /* holder.linux.c; 0: none yet */
 };
 /* O_PATH on our own cgroup's cgroup.procs, for its inode (see the top): opened with the first
  * leaf, tried once (a failure costs only time). */
@@ -232,7 +233,8 @@ static int open_leaf(const char *name, struct pooled_leaf *e)
         e->dirfd = e->procs_pin = -1;
         return rc;
     }
-    e->procs_pin = openat(e->dirfd, "cgroup.procs", O_PATH | O_CLOEXEC);
+    /* Readable, not O_PATH: a held leaf's emptiness is read from it (holder.linux.c). */
+    e->procs_pin = openat(e->dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
     return 0;
 }
 
@@ -282,8 +284,11 @@ static int remove_leaf(const char *dir)
 static void remove_made_leaves(void)
 {
     pthread_mutex_lock(&pool_lock);
-    for (size_t i = 0; i < pool_n; i++)
+    for (size_t i = 0; i < pool_n; i++) {
+        pk__holder_end(&pool_free[i].holder);
         close_leaf(&pool_free[i]);
+    }
+    pk__holder_release();
     close_ancestor_pin();
     char dir[PATH_MAX + 64];
     for (size_t i = 0; i < made_n; i++) {
@@ -298,8 +303,9 @@ static void remove_made_leaves(void)
 static void forget_after_fork(void)
 {
     for (size_t i = 0; i < pool_n; i++)
-        close_leaf(&pool_free[i]);
+        close_leaf(&pool_free[i]); /* their holders are the parent's children, not ours */
     made_n = pool_n = 0;
+    pk__holder_forget();
     pthread_mutex_init(&pool_lock, NULL);
 }
 
@@ -371,6 +377,7 @@ void pk_cleanup(void)
     char dir[PATH_MAX + 64];
     while (pool_n > 0) {
         struct pooled_leaf *e = &pool_free[--pool_n];
+        pk__holder_end(&e->holder);
         close_leaf(e);
         snprintf(dir, sizeof dir, "%s/%s", parent_dir, e->name);
         if (remove_leaf(dir) == 0)
@@ -378,6 +385,8 @@ void pk_cleanup(void)
     }
     close_ancestor_pin();
     pthread_mutex_unlock(&pool_lock);
+    /* Holders of leaves still lent to runs see end-of-file and exit; those leaves simply empty. */
+    pk__holder_release();
 }
 
 static int make_leaf(leaf_name name)
@@ -406,7 +415,7 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
     int prc = pk__cgroup_parent(&parent);
     if (prc != 0)
         return prc; /* PK_ENOCONTAIN, or the caller's -EMFILE / -ENOMEM */
-    struct pooled_leaf e = {.dirfd = -1, .events_fd = -1, .procs_pin = -1};
+    struct pooled_leaf e = {.dirfd = -1, .events_fd = -1, .procs_pin = -1, .holder = 0};
     int rc = 0;
     pthread_mutex_lock(&pool_lock);
     if (!exit_hook) {
@@ -422,7 +431,8 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
         snprintf(procs, sizeof procs, "%s/cgroup.procs", parent_dir);
         ancestor_pin = open(procs, O_PATH | O_CLOEXEC);
     }
-    if (pooled && pool_n > 0)
+    bool reused = pooled && pool_n > 0;
+    if (reused)
         e = pool_free[--pool_n];
     else
         rc = make_leaf(e.name);
@@ -443,9 +453,15 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
             return rc;
         }
     }
+    if (reused && e.holder == 0 && e.procs_pin >= 0) {
+        /* A leaf lent a second time: from now on it is held (holder.linux.c). */
+        int h = pk__holder_start(e.dirfd);
+        e.holder = h > 0 ? h : 0;
+    }
     g->dirfd = e.dirfd;
     g->events_fd = e.events_fd;
     g->procs_pin = e.procs_pin;
+    g->holder = e.holder;
     g->pooled = pooled;
     g->killed = false;
     g->mech = PK_CONTAIN_CGROUP;
@@ -469,7 +485,9 @@ void pk__cgroup_destroy(struct pk_group *g)
         e->dirfd = g->dirfd;
         e->events_fd = g->events_fd;
         e->procs_pin = g->procs_pin;
+        e->holder = g->holder;
     } else {
+        pk__holder_end(&g->holder);
         close_leaf_fds(&g->dirfd, &g->events_fd, &g->procs_pin);
         char path[PATH_MAX + 64];
         leaf_path(g->name, path, sizeof path);
@@ -477,6 +495,7 @@ void pk__cgroup_destroy(struct pk_group *g)
             forget_made(g->name);
     }
     g->dirfd = g->events_fd = g->procs_pin = -1;
+    g->holder = 0;
     pthread_mutex_unlock(&pool_lock);
 }
 
@@ -532,6 +551,8 @@ int pk__cgroup_renew(struct pk_group *g)
 
 int pk__cgroup_populated(struct pk_group *g)
 {
+    if (g->holder > 0)
+        return pk__holder_populated(g->procs_pin, &g->holder);
     char buf[256];
     ssize_t n = pread(g->events_fd, buf, sizeof buf - 1, 0);
     if (n < 0)
@@ -592,6 +613,8 @@ static int signal_each(struct pk_group *g, int signo)
     char rel[PATH_MAX + 64];
     snprintf(rel, sizeof rel, "%s/%s", strcmp(own_path, "/") != 0 ? own_path : "", g->name);
     for (size_t i = 0; i < n; i++) {
+        if (pids[i] == g->holder)
+            continue; /* it blocks every signal but SIGKILL and SIGSTOP anyway */
         int fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
         if (fd < 0)
             continue; /* already gone */

@@ -88,6 +88,24 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid, int *pidfd);
 /* True when the probed mechanism honours plan->cgroup_fd (clone3 with CLONE_INTO_CGROUP). */
 bool pk__spawn_into_cgroup(void);
 
+/* The kernel's struct clone_args up to version 2 (88 bytes, with .cgroup). A kernel that knows
+ * only version 0 accepts the larger size as long as the extra fields are zero. */
+struct pk__clone_args {
+    uint64_t flags;
+    uint64_t pidfd;
+    uint64_t child_tid;
+    uint64_t parent_tid;
+    uint64_t exit_signal;
+    uint64_t stack;
+    uint64_t stack_size;
+    uint64_t tls;
+    uint64_t set_tid;
+    uint64_t set_tid_size;
+    uint64_t cgroup;
+};
+#define PK__CLONE_CLEAR_SIGHAND 0x100000000ULL
+#define PK__CLONE_INTO_CGROUP   0x200000000ULL
+
 /* Raw clone3 on a fresh stack running fn(arg) in the child; returns the child's pid in the
  * parent, or -errno. The architecture file provides it (clone3.<arch>.S); elsewhere it returns
  * -ENOSYS and the probe falls back to clone(). */
@@ -158,6 +176,7 @@ struct pk_group {
     int events_fd; /* its cgroup.events, read with pread */
     int procs_pin; /* O_PATH on its cgroup.procs, held only to keep the file's inode cached */
     bool pooled;   /* a private leaf borrowed from the pool (returned, not removed) */
+    int holder;    /* a pooled leaf's holder (holder.linux.c), 0 when it has none */
     bool killed;   /* cgroup.kill was written: see pk__group_plan */
     /* A shared group (pk_group_new) may get a fresh leaf after a kill (pk__cgroup_renew): spawns
      * and the public calls hold this as readers while they use the leaf's descriptors, the
@@ -211,6 +230,25 @@ int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms);
 int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan);
 void pk__group_joined(struct pk_group *g, int pid);
 void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan);
+
+/* ---- leaf holders (holder.linux.c) ------------------------------------------------------- */
+
+/* Starts a holder in the cgroup leaf `dirfd`: a task that keeps the leaf populated between runs.
+ * Returns its pid, or -errno (-ENOSYS where this build or kernel cannot make one). */
+int pk__holder_start(int dirfd);
+/* Kills and reaps the holder *pid (when > 0) and sets *pid to 0. */
+void pk__holder_end(int *pid);
+/* Whether a held leaf has members besides its holder, from its cgroup.procs (`procs_fd`, read with
+ * pread): 1 yes, 0 no, -errno when it cannot be read. A holder found gone is reaped (*holder = 0).
+ */
+int pk__holder_populated(int procs_fd, int *holder);
+/* Closes the pipe holders watch, so every holder left exits (pk_cleanup, process exit). */
+void pk__holder_release(void);
+/* In a forked child: drops the parent's pipe without touching the parent's holders. */
+void pk__holder_forget(void);
+/* The arch trampoline (holder.<arch>.S): clone3 with `args`, the child keeping only keep_fd and
+ * sleeping until it reads end-of-file there. The pid or -errno; -ENOSYS where none exists. */
+long pk__holder_clone(void *args, size_t size, int keep_fd);
 
 /* ---- cancel handles ------------------------------------------------------------------------ */
 

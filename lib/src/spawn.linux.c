@@ -49,8 +49,6 @@
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
-#define PK__CLONE_CLEAR_SIGHAND 0x100000000ULL
-#define PK__CLONE_INTO_CGROUP   0x200000000ULL
 
 #ifndef SYS_clone3
 #define SYS_clone3 435
@@ -58,22 +56,6 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
-
-/* The kernel's struct clone_args up to version 2 (88 bytes, with .cgroup). A kernel that knows
- * only version 0 accepts the larger size as long as the extra fields are zero. */
-struct pk__clone_args {
-    uint64_t flags;
-    uint64_t pidfd;
-    uint64_t child_tid;
-    uint64_t parent_tid;
-    uint64_t exit_signal;
-    uint64_t stack;
-    uint64_t stack_size;
-    uint64_t tls;
-    uint64_t set_tid;
-    uint64_t set_tid_size;
-    uint64_t cgroup;
-};
 
 /* The child's stack. It only runs the system calls of child.linux.c, so 64 KiB is generous; a
  * guard page below catches an overflow instead of corrupting the heap. */
