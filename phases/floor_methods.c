@@ -12,7 +12,11 @@
  *   clone3_cgroup_execve      + CLONE_INTO_CGROUP into a pooled leaf, then one pread of its
  *                             cgroup.events after the reap: containment. As in the library, the
  *                             leaf's cgroup.procs and our own cgroup's are held open (O_PATH), so
- *                             the kernel's write-permission check finds their inodes cached
+ *                             the kernel's write-permission check finds their inodes cached.
+ *                             Unlike the library's pooled leaf, it has no holder task
+ *                             (lib/src/holder.linux.c): every spawn empties it, and the kernel's
+ *                             notice of that (at most one per 10 ms per leaf, from a timer) is part
+ *                             of this series' cost, and of the mirror's below
  *   clone3_cgroup_cold_execve the same into a second leaf whose cgroup.procs nothing holds: the
  *                             kernel allocates and frees that file's inode on every spawn, which
  *                             is what the held descriptor saves

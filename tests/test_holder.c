@@ -88,21 +88,34 @@ static bool gone(int pid)
     return false;
 }
 
-TEST_IMPL(held_leaf_is_not_notified_by_runs)
+/* A fresh pool with one leaf in it, lent once (so without a holder yet): its path into leaf. */
+static void leaf_lent_once(char *leaf, size_t cap)
 {
     pk_test_need_cgroup();
     pk_cleanup();
     run_true();
+    ASSERT(only_leaf(getpid(), leaf, cap));
+}
+
+/* The first pid in leaf's cgroup.procs. */
+static int first_member(const char *leaf)
+{
+    char line[128];
+    first_line(leaf, "cgroup.procs", line, sizeof line);
+    return atoi(line);
+}
+
+TEST_IMPL(held_leaf_is_not_notified_by_runs)
+{
     char leaf[4200], line[128];
-    ASSERT(only_leaf(getpid(), leaf, sizeof leaf));
+    leaf_lent_once(leaf, sizeof leaf);
     first_line(leaf, "cgroup.events", line, sizeof line);
     ASSERT_STR_EQ(line, "populated 0\n"); /* lent once: no holder yet (a one-shot process) */
 
     run_true(); /* lent again: now held */
     first_line(leaf, "cgroup.events", line, sizeof line);
     ASSERT_STR_EQ(line, "populated 1\n");
-    first_line(leaf, "cgroup.procs", line, sizeof line);
-    int holder = atoi(line);
+    int holder = first_member(leaf);
     ASSERT_GT(holder, 0);
     char comm[64];
     snprintf(comm, sizeof comm, "/proc/%d/comm", holder);
@@ -128,8 +141,7 @@ TEST_IMPL(held_leaf_is_not_notified_by_runs)
     close(in);
     ASSERT_EQ(n, -1); /* nothing to read: no notification */
     ASSERT_EQ(errno, EAGAIN);
-    first_line(leaf, "cgroup.procs", line, sizeof line);
-    ASSERT_EQ(atoi(line), holder); /* the same holder throughout */
+    ASSERT_EQ(first_member(leaf), holder); /* the same holder throughout */
 
     /* pk_cleanup ends the holder and reaps it, and removes the leaf. */
     pk_cleanup();
@@ -142,14 +154,10 @@ TEST_IMPL(held_leaf_still_kills_a_tree_left_behind)
     /* The emptiness of a held leaf is read from cgroup.procs (the holder alone is empty): a
      * daemonised grandchild is still seen, the tree killed, the holder with it, and the leaf
      * removed rather than pooled. */
-    pk_test_need_cgroup();
-    pk_cleanup();
+    char leaf[4200];
+    leaf_lent_once(leaf, sizeof leaf);
     run_true();
-    run_true();
-    char leaf[4200], line[128];
-    ASSERT(only_leaf(getpid(), leaf, sizeof leaf));
-    first_line(leaf, "cgroup.procs", line, sizeof line);
-    int holder = atoi(line);
+    int holder = first_member(leaf);
     ASSERT_GT(holder, 0);
     pk_result r;
     ASSERT_OK(pk_run(&(pk_command){.argv = HELPER("daemonize", "100000")}, &r));

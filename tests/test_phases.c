@@ -177,7 +177,7 @@ TEST_IMPL(phases_composition_covers_composites)
         if (d->oneshot != 0) {
             /* A one-shot step with a child-less primitive lists it; the others are residuals. */
             ASSERT_EQ(lists(d->composition, "pidfd_open"), (d->oneshot & PKB_ONESHOT_PIDFD) != 0);
-            ASSERT_EQ(lists(d->composition, "cgroup_events_read"),
+            ASSERT_EQ(lists(d->composition, "held_procs_read"),
                       (d->oneshot & (PKB_ONESHOT_POOLED_LEAF | PKB_ONESHOT_PROCS_JOIN)) != 0);
             ASSERT_EQ(d->walk, PKB_WALK_NONE);
             continue;

@@ -555,7 +555,8 @@ PK_API bool pk_spawn_clears_sighand(void);
 PK_API const char *pk_version(void);
 
 /* Releases what the library keeps between calls: the pool of empty cgroup leaves that one-shot
- * runs borrow, with their open descriptors, and the calling thread's cached line buffer. Safe at
+ * runs borrow, with their open descriptors and their holder tasks (README, "Containment"), and the
+ * calling thread's cached line buffer. Safe at
  * any time and from any thread; the pool is rebuilt on demand. Process exit removes the leaves
  * anyway; call this before checking for leaked descriptors, or to remove the leaves early. */
 PK_API void pk_cleanup(void);

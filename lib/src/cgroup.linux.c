@@ -9,22 +9,24 @@
  * Why a pool: creating a leaf costs ≈47 µs on these machines, half a spawn, and every kernfs
  * open of a control file a few more. A private group for a one-shot run therefore borrows an
  * empty leaf from a per-process pool, with its directory and cgroup.events descriptors already
- * open, and returns it empty: a run pays one pread to learn that its tree is gone. pk_cleanup()
- * releases the pool. Leaves are removed when the process exits (atexit), and a later process
- * removes leaves whose owner died without cleaning up (named by pid), killing any orphaned tree
- * in them first.
+ * open, and returns it empty: a run pays one pread to learn that its tree is gone. A leaf lent a
+ * second time keeps a holder task in it from then on (holder.linux.c), so that runs never flip it
+ * between populated and empty, which the kernel would notify; its pread is of cgroup.procs, where
+ * the holder alone means empty. pk_cleanup() releases the pool. Leaves are removed when the process
+ * exits (atexit), and a later process removes leaves whose owner died without cleaning up (named by
+ * pid), killing any orphaned tree in them first.
  *
  * Children are born inside the leaf (clone3 CLONE_INTO_CGROUP, see spawn.linux.c), so no process
  * of the tree ever runs outside it. The kernel checks that we may write the leaf's cgroup.procs and
  * that of the common ancestor (our own cgroup) on every such clone, by fetching each file's inode.
  * kernfs frees an inode that nothing holds, so for a file never opened that is an inode allocated,
  * initialised and freed (through RCU) per spawn: 6–16 µs of a 350–380 µs fork-like spawn here,
- * most of what CLONE_INTO_CGROUP cost. So each leaf keeps an O_PATH descriptor of its cgroup.procs,
- * and the process one of its own cgroup's: the inodes stay cached and the check finds them.
- * Teardown writes cgroup.kill (the kernel kills the whole tree atomically, setsid and double-fork
- * descendants included) and waits for "populated 0" in cgroup.events, polling it with POLLPRI,
- * which kernfs raises on every change. An exited but unreaped child does not count as populated, so
- * teardown can run before the reap.
+ * most of what CLONE_INTO_CGROUP cost. So each leaf keeps a descriptor of its cgroup.procs (open
+ * for reading, which a held leaf needs anyway), and the process an O_PATH one of its own cgroup's:
+ * the inodes stay cached and the check finds them. Teardown writes cgroup.kill (the kernel kills
+ * the whole tree atomically, setsid and double-fork descendants included) and waits for "populated
+ * 0" in cgroup.events, polling it with POLLPRI, which kernfs raises on every change. An exited but
+ * unreaped child does not count as populated, so teardown can run before the reap.
  *
  * A kernel quirk shapes reuse. On the kernel these machines run (6.18), once cgroup.kill has been
  * written to a leaf, every later child cloned into it with CLONE_INTO_CGROUP is killed at birth,

@@ -9,7 +9,8 @@
  *               /proc/self/cgroup, as tests/util.c finds it; a probe leaf made there is the
  *               delegation check, and stays (empty) for the cgroup.kill and cgroup.procs
  *               primitives until the environment is closed; a second one, never killed, is the
- *               one-shot ladder's pooled leaf;
+ *               one-shot ladder's pooled leaf, held by a sleeping child of ours as the library
+ *               holds a leaf it lends again (lib/src/holder.linux.c);
  *   setpgid     setpgid(0, <our own group>) must work (not as a session leader): the primitive
  *               repeats it, and never moves pkbench out of the terminal's foreground group;
  *   PATH        its entries, and where the bare-name lookup finds its program.
@@ -37,6 +38,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
 
 int pkb__stack_map(pkb__stack *s)
 {
@@ -137,6 +145,33 @@ static long probe_clone3(pkb_phases_env *e, uint64_t extra)
     return pid;
 }
 
+/* Starts the pooled leaf's holder: a fork-like clone3 child born in the leaf (CLONE_INTO_CGROUP),
+ * with no exit signal (reaped by pid with __WALL, so no waitpid(-1) anywhere takes it), every
+ * descriptor closed and every signal blocked, dead with us (PR_SET_PDEATHSIG). 0, or -1 with
+ * errno set. */
+static int start_holder(pkb_phases_env *e)
+{
+    struct pk_clone_args a = {.flags = PK_CLONE_INTO_CGROUP, .cgroup = (uint64_t)e->pool_fd};
+    long pid = syscall(SYS_clone3, &a, (size_t)PK_CLONE_ARGS_SIZE_VER2);
+    if (pid == 0) {
+        sigset_t all;
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, NULL);
+        syscall(SYS_close_range, 0U, ~0U, 0U);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != e->self_pid)
+            _exit(0);
+        for (;;)
+            pause();
+    }
+    if (pid < 0)
+        return -1;
+    e->pool_holder = (int)pid;
+    int n = snprintf(e->pool_holder_line, sizeof e->pool_holder_line, "%d\n", (int)pid);
+    e->pool_holder_len = n > 0 ? (size_t)n : 0;
+    return 0;
+}
+
 static void probe_cgroup(pkb_phases_env *e)
 {
     char mount[PATH_MAX] = "", own[PATH_MAX] = "", line[4096];
@@ -167,6 +202,7 @@ static void probe_cgroup(pkb_phases_env *e)
     if (f != NULL)
         fclose(f);
     e->cgroup_fd = e->probe_fd = e->pool_fd = e->pool_events_fd = e->pool_procs_fd = -1;
+    e->pool_procs_rd = -1;
     if (mount[0] == '\0' || own[0] != '/') {
         snprintf(e->cgroup_why, sizeof e->cgroup_why, "no cgroup v2 here (%s)",
                  mount[0] == '\0' ? "no cgroup2 mount in /proc/self/mountinfo"
@@ -197,8 +233,14 @@ static void probe_cgroup(pkb_phases_env *e)
     }
     e->pool_events_fd = openat(e->pool_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
     e->pool_procs_fd = openat(e->pool_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-    if (e->pool_events_fd < 0 || e->pool_procs_fd < 0) {
+    e->pool_procs_rd = openat(e->pool_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    if (e->pool_events_fd < 0 || e->pool_procs_fd < 0 || e->pool_procs_rd < 0) {
         snprintf(e->cgroup_why, sizeof e->cgroup_why, "cannot open the files of %s/%s: %s",
+                 e->cgroup_dir, e->pool_name, strerror(errno));
+        return;
+    }
+    if (start_holder(e) != 0) {
+        snprintf(e->cgroup_why, sizeof e->cgroup_why, "cannot start the holder of %s/%s: %s",
                  e->cgroup_dir, e->pool_name, strerror(errno));
         return;
     }
@@ -295,6 +337,14 @@ void pkb_phases_env_close(pkb_phases_env *e)
         close(e->pool_events_fd);
     if (e->pool_procs_fd >= 0)
         close(e->pool_procs_fd);
+    if (e->pool_procs_rd >= 0)
+        close(e->pool_procs_rd);
+    if (e->pool_holder > 0) {
+        /* Our child, unreaped: its pid cannot have been reused. */
+        (void)kill(e->pool_holder, SIGKILL);
+        while (waitpid(e->pool_holder, NULL, __WALL) < 0 && errno == EINTR)
+            ;
+    }
     if (e->pool_fd >= 0)
         (void)pkb__leaf_remove(e, e->pool_name, e->pool_fd);
     if (e->null_fd >= 0)

@@ -46,8 +46,14 @@ struct pkb_phases_env {
     int probe_fd; /* O_PATH of an empty leaf kept for the cgroup.kill and cgroup.procs primitives */
     char probe_name[64];
     /* A leaf kept for the one-shot ladder, never killed (children are born in it, as in the
-     * library's pool): O_PATH, its cgroup.events, its cgroup.procs for the killed-leaf path. */
-    int pool_fd, pool_events_fd, pool_procs_fd;
+     * library's pool): O_PATH, its cgroup.events, its cgroup.procs for the killed-leaf path, and
+     * for reading. It is held, as the library holds a leaf it lends again: a child of ours sleeps
+     * in it (pool_holder), so the ladder's runs never flip it between populated and empty, and
+     * "<holder pid>\n" alone in its cgroup.procs means empty. */
+    int pool_fd, pool_events_fd, pool_procs_fd, pool_procs_rd;
+    int pool_holder; /* 0: none (the leaf then reads empty when cgroup.procs is) */
+    char pool_holder_line[16];
+    size_t pool_holder_len;
     char pool_name[64];
     int null_fd;          /* /dev/null, kept open for the raw capture loop */
     unsigned long leaves; /* leaves made so far: the next name */
@@ -80,6 +86,8 @@ int pkb__run_pk_uncontained(pkb_phase_run *run);   /* the same with PK_CONTAIN_N
 int pkb__run_pk_defaults(pkb_phase_run *run);      /* pk_run with every default */
 int pkb__run_vfork_pipes_poll(pkb_phase_run *run); /* the raw capture loop */
 int pkb__run_events_read(pkb_phase_run *run);      /* primitive: one pread of cgroup.events */
+int pkb__run_held_procs_read(
+    pkb_phase_run *run); /* primitive: one pread of the held leaf's procs */
 
 /* ---- a series being run (run.c) ------------------------------------------------------ */
 

@@ -7,8 +7,9 @@
  *               execve, waitid(P_PID) — the library's mechanism, reaped by pid — and on top, as
  *               def->oneshot says: CLONE_PIDFD with waitid(P_PIDFD) and close; close_range(3, ~0)
  *               in the child; CLONE_INTO_CGROUP into the kept leaf with one pread of its
- *               cgroup.events after the reap (the library's pooled leaf); or, instead, the
- *               killed-leaf path: the child writes "0" to the leaf's cgroup.procs before exec.
+ *               cgroup.procs after the reap (the library's pooled leaf, held as the library
+ *               holds it: env.c); or, instead, the killed-leaf path: the child writes "0" to the
+ *               leaf's cgroup.procs before exec.
  *   library     pk_run with the streams inherited, contained (a pooled leaf of the library's own)
  *               or not; pk_run with every default (stdin /dev/null, both outputs captured).
  *   raw capture vfork; the child's stdin the kept /dev/null, stdout and stderr two pipes; the
@@ -71,15 +72,16 @@ __attribute__((no_sanitize("address", "undefined"), noinline)) static int onesho
     return 127;
 }
 
-/* The leaf must read empty after the reap, as the library's end of a contained run checks. */
+/* The leaf must read empty after the reap, as the library's end of a contained run checks: its
+ * holder alone in cgroup.procs. */
 static int leaf_empty(pkb_phase_run *run)
 {
-    char ev[128];
-    ssize_t n = pread(run->env->pool_events_fd, ev, sizeof ev - 1, 0);
+    const pkb_phases_env *e = run->env;
+    char procs[64];
+    ssize_t n = pread(e->pool_procs_rd, procs, sizeof procs, 0);
     if (n < 0)
-        return fail(run, -errno, "pread of cgroup.events");
-    ev[n] = '\0';
-    if (strstr(ev, "populated 0") == NULL) {
+        return fail(run, -errno, "pread of cgroup.procs");
+    if ((size_t)n != e->pool_holder_len || memcmp(procs, e->pool_holder_line, (size_t)n) != 0) {
         snprintf(run->error, sizeof run->error, "the kept leaf is not empty after the reap");
         return -EBUSY;
     }
@@ -240,6 +242,14 @@ int pkb__run_vfork_pipes_poll(pkb_phase_run *run)
 }
 
 /* ---- primitives ---------------------------------------------------------------------------- */
+
+int pkb__run_held_procs_read(pkb_phase_run *run)
+{
+    char procs[64];
+    return pread(run->env->pool_procs_rd, procs, sizeof procs, 0) > 0
+               ? 0
+               : fail(run, -errno, "pread of cgroup.procs");
+}
 
 int pkb__run_events_read(pkb_phase_run *run)
 {

@@ -595,17 +595,17 @@ const pkb_phase_def pkb_phase_defs[] = {
      .description = "clone3_by_pid + close_range(3, ~0) in the child (the residual is its cost)",
      .base = "clone3_by_pid", .composition = NONE},
     {ONESHOT("clone3_pooled_leaf", PKB_ONESHOT_POOLED_LEAF, PKB_NEED_CGROUP),
-     .description = "clone3_by_pid + CLONE_INTO_CGROUP into a kept leaf, one pread of its "
-                    "cgroup.events after the reap (the residual is CLONE_INTO_CGROUP)",
-     .base = "clone3_by_pid", .composition = PARTS("cgroup_events_read")},
+     .description = "clone3_by_pid + CLONE_INTO_CGROUP into a kept, held leaf, one pread of its "
+                    "cgroup.procs after the reap (the residual is CLONE_INTO_CGROUP)",
+     .base = "clone3_by_pid", .composition = PARTS("held_procs_read")},
     {ONESHOT(
          "clone3_contained", PKB_ONESHOT_CLOSE_RANGE | PKB_ONESHOT_POOLED_LEAF, PKB_NEED_CGROUP),
      .description = "close_range and the kept leaf together: the raw mirror of a contained pk_run",
-     .base = "clone3_close_range", .composition = PARTS("cgroup_events_read")},
+     .base = "clone3_close_range", .composition = PARTS("held_procs_read")},
     {ONESHOT("clone3_procs_join", PKB_ONESHOT_PROCS_JOIN, PKB_NEED_CGROUP),
      .description = "the killed-leaf path: the child writes \"0\" to the kept leaf's cgroup.procs "
                     "before exec instead of being born in it; the same pread after the reap",
-     .base = "clone3_by_pid", .composition = PARTS("cgroup_events_read")},
+     .base = "clone3_by_pid", .composition = PARTS("held_procs_read")},
     {.group = "phase",
      .name = "processkit_contained",
      .kind = PKB_KIND_PHASE,
@@ -639,7 +639,7 @@ const pkb_phase_def pkb_phase_defs[] = {
      .description = "pk_run with every default: stdin /dev/null, stdout and stderr captured, "
                     "contained (a pooled leaf)",
      .base = "vfork_pipes_poll",
-     .composition = PARTS("pidfd_open", "cgroup_events_read"),
+     .composition = PARTS("pidfd_open", "held_procs_read"),
      .needs = PKB_NEED_CLONE3 | PKB_NEED_CGROUP,
      .children = 1,
      .run = pkb__run_pk_defaults},
@@ -654,8 +654,12 @@ const pkb_phase_def pkb_phase_defs[] = {
      .description = "mkdir of a cgroup leaf + open O_PATH + close + rmdir"},
     {PRIMITIVE("cgroup_kill", run_cgroup_kill), .needs = PKB_NEED_CGROUP,
      .description = "open + write \"1\" + close of an empty leaf's cgroup.kill"},
+    {PRIMITIVE("held_procs_read", pkb__run_held_procs_read), .calls = 16, .needs = PKB_NEED_CGROUP,
+     .description = "one pread of a kept, held leaf's cgroup.procs (its holder's pid): the end of "
+                    "a contained run"},
     {PRIMITIVE("cgroup_events_read", pkb__run_events_read), .calls = 16, .needs = PKB_NEED_CGROUP,
-     .description = "one pread of a kept leaf's cgroup.events: the end of a contained run"},
+     .description = "one pread of a kept leaf's cgroup.events: how a leaf without a holder (a "
+                    "group's, a pooled one lent once) is found empty"},
     {PRIMITIVE("cgroup_procs_read", run_cgroup_procs_read), .needs = PKB_NEED_CGROUP,
      .records = PKB_RECORD_MEMBERS,
      .description = "open + read + close of an empty leaf's cgroup.procs"},
