@@ -542,7 +542,9 @@ static int h_held_leaf(int argc, char **argv)
  * test_syscalls.c traces; after two identical warm-up runs except in mode `first` (the second
  * lends the pooled leaf again, which gives it its holder: the traced run is the steady state).
  * Modes: first, contained (streams inherited, default group), uncontained, inherit_fds
- * (contained, no close_range), defaults (every default: stdin /dev/null, both outputs captured). */
+ * (contained, no close_range), defaults (every default: stdin /dev/null, both outputs captured),
+ * path_twice (contained, the bare name `true` looked up in a PATH that names a missing directory
+ * twice before the real ones). */
 static int h_spawn_trace(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "contained";
@@ -556,6 +558,11 @@ static int h_spawn_trace(int argc, char **argv)
         cmd.inherit_fds = true;
     else if (strcmp(mode, "defaults") == 0)
         cmd = (pk_command){.program = "/bin/true"};
+    static const char *const twice[] = {"PATH=/nonexistent-pk:/nonexistent-pk:/usr/bin:/bin", NULL};
+    if (strcmp(mode, "path_twice") == 0) {
+        cmd.program = "true";
+        cmd.env = (pk_env){.set = twice};
+    }
     if (strcmp(mode, "query") == 0) {
         /* The mechanism asked for before any spawn: the probe itself. */
         close(-12345);

@@ -42,6 +42,7 @@
     X(mechanism_probe_picks_clone3, 10)                                                            \
     X(spawn_syscalls_first_run_makes_one_child, 10)                                                \
     X(spawn_syscalls_contained, 10)                                                                \
+    X(spawn_syscalls_path_entry_named_twice, 10)                                                   \
     X(spawn_syscalls_uncontained_and_inherit_fds, 10)                                              \
     X(spawn_syscalls_all_defaults, 10)                                                             \
     X(spawn_hot_path_allocates_nothing, 10)                                                        \

@@ -67,23 +67,9 @@ static const struct chunked_case cases[] = {
     {"final line ending in CR keeps it", {"610d"}, "a\r|", "a\r|"},
 };
 
-/* Runs one case in text or raw mode and compares the lines and the capture. */
-static void run_case(const char *name, const char *const *chunks, const char *want, bool raw)
+/* The bytes the write-chunks specs argv[3..k) make the child write. */
+static size_t spec_bytes(const char *const *argv, size_t k)
 {
-    const char *argv[8] = {pk_test_self(), "--helper", "write-chunks"};
-    size_t k = 3;
-    for (size_t i = 0; i < 4 && chunks[i] != NULL; i++)
-        argv[k++] = chunks[i];
-    argv[k] = NULL;
-    struct lines c = {0};
-    pk_result r;
-    ASSERT_OK(pk_run(
-        &(pk_command){.argv = argv, .out.raw = raw, .on_line = collect, .line_user = &c}, &r));
-    ASSERT_EXITED(r, 0);
-    if (c.text == NULL || strcmp(c.text, want) != 0)
-        pk_test_fail(__FILE__, __LINE__, "case '%s' (%s): got \"%.200s\", want \"%.200s\"", name,
-                     raw ? "raw" : "text", c.text ? c.text : "", want);
-    /* The capture is the child's bytes, whatever the decoding. */
     size_t total = 0;
     for (size_t i = 3; i < k; i++) {
         size_t hex = 0;
@@ -96,10 +82,54 @@ static void run_case(const char *name, const char *const *chunks, const char *wa
         }
         total += hex;
     }
-    ASSERT_EQ(r.out.len, total);
-    ASSERT_EQ(r.out.total_bytes, total);
-    pk_result_release(&r);
-    free(c.text);
+    return total;
+}
+
+/* Runs one case in text or raw mode, three ways: pk_run with a callback and the default capture
+ * (which keeps every line, so each line takes the full emit), with a callback and nothing kept,
+ * and the pull API with nothing kept (the inline line step of pump.h); compares the lines, and
+ * the capture where there is one. */
+static void run_case(const char *name, const char *const *chunks, const char *want, bool raw)
+{
+    static const char *const way_name[] = {"callback, kept", "callback, keep none",
+                                           "pull, keep none"};
+    const char *argv[8] = {pk_test_self(), "--helper", "write-chunks"};
+    size_t k = 3;
+    for (size_t i = 0; i < 4 && chunks[i] != NULL; i++)
+        argv[k++] = chunks[i];
+    argv[k] = NULL;
+    size_t total = spec_bytes(argv, k);
+    for (int way = 0; way < 3; way++) {
+        struct lines c = {0};
+        pk_result r;
+        pk_command cmd = {.argv = argv, .out.raw = raw};
+        if (way > 0)
+            cmd.out.capture.keep = PK_KEEP_NONE;
+        if (way < 2) {
+            cmd.on_line = collect;
+            cmd.line_user = &c;
+            ASSERT_OK(pk_run(&cmd, &r));
+        } else {
+            pk_process *proc;
+            ASSERT_OK(pk_spawn(&cmd, &proc, &r));
+            pk_line line;
+            int rc;
+            while ((rc = pk_process_read_line(proc, &line)) == 0)
+                collect(&c, &line);
+            ASSERT_EQ(rc, PK_EOF);
+            ASSERT_OK(pk_process_wait(proc, &r));
+            pk_process_free(proc);
+        }
+        ASSERT_EXITED(r, 0);
+        if (c.text == NULL || strcmp(c.text, want) != 0)
+            pk_test_fail(__FILE__, __LINE__, "case '%s' (%s, %s): got \"%.200s\", want \"%.200s\"",
+                         name, raw ? "raw" : "text", way_name[way], c.text ? c.text : "", want);
+        /* The capture is the child's bytes, whatever the decoding. */
+        ASSERT_EQ(r.out.len, way == 0 ? total : 0);
+        ASSERT_EQ(r.out.total_bytes, total);
+        pk_result_release(&r);
+        free(c.text);
+    }
 }
 
 TEST_IMPL(decoding_across_reads)

@@ -187,6 +187,15 @@ static void need_cgroup_here(void)
         pk_test_skip("no delegated cgroup v2 here: the contained path is the process group's");
 }
 
+static int access_count(const struct calls *c)
+{
+#ifdef SYS_access
+    return count(c, SYS_access) + count(c, SYS_faccessat) + count(c, SYS_faccessat2);
+#else
+    return count(c, SYS_faccessat) + count(c, SYS_faccessat2);
+#endif
+}
+
 static int dup2_count(const struct calls *c)
 {
 #ifdef SYS_dup2
@@ -242,6 +251,21 @@ TEST_IMPL(spawn_syscalls_contained)
     ASSERT_EQ(t.child.nr[0], SYS_close_range);
     ASSERT_EQ(t.child.args[0][2], 2u); /* CLOSE_RANGE_UNSHARE: cloned with CLONE_FILES */
     ASSERT_EQ(t.child.nr[1], SYS_execve);
+}
+
+TEST_IMPL(spawn_syscalls_path_entry_named_twice)
+{
+    /* A bare name is looked up once per PATH entry: one stat of the missing directory's
+     * candidate (not two, though PATH names it twice), one of /usr/bin/true, then its access
+     * check; the run itself is the contained one above. */
+    need_cgroup_here();
+    struct trace t;
+    trace_helper("path_twice", &t);
+    show("parent", &t.parent);
+    ASSERT_EQ(fstat_count(&t.parent), 2);
+    ASSERT_EQ(access_count(&t.parent), 1);
+    ASSERT_EQ(t.children, 1);
+    ASSERT_EQ(t.child.nr[t.child.n - 1], SYS_execve);
 }
 
 TEST_IMPL(spawn_syscalls_uncontained_and_inherit_fds)

@@ -101,7 +101,9 @@ static void deliver(struct pk_process *p, int i)
     struct pk__stream *s = &p->streams[i];
     pk_line line;
     int r;
-    while ((r = pk__stream_next_line(s, &line)) == 1)
+    /* The inline step first, the full one only when it cannot decide (pump.h). */
+    while ((r = pk__stream_take_line(s, &line)) == 1 ||
+           (r == 0 && (r = pk__stream_next_line(s, &line)) == 1))
         if (p->on_line != NULL)
             (void)p->on_line(p->line_user, &line);
     note_error(p, r < 0 ? r : 0);
@@ -226,6 +228,7 @@ int pk__engine_result(struct pk_process *p, pk_result *res)
     if (p->pulling) {
         /* Lines the caller did not pull are still accounted and captured. */
         p->pulling = false;
+        p->pull_fast = false;
         for (int i = 1; i < 3; i++)
             if (p->streams[i].lines)
                 deliver(p, i);
@@ -418,6 +421,8 @@ static __attribute__((noinline)) int read_line_slow(pk_process *p, pk_line *line
     }
     if (p->in_fd >= 0 && p->in_len <= PIPE_BUF)
         pk__engine_stdin(p);
+    /* A small stdin is written here first (above), so only without one can a call skip this. */
+    p->pull_fast = p->streams[1].lines && (p->in_fd < 0 || p->in_len > PIPE_BUF);
     for (;;) {
         bool any_open = false;
         for (int i = 1; i < 3; i++) {
@@ -446,9 +451,8 @@ int pk_process_read_line(pk_process *p, pk_line *line)
     /* Most calls find a line already read into stdout's splitter: take it here, with nothing
      * saved and restored around a call that cannot poll. The slow path looks at stdout first
      * too, so the order in which streams are served is the same either way. */
-    struct pk__stream *out = &p->streams[1];
-    if (p->pulling && out->lines && (p->in_fd < 0 || p->in_len > PIPE_BUF)) {
-        int r = pk__stream_next_line_fast(out, line);
+    if (p->pull_fast) {
+        int r = pk__stream_take_line(&p->streams[1], line);
         if (r != 0)
             return r == 1 ? 0 : r;
     }

@@ -281,7 +281,8 @@ struct pk_process {
     pk_cancel *cancel;
     int (*on_line)(void *user, const pk_line *line);
     void *line_user;
-    bool pulling; /* the pull API is in use: lines wait for pk_process_read_line */
+    bool pulling;   /* the pull API is in use: lines wait for pk_process_read_line */
+    bool pull_fast; /* pulling, and a call may take a buffered stdout line at once */
 
     /* containment */
     struct pk_group *group; /* the shared group, or &own */

@@ -357,6 +357,11 @@ int pk__stream_emit_checked(struct pk__stream *s, char *p, size_t n, pk_line *li
     return 1;
 }
 
+int pk__stream_emit_rest(struct pk__stream *s, char *p, size_t n, pk_line *line)
+{
+    return pk__stream_emit_counted(s, p, n, true, line);
+}
+
 /* Inside a line longer than max_line: discards up to its newline. Returns true when the next line
  * can be looked for, false when more bytes are needed. Out of line, as it is rare. */
 static __attribute__((noinline)) bool skip_dropped(struct pk__stream *s)

@@ -3,13 +3,13 @@
  * execs exactly the path pk_resolve_program reports.
  *
  * The rules follow execvp (musl's and glibc's): a name containing '/' is used as is; otherwise
- * each PATH entry is tried in order ("" means the current directory), a candidate longer than
- * PATH_MAX is skipped, EACCES is remembered and kept over a later not-found, and a default PATH
- * applies when none is set. Unlike execvp we cannot ask execve whether a candidate works, so a
- * candidate is accepted when it is a regular file that access(X_OK) accepts: stat() first (one
- * syscall per miss), access() only on a hit. A relative PATH entry ("" or "bin") is made absolute
- * against the parent's working directory, so a command with its own cwd still execs the file the
- * preflight named.
+ * each PATH entry is tried in order ("" means the current directory; an entry named twice is
+ * tried once), a candidate longer than PATH_MAX is skipped, EACCES is remembered and kept over a
+ * later not-found, and a default PATH applies when none is set. Unlike execvp we cannot ask execve
+ * whether a candidate works, so a candidate is accepted when it is a regular file that access(X_OK)
+ * accepts: stat() first (one syscall per miss), access() only on a hit. A relative PATH entry (""
+ * or "bin") is made absolute against the parent's working directory, so a command with its own cwd
+ * still execs the file the preflight named.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -42,6 +42,20 @@ const char *pk__child_path(const pk_env *env)
     return p != NULL ? p : default_path;
 }
 
+/* Whether the PATH entry [p, p+len) already came up earlier in pathvar: its answer is known, and
+ * a second look would cost a system call for nothing (a PATH that names a directory twice is
+ * common: shell profiles prepend without checking). */
+static bool seen_before(const char *pathvar, const char *p, size_t len)
+{
+    for (const char *q = pathvar; q < p;) {
+        const char *e = strchrnul(q, ':');
+        if ((size_t)(e - q) == len && memcmp(q, p, len) == 0)
+            return true;
+        q = e + 1;
+    }
+    return false;
+}
+
 int pk__resolve(const char *program, const char *pathvar, char *buf, size_t cap)
 {
     if (program == NULL || program[0] == '\0')
@@ -63,6 +77,8 @@ int pk__resolve(const char *program, const char *pathvar, char *buf, size_t cap)
     for (;;) {
         const char *end = strchrnul(p, ':');
         size_t dlen = (size_t)(end - p);
+        if (seen_before(pathvar, p, dlen))
+            goto next;
         /* An empty entry means the current directory, as in execvp. */
         char *w = buf;
         if (dlen == 0 || p[0] != '/') {
