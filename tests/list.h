@@ -106,6 +106,7 @@
     X(loop_16_runs_isolated, 10)                                                                   \
     X(loop_lines_idle_and_cancel, 10)                                                              \
     X(loop_embeds_in_host_poll, 10)                                                                \
+    X(loop_forgets_descriptors_a_copy_outlives, 10)                                                \
     X(loop_free_kills_remaining_runs, 10)                                                          \
     X(loop_free_kills_background_grandchild, 30)                                                   \
     X(loop_start_failure_reports, 10)                                                              \

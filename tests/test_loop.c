@@ -7,11 +7,14 @@
 #include "test.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct slot {
     int index;
@@ -124,6 +127,60 @@ TEST_IMPL(loop_embeds_in_host_poll)
     ASSERT_EQ(s.res.out.total_lines, 1000);
     ASSERT_EQ(s.res.out.len, 1000 * 51);
     pk_result_release(&s.res);
+    pk_loop_free(loop);
+}
+
+/* The descriptors pk_loop's epoll set still watches, read from /proc/self/fdinfo. */
+static int epoll_registrations(int epfd)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", epfd);
+    FILE *f = fopen(path, "r");
+    ASSERT(f != NULL);
+    int n = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        n += strncmp(line, "tfd:", 4) == 0;
+    fclose(f);
+    return n;
+}
+
+TEST_IMPL(loop_forgets_descriptors_a_copy_outlives)
+{
+    /* epoll drops a registration only when the open file description is gone, and a copy of
+     * our descriptors can outlive our close: here a forked process holds one of everything, as a
+     * host thread's fork or a leaf's holder being born would. A run that ends must leave nothing
+     * registered, or the copy's events would name the freed run (use after free). */
+    pk_loop *loop;
+    ASSERT_OK(pk_loop_new(&loop));
+    struct slot s[2] = {{0}, {0}};
+    /* Output only: a copy of a stdin pipe's write end would keep the child from its EOF. */
+    for (int i = 0; i < 2; i++)
+        ASSERT_OK(pk_loop_start(loop, &(pk_command){.argv = HELPER("emit-lines", "100", "80")},
+                                on_done, &s[i], NULL));
+    int gate[2];
+    ASSERT_EQ(pipe2(gate, O_CLOEXEC), 0);
+    pid_t copy = fork();
+    ASSERT_GE(copy, 0);
+    if (copy == 0) {
+        char c;
+        close(gate[1]);
+        (void)read(gate[0], &c, 1); /* until the test is done */
+        _exit(0);
+    }
+    close(gate[0]);
+    ASSERT_OK(pk_loop_run(loop));
+    for (int i = 0; i < 2; i++) {
+        ASSERT(s[i].done);
+        ASSERT_OK(s[i].rc);
+        ASSERT_EQ(s[i].res.out.len, 100 * 81);
+        pk_result_release(&s[i].res);
+    }
+    ASSERT_EQ(epoll_registrations(pk_loop_fd(loop)), 0);
+    /* Stepping on finds nothing of theirs. */
+    ASSERT_EQ(pk_loop_step(loop, 0), 0);
+    close(gate[1]);
+    int st;
+    ASSERT_EQ(waitpid(copy, &st, 0), copy);
     pk_loop_free(loop);
 }
 

@@ -41,6 +41,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +51,17 @@ static void close_fd(int *fd)
         close(*fd);
         *fd = -1;
     }
+}
+
+/* Closes a descriptor a pk_loop may be watching. Its registration goes first: epoll forgets a
+ * descriptor only once its open file description is gone, and a copy can outlive our close (a
+ * holder being born with a copy of our table until it closes it, a host thread's fork), whose
+ * events would then name a run already freed. */
+static void close_watched(struct pk_process *p, int *fd)
+{
+    if (*fd >= 0 && p->epfd >= 0)
+        (void)epoll_ctl(p->epfd, EPOLL_CTL_DEL, *fd, NULL);
+    close_fd(fd);
 }
 
 static void note_error(struct pk_process *p, int err)
@@ -64,7 +76,7 @@ static void note_error(struct pk_process *p, int err)
  * left, and our copy of the read end goes with the write end. */
 static void close_stdin(struct pk_process *p)
 {
-    close_fd(&p->in_fd);
+    close_watched(p, &p->in_fd);
     close_fd(&p->in_reader);
 }
 
@@ -118,7 +130,7 @@ void pk__engine_read(struct pk_process *p, int i)
     else if (r < 0)
         note_error(p, r);
     if (s->eof)
-        close_fd(&s->fd);
+        close_watched(p, &s->fd);
     if (s->lines)
         deliver(p, i);
 }
@@ -134,7 +146,7 @@ static void drain_buffered(struct pk_process *p)
             if (fcntl(s->fd, F_SETFL, O_NONBLOCK) < 0) {
                 note_error(p, -errno);
                 s->eof = true;
-                close_fd(&s->fd);
+                close_watched(p, &s->fd);
             }
             s->blocking = false;
         }
@@ -144,7 +156,7 @@ static void drain_buffered(struct pk_process *p)
                 note_error(p, r);
             if (r <= 0) {
                 s->eof = true; /* after the exit, an empty pipe is the end */
-                close_fd(&s->fd);
+                close_watched(p, &s->fd);
             }
             if (s->lines && !p->pulling)
                 deliver(p, i);
@@ -389,6 +401,8 @@ int pk__process_finish(struct pk_process *p, pk_result *res)
 
 void pk__process_close(struct pk_process *p)
 {
+    /* A pk_loop stops watching the pidfd when it sees the exit (loop.linux.c). */
+    bool pidfd_watched = !p->exited;
     if (!p->reaped && p->pid > 0) {
         /* Kill-on-close: the whole tree when the run owns a group. */
         if (p->has_own)
@@ -402,10 +416,15 @@ void pk__process_close(struct pk_process *p)
         pthread_mutex_destroy(&p->own.lock);
         p->has_own = false;
     }
-    close_fd(&p->pidfd);
+    if (pidfd_watched)
+        close_watched(p, &p->pidfd);
+    else
+        close_fd(&p->pidfd);
     close_stdin(p);
-    for (int i = 1; i < 3; i++)
+    for (int i = 1; i < 3; i++) {
+        close_watched(p, &p->streams[i].fd);
         pk__stream_release(&p->streams[i]);
+    }
 }
 
 /* ---- the pull API and wait_any ------------------------------------------------------------- */

@@ -269,6 +269,7 @@ struct pk_process {
     int pid;
     int pidfd;
     int64_t pidfd_at_ns; /* when to take the lazy pidfd (pidfd_open), 0: not lazy */
+    int epfd;            /* the pk_loop's epoll set watching this run's descriptors, or -1 */
     int in_fd;           /* stdin pipe (write end), -1 when none */
     int in_reader;       /* our own copy of its read end while in_fd is open (engine.linux.c) */
     const unsigned char *in_data;

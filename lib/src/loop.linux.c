@@ -124,7 +124,9 @@ static void unwatch_cancel(pk_loop *loop, struct run *r)
 static void free_run(pk_loop *loop, struct run *r)
 {
     unwatch_cancel(loop, r);
-    pk__process_close(&r->proc);
+    pk__process_close(&r->proc); /* unwatches the run's pipes and pidfd as it closes them */
+    if (r->timerfd >= 0)
+        epoll_ctl(loop->epfd, EPOLL_CTL_DEL, r->timerfd, NULL);
     close_fd(&r->timerfd);
     free(r);
 }
@@ -159,6 +161,7 @@ int pk_loop_start(
         return rc;
     }
     struct pk_process *p = &r->proc;
+    p->epfd = loop->epfd; /* the engine unwatches each descriptor before it closes it */
     if (p->in_fd >= 0 && p->in_len <= PIPE_BUF)
         pk__engine_stdin(p);
     if (p->in_fd >= 0)

@@ -116,7 +116,7 @@ static int fail_start(struct pk_process *proc,
 static void init_handle(struct pk_process *proc)
 {
     memset(proc, 0, sizeof *proc);
-    proc->pidfd = -1;
+    proc->pidfd = proc->epfd = -1;
     proc->in_fd = proc->in_reader = -1;
     proc->streams[1].fd = proc->streams[2].fd = -1;
     proc->start_ns = pk__now_ns();
