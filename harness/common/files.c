@@ -178,21 +178,32 @@ int pkb_check_writable(const char *path)
     return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
 }
 
-int pkb_write_json_atomic(const json_t *doc, const char *path)
+char *pkb_json_text(const json_t *doc, int indent)
 {
-    char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    char *text =
+        doc != NULL
+            ? json_dumps(doc, JSON_INDENT(indent) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+            : NULL;
     if (text == NULL)
-        return -ENOMEM;
+        return NULL;
     size_t len = strlen(text);
     /* json_dumps leaves room for nothing: the newline a text file ends with is added here. */
     char *line = realloc(text, len + 2);
     if (line == NULL) {
         free(text);
-        return -ENOMEM;
+        return NULL;
     }
     line[len] = '\n';
     line[len + 1] = '\0';
-    int rc = pkb_write_text_atomic(path, line, len + 1);
-    free(line);
+    return line;
+}
+
+int pkb_write_json_atomic(const json_t *doc, const char *path)
+{
+    char *text = pkb_json_text(doc, 1);
+    if (text == NULL)
+        return -ENOMEM;
+    int rc = pkb_write_text_atomic(path, text, strlen(text));
+    free(text);
     return rc;
 }

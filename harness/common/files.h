@@ -47,6 +47,10 @@ int pkb_write_text_atomic(const char *path, const char *text, size_t len);
  * directory, or something else writable in place. 0, or -EISDIR, -ENOENT, -EACCES, ... */
 int pkb_check_writable(const char *path);
 
+/* `doc` as JSON text indented by `indent` (keys in insertion order, reals with 10 significant
+ * digits), ending in a newline; NULL when out of memory. The caller frees it. */
+char *pkb_json_text(const json_t *doc, int indent);
+
 /* Writes `doc` as indented JSON (keys in insertion order, reals with 10 significant digits) to
  * `path`, followed by a newline, as pkb_write_text_atomic: a reader sees the old file or the new
  * one, never a mix. */

@@ -68,6 +68,19 @@ static int check_positive(const double *x, size_t n)
     return 0;
 }
 
+/* What every function over one sample of n doubles starts with: the sample checked (and the
+ * caller's other arguments, `args_ok`), then n doubles of scratch in *w, the caller's work or an
+ * allocation in *owned. Returns 0, or the negative errno to return (nothing to free). */
+static int
+sample_work(const double *x, size_t n, bool args_ok, double *work, double **w, void **owned)
+{
+    int rc = check_sample(x, n);
+    if (rc != 0 || !args_ok)
+        return rc != 0 ? rc : -EINVAL;
+    *w = take_work(work, n, sizeof **w, owned);
+    return *w != NULL ? 0 : -ENOMEM;
+}
+
 static int cmp_double(const void *pa, const void *pb)
 {
     double a = *(const double *)pa, b = *(const double *)pb;
@@ -196,15 +209,11 @@ double pks_quantile_sorted(const double *sorted, size_t n, double q)
 
 int pks_quantile(const double *x, size_t n, double q, double *work, double *out)
 {
-    int rc = check_sample(x, n);
+    double *w;
+    void *owned;
+    int rc = sample_work(x, n, out != NULL && q >= 0 && q <= 1, work, &w, &owned);
     if (rc != 0)
         return rc;
-    if (out == NULL || !(q >= 0 && q <= 1))
-        return -EINVAL;
-    void *owned;
-    double *w = take_work(work, n, sizeof *w, &owned);
-    if (w == NULL)
-        return -ENOMEM;
     memcpy(w, x, n * sizeof *w);
     sort_doubles(w, n);
     *out = pks_quantile_sorted(w, n, q);
@@ -230,21 +239,6 @@ static void median_mad(const double *x, size_t n, double *w, double *median, dou
     *mad = pks_quantile_sorted(w, n, 0.5);
 }
 
-int pks_mad(const double *x, size_t n, double *work, double *out)
-{
-    int rc = check_sample(x, n);
-    if (rc != 0 || out == NULL)
-        return rc != 0 ? rc : -EINVAL;
-    void *owned;
-    double *w = take_work(work, n, sizeof *w, &owned);
-    if (w == NULL)
-        return -ENOMEM;
-    double median;
-    median_mad(x, n, w, &median, out);
-    free(owned);
-    return 0;
-}
-
 int pks_geomean(const double *x, size_t n, double *out)
 {
     int rc = check_sample(x, n);
@@ -261,13 +255,11 @@ int pks_geomean(const double *x, size_t n, double *out)
 
 int pks_summarize(const double *x, size_t n, double *work, pks_summary *out)
 {
-    int rc = check_sample(x, n);
-    if (rc != 0 || out == NULL)
-        return rc != 0 ? rc : -EINVAL;
+    double *w;
     void *owned;
-    double *w = take_work(work, n, sizeof *w, &owned);
-    if (w == NULL)
-        return -ENOMEM;
+    int rc = sample_work(x, n, out != NULL, work, &w, &owned);
+    if (rc != 0)
+        return rc;
     pks_summary s = {.n = n, .min = x[0], .max = x[0], .sd = NAN, .cv = NAN};
     for (size_t i = 1; i < n; i++) {
         s.min = fmin(s.min, x[i]);
@@ -283,6 +275,16 @@ int pks_summarize(const double *x, size_t n, double *work, pks_summary *out)
     free(owned);
     *out = s;
     return 0;
+}
+
+/* The MAD is the summary's: the same median_mad, through the same scratch. */
+int pks_mad(const double *x, size_t n, double *work, double *out)
+{
+    pks_summary s;
+    int rc = pks_summarize(x, n, work, out != NULL ? &s : NULL);
+    if (rc == 0)
+        *out = s.mad;
+    return rc;
 }
 
 /* ==== Mann-Whitney U ========================================================================= */

@@ -91,14 +91,6 @@ resolve_options(const pkb_compare_options *in, pkb_compare_options *o, char *err
     return 0;
 }
 
-static const pkb_results_series *find_by_name(const pkb_results *r, const char *name)
-{
-    for (size_t i = 0; i < r->nseries; i++)
-        if (strcmp(r->series[i].name, name) == 0)
-            return &r->series[i];
-    return NULL;
-}
-
 /* ==== Matching =============================================================================== */
 
 struct ctx {
@@ -201,7 +193,7 @@ static int match_files(struct ctx *x)
         const pkb_results_series *b = &x->base->series[i];
         if (!selected(x, b->name))
             continue;
-        const pkb_results_series *n = find_by_name(x->cand, b->name);
+        const pkb_results_series *n = pkb_results_find(x->cand, b->name);
         rc = n == NULL ? push_str(&x->c->only_base, &x->c->nonly_base, b->name)
                        : push_row(x, b->name, b, n);
         if (rc == 0 && n == NULL && b->measured) { /* measured in base, absent in new */
@@ -211,7 +203,7 @@ static int match_files(struct ctx *x)
     }
     for (size_t i = 0; rc == 0 && i < x->cand->nseries; i++) {
         const pkb_results_series *n = &x->cand->series[i];
-        if (selected(x, n->name) && find_by_name(x->base, n->name) == NULL)
+        if (selected(x, n->name) && pkb_results_find(x->base, n->name) == NULL)
             rc = push_str(&x->c->only_cand, &x->c->nonly_cand, n->name);
     }
     return rc;
@@ -612,6 +604,24 @@ static int check_settings(struct ctx *x, char *err, size_t err_len)
 
 /* ==== The comparison ========================================================================= */
 
+/* Frees n names and the array that holds them. */
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static void free_diffs(pkb_compare_env_diff *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(d[i].key);
+        free(d[i].base);
+        free(d[i].cand);
+    }
+    free(d);
+}
+
 void pkb_compare_free(pkb_compare *c)
 {
     if (c == NULL)
@@ -620,33 +630,17 @@ void pkb_compare_free(pkb_compare *c)
         free(c->rows[i].name);
         free(c->rows[i].base_name);
     }
-    for (size_t i = 0; i < c->nonly_base; i++)
-        free(c->only_base[i]);
-    for (size_t i = 0; i < c->nonly_cand; i++)
-        free(c->only_cand[i]);
-    for (size_t i = 0; i < c->nabsent; i++)
-        free(c->absent[i]);
-    free(c->absent);
+    free(c->rows);
+    free_names(c->only_base, c->nonly_base);
+    free_names(c->only_cand, c->nonly_cand);
+    free_names(c->absent, c->nabsent);
     for (size_t i = 0; i < c->nskipped; i++) {
         free(c->skipped[i].name);
         free(c->skipped[i].why);
     }
-    for (size_t i = 0; i < c->nenv; i++) {
-        free(c->env[i].key);
-        free(c->env[i].base);
-        free(c->env[i].cand);
-    }
-    for (size_t i = 0; i < c->nsettings; i++) {
-        free(c->settings[i].key);
-        free(c->settings[i].base);
-        free(c->settings[i].cand);
-    }
-    free(c->settings);
-    free(c->rows);
-    free(c->only_base);
-    free(c->only_cand);
     free(c->skipped);
-    free(c->env);
+    free_diffs(c->env, c->nenv);
+    free_diffs(c->settings, c->nsettings);
     free(c->base_path);
     free(c->cand_path);
     pkb_drift_free(&c->drift);

@@ -22,23 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a: a stable per-name seed offset (as results/verdict.c). */
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325u;
-    for (; s != NULL && *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3u;
-    return h;
-}
-
-static const pkb_results_series *find_by_name(const pkb_results *r, const char *name)
-{
-    for (size_t i = 0; i < r->nseries; i++)
-        if (strcmp(r->series[i].name, name) == 0)
-            return &r->series[i];
-    return NULL;
-}
-
 const char *pkb_drift_state_name(pkb_drift_state s)
 {
     switch (s) {
@@ -182,10 +165,11 @@ static int add_control(pkb_drift *d,
         .name = strdup(b->name), .scenario = strdup(b->scenario), .scale = b->sum.median};
     if (c->name == NULL || c->scenario == NULL)
         return pkb_fail(err, err_len, -ENOMEM, "out of memory");
-    int rc = pks_bootstrap_ratio(b->samples, b->n, n->samples, n->n,
-                                 &(pks_bootstrap){.iterations = d->opts.iterations,
-                                                  .seed = d->opts.seed ^ hash_name(b->name)},
-                                 NULL, &c->ratio);
+    int rc =
+        pks_bootstrap_ratio(b->samples, b->n, n->samples, n->n,
+                            &(pks_bootstrap){.iterations = d->opts.iterations,
+                                             .seed = d->opts.seed ^ pkb_verdict_name_hash(b->name)},
+                            NULL, &c->ratio);
     if (rc == 0)
         rc = fill_rounds(c, 0, b);
     if (rc == 0)
@@ -254,7 +238,7 @@ static int group_ratio(pkb_drift *d, pkb_drift_group *g, const struct sides *s)
     size_t *pb = malloc(nb * sizeof *pb), *pn = malloc(nn * sizeof *pn);
     int rc = logs && scratch && pb && pn ? 0 : -ENOMEM;
     pks_rng rng;
-    pks_rng_seed(&rng, d->opts.seed ^ hash_name(g->name));
+    pks_rng_seed(&rng, d->opts.seed ^ pkb_verdict_name_hash(g->name));
     for (size_t it = 0; rc == 0 && it < iters; it++) {
         for (size_t i = 0; i < nb; i++)
             pb[i] = (size_t)pks_rng_below(&rng, nb);
@@ -338,7 +322,7 @@ estimate(pkb_drift *d, const pkb_results *base, const pkb_results *cand, char *e
     int rc = s.b && s.n && d->controls && d->groups ? 0 : -ENOMEM;
     for (size_t i = 0; rc == 0 && i < base->nseries; i++) {
         const pkb_results_series *b = &base->series[i];
-        const pkb_results_series *n = find_by_name(cand, b->name);
+        const pkb_results_series *n = pkb_results_find(cand, b->name);
         if (!b->control || !b->measured || b->round == NULL || n == NULL || !n->control ||
             !n->measured || n->round == NULL)
             continue;

@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "regress/compare.h"
 
+#include "common/files.h"
 #include "common/md.h"
 #include "results/results.h"
 
@@ -634,21 +635,9 @@ int pkb_compare_render(const pkb_compare *c, pkb_compare_format format, char **t
     *text = NULL;
     if (format == PKB_COMPARE_JSON) {
         json_t *doc = pkb_compare_json(c);
-        char *s =
-            doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
-                : NULL;
+        *text = pkb_json_text(doc, 2);
         json_decref(doc);
-        if (s == NULL)
-            return -ENOMEM;
-        size_t n = strlen(s);
-        char *t = realloc(s, n + 2);
-        if (t == NULL) {
-            free(s);
-            return -ENOMEM;
-        }
-        memcpy(t + n, "\n", 2);
-        *text = t;
-        return 0;
+        return *text != NULL ? 0 : -ENOMEM;
     }
     pkb_buf b = {0};
     if (format == PKB_COMPARE_MD)

@@ -682,6 +682,14 @@ int pkb_results_load(const char *path, pkb_results *r, char *err, size_t err_len
     return rc;
 }
 
+const pkb_results_series *pkb_results_find(const pkb_results *r, const char *name)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if (strcmp(r->series[i].name, name) == 0)
+            return &r->series[i];
+    return NULL;
+}
+
 const json_t *pkb_results_field(const pkb_results *r, const char *object, const char *key)
 {
     const json_t *o = object ? json_object_get(r->root, object) : r->root;

@@ -228,6 +228,9 @@ int pkb_results_load_buffer(
 
 void pkb_results_free(pkb_results *r);
 
+/* The series named `name`, or NULL. */
+const pkb_results_series *pkb_results_find(const pkb_results *r, const char *name);
+
 /* A top-level field (object NULL) or a field of a top-level object; NULL when absent. */
 const json_t *pkb_results_field(const pkb_results *r, const char *object, const char *key);
 

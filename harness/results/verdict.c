@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a: a stable per-pair seed offset. */
-static uint64_t hash_name(const char *s)
+uint64_t pkb_verdict_name_hash(const char *s)
 {
-    uint64_t h = 0xcbf29ce484222325u;
+    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
     for (; s != NULL && *s; s++)
         h = (h ^ (unsigned char)*s) * 0x100000001b3u;
     return h;
@@ -99,7 +98,8 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
         return -ENOMEM;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        pks_bootstrap boot = {.iterations = o.iterations, .seed = o.seed ^ hash_name(v[i].name)};
+        pks_bootstrap boot = {.iterations = o.iterations,
+                              .seed = o.seed ^ pkb_verdict_name_hash(v[i].name)};
         rc = pks_series_compare(v[i].base, v[i].nbase, v[i].cand, v[i].ncand, &boot, NULL, &v[i].s);
         p[i] = v[i].s.mwu.p;
         if (rc == 0)
@@ -238,14 +238,6 @@ int pkb_noise_floor_read(
     return 0;
 }
 
-static const pkb_results_series *find_by_name(const pkb_results *r, const char *name)
-{
-    for (size_t i = 0; i < r->nseries; i++)
-        if (strcmp(r->series[i].name, name) == 0)
-            return &r->series[i];
-    return NULL;
-}
-
 int pkb_noise_floor_of(const pkb_noise_floor *f,
                        const pkb_results *r,
                        const char *name,
@@ -259,7 +251,7 @@ int pkb_noise_floor_of(const pkb_noise_floor *f,
     pkb_verdict_options o = resolved(opts);
     *out = json_number_value(json_object_get(e, "mde"));
     const json_t *b = json_object_get(e, "samples_b_ns");
-    const pkb_results_series *a = find_by_name(r, name);
+    const pkb_results_series *a = pkb_results_find(r, name);
     if (fabs(f->alpha - o.alpha) < 1e-12 || json_array_size(b) == 0 || a == NULL || !a->measured)
         return 0;
     size_t nb = json_array_size(b);
@@ -268,9 +260,10 @@ int pkb_noise_floor_of(const pkb_noise_floor *f,
         return -ENOMEM;
     for (size_t i = 0; i < nb; i++)
         xb[i] = json_number_value(json_array_get(b, i));
-    int rc = pks_mde(a->samples, a->n, xb, nb, o.alpha,
-                     &(pks_bootstrap){.iterations = o.iterations, .seed = o.seed ^ hash_name(name)},
-                     NULL, out, NULL);
+    int rc = pks_mde(
+        a->samples, a->n, xb, nb, o.alpha,
+        &(pks_bootstrap){.iterations = o.iterations, .seed = o.seed ^ pkb_verdict_name_hash(name)},
+        NULL, out, NULL);
     free(xb);
     return rc == -ENOMEM ? rc : 0;
 }

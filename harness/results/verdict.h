@@ -81,6 +81,10 @@ typedef struct pkb_verdict {
  * the statistics reject: empty, not finite, not positive) or -ENOMEM. */
 int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts);
 
+/* The per-name offset of a bootstrap seed (FNV-1a of `name`, NULL read as ""): the pairs of
+ * the report, compare and the drift groups each draw their own resamples. */
+uint64_t pkb_verdict_name_hash(const char *name);
+
 /* The robust coefficient of variation, 1.4826 · MAD / median; NaN when n < 2 or the median is
  * not positive. */
 double pkb_robust_cv(const pks_summary *s);
