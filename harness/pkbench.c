@@ -15,6 +15,7 @@
  * regression) and 3 (undecidable).
  */
 #define _GNU_SOURCE
+#include "common/cli.h"
 #include "common/files.h"
 #include "common/parse.h"
 #include "common/term.h"
@@ -26,12 +27,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef PKB_TINY_PATH
@@ -125,36 +123,7 @@ static void help(void)
 }
 
 /* One line naming what was wrong, then the usage; pkbench's usage status. */
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int bad_usage(const char *fmt, ...)
-{
-    fputs("pkbench: ", stderr);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fputs(usage_text, stderr);
-    return 1;
-}
-
-/* getopt_long returned ':' (a value is missing) or '?' (an unknown option): name it. opterr is 0
- * so getopt_long prints nothing of its own, with the wrong program name. */
-static int getopt_failed(const char *cmd, int opt, char **argv)
-{
-    const char *arg = argv[optind - 1];
-    if (opt == ':')
-        return bad_usage("%s: %s needs a value", cmd, arg);
-    return bad_usage("%s: unknown option '%s'", cmd, arg);
-}
-
-/* getopt_long over a command's own arguments: args[0] (the command's name) plays the program. */
-static int next_option(int argc, char **args, const struct option *options)
-{
-    opterr = 0;
-    return getopt_long(argc, args, ":h", options, NULL);
-}
+#define bad_usage(...) pkb_cli_usage_error(usage_text, __VA_ARGS__)
 
 static void on_signal(int sig)
 {
@@ -209,15 +178,9 @@ struct run_args {
 
 enum {
     OPT_HELP = 'h',
-    OPT_SUITE = 1000,
-    OPT_PROFILE,
-    OPT_FILTER,
+    OPT_FILTER = 1000,
     OPT_OUT,
-    OPT_NO_PRIME,
     OPT_INTERLEAVE,
-    OPT_SEQUENTIAL,
-    OPT_SETTLE,
-    OPT_REPETITIONS,
     OPT_AA,
     OPT_ALPHA,
     OPT_ITERATIONS,
@@ -226,15 +189,10 @@ enum {
 };
 
 static const struct option run_options[] = {
-    {"suite", required_argument, NULL, OPT_SUITE},
-    {"profile", required_argument, NULL, OPT_PROFILE},
+    PKB_CLI_RUN_OPTIONS,
     {"filter", required_argument, NULL, OPT_FILTER},
     {"out", required_argument, NULL, OPT_OUT},
-    {"no-prime", no_argument, NULL, OPT_NO_PRIME},
     {"interleave", no_argument, NULL, OPT_INTERLEAVE},
-    {"sequential", no_argument, NULL, OPT_SEQUENTIAL},
-    {"settle", required_argument, NULL, OPT_SETTLE},
-    {"repetitions", required_argument, NULL, OPT_REPETITIONS},
     {"aa", no_argument, NULL, OPT_AA},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
@@ -247,14 +205,14 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
 {
     long n;
     switch (opt) {
-    case OPT_SUITE:
+    case PKB_OPT_SUITE:
         a->suite = pkb_suite_find(v);
         if (a->suite == NULL)
             return bad_usage("run: --suite: unknown suite '%s' (pkbench list names them)", v);
         if (strcmp(v, a->suite->name) != 0)
             fprintf(stderr, "pkbench: --suite %s is now called %s\n", v, a->suite->name);
         return 0;
-    case OPT_PROFILE:
+    case PKB_OPT_PROFILE:
         if (strcmp(v, "full") == 0)
             a->profile = &pkb_profile_full;
         else if (strcmp(v, "quick") == 0)
@@ -270,20 +228,20 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
             return bad_usage("run: --out needs a file name");
         a->out = v;
         return 0;
-    case OPT_NO_PRIME:
+    case PKB_OPT_NO_PRIME:
         a->prime = false;
         return 0;
     case OPT_INTERLEAVE:
         a->interleave = true;
         return 0;
-    case OPT_SEQUENTIAL:
+    case PKB_OPT_SEQUENTIAL:
         a->sequential = true;
         return 0;
-    case OPT_SETTLE:
-        if (!pkb_parse_number(v, false, &a->settle) || !(a->settle >= 0 && a->settle <= 60))
+    case PKB_OPT_SETTLE:
+        if (!pkb_cli_settle(v, &a->settle))
             return bad_usage("run: --settle needs seconds from 0 to 60, got '%s'", v);
         return 0;
-    case OPT_REPETITIONS:
+    case PKB_OPT_REPETITIONS:
         /* Fewer than the verdicts' minimum could decide nothing. */
         if (!pkb_parse_count(v, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, &a->repetitions))
             return bad_usage("run: --repetitions needs a count from %d to %d (fewer than %d "
@@ -303,7 +261,7 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
         a->cli.iterations = n;
         return 0;
     }
-    return getopt_failed("run", opt, args);
+    return pkb_cli_getopt_failed(usage_text, "run", opt, args);
 }
 
 /* What no single option can check: combinations, and the suite's needs. */
@@ -345,22 +303,6 @@ static int check_run_args(struct run_args *a)
     return 0;
 }
 
-/* results/<suite>-<UTC time>.json, creating results/. */
-static int default_out(const char *suite, char *path, size_t cap)
-{
-    char stamp[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-    if (mkdir("results", 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "pkbench: cannot create results/: %s\n", strerror(errno));
-        return 1;
-    }
-    snprintf(path, cap, "results/%s-%s.json", suite, stamp);
-    return 0;
-}
-
 /* Writes b to stdout, flushed: a write error (a full disk, a closed pipe) is pkbench's error. */
 static int put_stdout(const pkb_buf *b)
 {
@@ -380,11 +322,7 @@ static int print_tables(const char *path, pkb_buf *b)
 {
     char err[512] = "";
     int rc = pkb_report_print(path, pkb_term_wants_color(STDOUT_FILENO), b, err, sizeof err);
-    if (rc != 0) {
-        fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));
-        return 1;
-    }
-    return 0;
+    return rc != 0 ? pkb_cli_failed(rc, err) : 0;
 }
 
 /* argv: the whole command line ("pkbench run ..."), recorded in the results file. */
@@ -400,7 +338,7 @@ static int cmd_run(int argc, char **argv)
         .cli = {.tiny_path = getenv("PKBENCH_TINY")},
     };
     int opt;
-    while ((opt = next_option(nargs, args, run_options)) != -1) {
+    while ((opt = pkb_cli_next_option(nargs, args, run_options)) != -1) {
         if (opt == OPT_HELP) {
             help();
             exit(0);
@@ -416,20 +354,15 @@ static int cmd_run(int argc, char **argv)
         return rc;
     char defpath[256];
     if (a.out == NULL) {
-        if (default_out(a.suite->name, defpath, sizeof defpath) != 0)
+        if (pkb_cli_results_path(a.suite->name, defpath, sizeof defpath) != 0)
             return 1;
         a.out = defpath;
     }
     /* Before anything is measured: a run whose results cannot be written is time lost. */
-    if ((rc = pkb_check_writable(a.out)) != 0) {
-        fprintf(stderr, "pkbench: cannot write %s: %s\n", a.out, strerror(-rc));
+    if (pkb_cli_check_writable(a.out) != 0)
         return 1;
-    }
     /* Ctrl-C: stop at the next iteration and keep every finished series; a second one kills. */
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    pkb_cli_on_stop(on_signal, SA_RESETHAND);
 
     /* The profile, with --repetitions in place of its count. */
     pkb_profile profile = *a.profile;
@@ -520,7 +453,7 @@ static int cmd_report(int argc, char **argv)
     const char *out = "reports";
     bool plots = true, print = false;
     int opt;
-    while ((opt = next_option(argc, argv, report_options)) != -1) {
+    while ((opt = pkb_cli_next_option(argc, argv, report_options)) != -1) {
         if (opt == OPT_HELP) {
             help();
             exit(0);
@@ -533,7 +466,7 @@ static int cmd_report(int argc, char **argv)
         } else if (opt == OPT_PRINT) {
             print = true;
         } else {
-            return getopt_failed("report", opt, argv);
+            return pkb_cli_getopt_failed(usage_text, "report", opt, argv);
         }
     }
     if (optind >= argc)
@@ -547,9 +480,8 @@ static int cmd_report(int argc, char **argv)
     int rc = pkb_report_render(file, out, &ro, err, sizeof err);
     pk_cleanup();
     if (rc != 0) {
-        fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));
         pkb_buf_free(&written);
-        return 1;
+        return pkb_cli_failed(rc, err);
     }
     /* The files are in place; now what they say (when asked) and where they are. */
     rc = print ? print_tables(file, &b) : 0;

@@ -1,60 +1,40 @@
 /*
- * `pkbench compare` and `pkbench check`: the command line over compare.h.
+ * `pkbench check`: runs a suite, compares it with a baseline (cli.h, compare.h), and reports only
+ * the regressions that repeat.
  *
- * compare reads files only. check measures: it runs `pkbench run` (this very executable, as a
- * child process, so every suite `run` knows works here unchanged, and the run sees exactly the
- * environment a direct run would: no extra cgroup, the same PKBENCH_TINY; its rounds spread a
- * neighbour's burst over every series; --sequential opts out), compares the new file with the
- * baseline, and before it reports a regression re-runs only the series that regressed (a filter
- * built from their names) and compares again. A regression is reported only when it repeats: two
- * independent runs must both show it, so noise has to strike twice (≈ p² instead of p). The
- * re-run's comparison corrects for the re-run series only. Both new results files are kept and
- * named on stderr. A series the baseline measured that the run lacks or failed is not re-run: it
- * fails the check (exit 2) as it is. When the first comparison was drift-corrected, the re-run
- * also measures the control series, so its comparison is corrected for its own drift.
- * (PKBENCH_CHECK_RUNNER names a program to start instead of this pkbench: the tests use it to
- * feed check prepared runs, so that "a regression that does not repeat is never confirmed" is
- * checked deterministically rather than on a noisy machine.)
+ * check measures: it runs `pkbench run` (this very executable, as a child process, so every suite
+ * `run` knows works here unchanged, and the run sees exactly the environment a direct run would:
+ * no extra cgroup, the same PKBENCH_TINY; its rounds spread a neighbour's burst over every series;
+ * --sequential opts out), compares the new file with the baseline, and before it reports a
+ * regression re-runs only the series that regressed (a filter built from their names) and
+ * compares again. A regression is reported only when it repeats: two independent runs must both
+ * show it, so noise has to strike twice (≈ p² instead of p). The re-run's comparison corrects for
+ * the re-run series only. Both new results files are kept and named on stderr. A series the
+ * baseline measured that the run lacks or failed is not re-run: it fails the check (exit 2) as it
+ * is. When the first comparison was drift-corrected, the re-run also measures the control series,
+ * so its comparison is corrected for its own drift. (PKBENCH_CHECK_RUNNER names a program to
+ * start instead of this pkbench: the tests use it to feed check prepared runs, so that "a
+ * regression that does not repeat is never confirmed" is checked deterministically rather than on
+ * a noisy machine.)
  *
- * Exit status (both commands): 0 no regression; 2 a (confirmed) regression, or a series missing
- * or failed in the new run; 3 none of those, but a series was undecidable (too few samples, too
- * noisy) or could not run for an environmental reason (named); 1 a usage or input error (one line
- * on stderr, nothing written); 130 interrupted (check: the run's file keeps finished series).
+ * Exit status: as compare's (cli.c), and 130 when interrupted (the run's file keeps finished
+ * series).
  */
 #define _GNU_SOURCE
-#include "regress/compare.h"
+#include "regress/cli.h"
 
+#include "common/cli.h"
 #include "common/files.h"
 #include "common/parse.h"
 #include "processkit.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-static const char compare_usage[] =
-    "usage: pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE]\n"
-    "                       [--alpha A] [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
-    "                       [--env-keys K1,K2,...] [--strict-env]\n"
-    "                       [--no-drift-correction] [--drift-limit PCT]\n"
-    "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
-    "\n"
-    "Between two files the control series (marked `control`: code that cannot change with the\n"
-    "library) measure the machine's drift; every other series is judged drift-corrected, and a\n"
-    "drift above --drift-limit (default 25%), controls that disagree, or a scenario whose drift\n"
-    "is more than 15% off the whole machine's make it undecidable (\"machine changed\", exit 3).\n"
-    "--no-drift-correction judges the raw samples.\n"
-    "Exit status: 0 no regression; 2 a regression or a series missing in NEW; 3 undecidable;\n"
-    "1 a usage or input error.\n";
 
 static const char check_usage[] =
     "usage: pkbench check --baseline FILE [--suite NAME] [--profile quick|full] [--filter REGEX]\n"
@@ -64,296 +44,20 @@ static const char check_usage[] =
     "                     [--env-keys LIST]\n"
     "                     [--strict-env] [--no-drift-correction] [--drift-limit PCT]\n";
 
-static int usage_error(const char *usage, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int usage_error(const char *usage, const char *fmt, ...)
-{
-    fputs("pkbench: ", stderr);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fputs(usage, stderr);
-    return 1;
-}
-
-/* Every option of both commands; each command accepts the ones its table lists. */
-enum {
-    OPT_ALPHA = 1000,
-    OPT_THRESHOLD,
-    OPT_CV_LIMIT,
-    OPT_FILTER,
-    OPT_ENV_KEYS,
-    OPT_FORMAT,
-    OPT_STRICT_ENV,
-    OPT_OUT,
-    OPT_BASELINE_CONTENDER,
-    OPT_BASELINE,
-    OPT_SUITE,
-    OPT_PROFILE,
-    OPT_NO_PRIME,
-    OPT_SEQUENTIAL,
-    OPT_SETTLE,
-    OPT_REPETITIONS,
-    OPT_NO_DRIFT,
-    OPT_DRIFT_LIMIT,
-    OPT_HELP = 'h',
-};
-
-#define COMPARE_OPTIONS                                                                            \
-    {"alpha", required_argument, NULL, OPT_ALPHA},                                                 \
-        {"threshold", required_argument, NULL, OPT_THRESHOLD},                                     \
-        {"cv-limit", required_argument, NULL, OPT_CV_LIMIT},                                       \
-        {"filter", required_argument, NULL, OPT_FILTER},                                           \
-        {"env-keys", required_argument, NULL, OPT_ENV_KEYS},                                       \
-        {"format", required_argument, NULL, OPT_FORMAT},                                           \
-        {"strict-env", no_argument, NULL, OPT_STRICT_ENV},                                         \
-        {"out", required_argument, NULL, OPT_OUT},                                                 \
-        {"no-drift-correction", no_argument, NULL, OPT_NO_DRIFT},                                  \
-        {"drift-limit", required_argument, NULL, OPT_DRIFT_LIMIT},                                 \
-    {                                                                                              \
-        "help", no_argument, NULL, OPT_HELP                                                        \
-    }
-
-static const struct option compare_options[] = {
-    COMPARE_OPTIONS,
-    {"baseline-contender", required_argument, NULL, OPT_BASELINE_CONTENDER},
-    {NULL, 0, NULL, 0},
-};
-
 static const struct option check_options[] = {
-    COMPARE_OPTIONS,
+    PKB_COMPARE_OPTIONS,
     {"baseline", required_argument, NULL, OPT_BASELINE},
-    {"suite", required_argument, NULL, OPT_SUITE},
-    {"profile", required_argument, NULL, OPT_PROFILE},
-    {"no-prime", no_argument, NULL, OPT_NO_PRIME},
-    {"sequential", no_argument, NULL, OPT_SEQUENTIAL},
-    {"settle", required_argument, NULL, OPT_SETTLE},
-    {"repetitions", required_argument, NULL, OPT_REPETITIONS},
+    PKB_CLI_RUN_OPTIONS,
     {NULL, 0, NULL, 0},
 };
-
-/* getopt_long over argv[1..] (argv[1], the command, plays the program), printing nothing of its
- * own: ':' a missing value, '?' an unknown option, named by the caller. */
-static int next_option(int argc, char **argv, const struct option *options)
-{
-    opterr = 0;
-    return getopt_long(argc - 1, argv + 1, ":h", options, NULL);
-}
-
-static int getopt_failed(const char *usage, const char *cmd, int opt, char **argv)
-{
-    const char *arg = argv[optind]; /* argv + 1 is what getopt saw: its optind - 1 */
-    if (opt == ':')
-        return usage_error(usage, "%s: %s needs a value", cmd, arg);
-    return usage_error(usage, "%s: unknown option '%s'", cmd, arg);
-}
-
-/* A percentage ("5", "5%") or "none": the fraction, negative for none (compare.h). */
-static bool parse_percent(const char *v, double *frac)
-{
-    double x;
-    if (strcmp(v, "none") == 0) {
-        *frac = -1;
-        return true;
-    }
-    if (!pkb_parse_number(v, true, &x) || x < 0 || x >= 1000)
-        return false;
-    *frac = x == 0 ? -1 : x / 100;
-    return true;
-}
-
-/* The options compare and check share. Returns 1 when `opt` was one of them, 0 when it was not,
- * -1 after printing a usage error. */
-static int compare_option(int opt,
-                          const char *v,
-                          pkb_compare_options *o,
-                          pkb_compare_format *format,
-                          const char **out,
-                          const char *usage)
-{
-    switch (opt) {
-    case OPT_STRICT_ENV:
-        o->strict_env = true;
-        return 1;
-    case OPT_NO_DRIFT:
-        o->no_drift_correction = true;
-        return 1;
-    case OPT_DRIFT_LIMIT:
-        if (!parse_percent(v, &o->drift_limit) || o->drift_limit <= 0)
-            return -usage_error(usage,
-                                "--drift-limit needs a percentage above 0 (25 or 25%%), "
-                                "got '%s'",
-                                v);
-        return 1;
-    case OPT_ALPHA:
-        if (!pkb_parse_number(v, false, &o->alpha) || !(o->alpha > 0 && o->alpha < 1))
-            return -usage_error(usage, "--alpha needs a number in (0, 1), got '%s'", v);
-        return 1;
-    case OPT_THRESHOLD:
-        if (!parse_percent(v, &o->threshold))
-            return -usage_error(usage,
-                                "--threshold needs a percentage (5 or 5%%) or none, got '%s'", v);
-        return 1;
-    case OPT_CV_LIMIT:
-        if (!parse_percent(v, &o->cv_limit))
-            return -usage_error(usage, "--cv-limit needs a percentage (5 or 5%%) or none, got '%s'",
-                                v);
-        return 1;
-    case OPT_FILTER:
-        o->filter = v;
-        return 1;
-    case OPT_ENV_KEYS:
-        o->env_keys = v;
-        return 1;
-    case OPT_FORMAT:
-        if (pkb_compare_parse_format(v, format) != 0)
-            return -usage_error(usage, "--format needs text, md or json, got '%s'", v);
-        return 1;
-    case OPT_OUT:
-        if (v[0] == '\0')
-            return -usage_error(usage, "--out needs a file name");
-        *out = v;
-        return 1;
-    }
-    return 0;
-}
-
-/* Writes text to path atomically, or to stdout when path is NULL. */
-static int emit(const char *text, const char *path)
-{
-    if (path == NULL) {
-        fputs(text, stdout);
-        return fflush(stdout) == 0 ? 0 : -EIO;
-    }
-    return pkb_write_text_atomic(path, text, strlen(text));
-}
-
-static void warn_env(const pkb_compare *c)
-{
-    if (c->nenv == 0)
-        return;
-    fputs("pkbench: warning: the environments differ:", stderr);
-    for (size_t i = 0; i < c->nenv; i++)
-        fprintf(stderr, "%s %s '%s' (base) vs '%s' (new)", i ? ";" : "", c->env[i].key,
-                c->env[i].base, c->env[i].cand);
-    fputs(" (--strict-env makes this an error)\n", stderr);
-}
-
-static void warn_settings(const pkb_compare *c)
-{
-    if (c->nsettings == 0)
-        return;
-    fputs("pkbench: warning: the runs were made with different settings:", stderr);
-    for (size_t i = 0; i < c->nsettings; i++)
-        fprintf(stderr, "%s %s '%s' (base) vs '%s' (new)", i ? ";" : "", c->settings[i].key,
-                c->settings[i].base, c->settings[i].cand);
-    fputs(" (--strict-env makes this an error)\n", stderr);
-}
-
-/* Between two runs, a rank test over each run's samples cannot tell a regression from the whole
- * machine being slower in one run; an A/A noise floor, or a confirming re-run, can. */
-static void warn_no_floor(const pkb_compare *c, const char *how)
-{
-    if (c->cand_path == NULL || c->noise_floor_known || c->drift_applied)
-        return; /* the drift correction separates the machine's shift from the code's */
-    fprintf(
-        stderr,
-        "pkbench: warning: %s has no noise floor: between two runs a shift of the whole machine "
-        "reads as a change; make the base with `pkbench run --aa`%s\n",
-        c->base_path, how);
-}
-
-static void say_status(const pkb_compare *c, const char *prefix)
-{
-    if (c->status == 0)
-        return;
-    char line[2048];
-    pkb_compare_summary_line(c, line, sizeof line);
-    fprintf(stderr, "pkbench: %s%s\n", prefix, line);
-}
-
-/* ==== compare ================================================================================ */
-
-int pkb_cmd_compare(int argc, char **argv)
-{
-    const char *files[2] = {NULL, NULL}, *out = NULL;
-    size_t nfiles = 0;
-    pkb_compare_options o = {0};
-    pkb_compare_format format = PKB_COMPARE_TEXT;
-    int opt;
-    while ((opt = next_option(argc, argv, compare_options)) != -1) {
-        if (opt == OPT_HELP) {
-            fputs(compare_usage, stdout);
-            return 0;
-        }
-        int r = compare_option(opt, optarg, &o, &format, &out, compare_usage);
-        if (r < 0)
-            return 1;
-        if (r > 0)
-            continue;
-        if (opt == OPT_BASELINE_CONTENDER && optarg[0] != '\0')
-            o.baseline_contender = optarg;
-        else if (opt == OPT_BASELINE_CONTENDER)
-            return usage_error(compare_usage, "--baseline-contender needs a contender's name");
-        else
-            return getopt_failed(compare_usage, "compare", opt, argv);
-    }
-    for (int i = optind + 1; i < argc; i++) {
-        if (nfiles == 2)
-            return usage_error(compare_usage, "compare: extra argument '%s'", argv[i]);
-        files[nfiles++] = argv[i];
-    }
-    if (o.baseline_contender != NULL && nfiles != 1)
-        return usage_error(compare_usage,
-                           "compare: --baseline-contender takes exactly one results file");
-    if (o.baseline_contender == NULL && nfiles != 2)
-        return usage_error(compare_usage, "compare: needs BASE.json and NEW.json");
-
-    int rc = out != NULL ? pkb_check_writable(out) : 0;
-    if (rc != 0) {
-        fprintf(stderr, "pkbench: cannot write %s: %s\n", out, strerror(-rc));
-        return 1;
-    }
-    pkb_compare c;
-    char err[1024] = "";
-    rc = pkb_compare_files(files[0], files[1], &o, &c, err, sizeof err);
-    if (rc != 0) {
-        fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));
-        return 1;
-    }
-    warn_env(&c);
-    warn_settings(&c);
-    warn_no_floor(&c, ", or use `pkbench check`, which confirms a regression by a re-run");
-    char *text;
-    rc = pkb_compare_render(&c, format, &text);
-    if (rc == 0) {
-        rc = emit(text, out);
-        free(text);
-        if (rc != 0)
-            fprintf(stderr, "pkbench: cannot write %s: %s\n", out ? out : "the output",
-                    strerror(-rc));
-    } else {
-        fprintf(stderr, "pkbench: out of memory\n");
-    }
-    int status = rc != 0 ? 1 : c.status;
-    if (rc == 0)
-        say_status(&c, "");
-    pkb_compare_free(&c);
-    return status;
-}
 
 /* ==== check ================================================================================== */
 
 static pk_cancel *check_cancel;
-static volatile sig_atomic_t check_interrupted;
 
 static void on_check_signal(int sig)
 {
     (void)sig;
-    check_interrupted = 1;
     /* SIGTERM, not the signal we got: a terminal's Ctrl-C already reached the child, whose
      * SIGINT handler is one-shot; its SIGTERM handler stops it the same graceful way. */
     if (check_cancel != NULL)
@@ -533,9 +237,9 @@ static int conclude(const pkb_compare *first,
         json_object_set_new(doc, "confirmed", jc);
         json_object_set_new(doc, "not_repeated", jn);
         json_object_set_new(doc, "status", json_integer(status));
-        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        char *s = pkb_json_text(doc, 2);
         if (s != NULL)
-            printf("%s\n", s);
+            fputs(s, stdout);
         free(s);
         json_decref(doc);
         return status;
@@ -582,22 +286,19 @@ static void say_confirmed(const pkb_compare *first, const pkb_compare *again, in
     fputc('\n', stderr);
 }
 
-static void default_paths(const char *out, char *path, size_t cap, char *rerun, size_t rcap)
+/* The first run's results file (--out, else results/check-<UTC time>.json, creating results/)
+ * and the re-run's beside it ("-rerun" before ".json"). Returns 0, or 1 after a message. */
+static int check_paths(const char *out, char *path, char *rerun, size_t cap)
 {
-    if (out != NULL) {
+    if (out != NULL)
         snprintf(path, cap, "%s", out);
-    } else {
-        char stamp[32];
-        time_t t = time(NULL);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-        snprintf(path, cap, "results/check-%s.json", stamp);
-    }
+    else if (pkb_cli_results_path("check", path, cap) != 0)
+        return 1;
     size_t n = strlen(path);
     bool json = n > 5 && strcmp(path + n - 5, ".json") == 0;
-    if (snprintf(rerun, rcap, "%.*s-rerun.json", (int)(json ? n - 5 : n), path) >= (int)rcap)
-        rerun[0] = '\0';
+    if (snprintf(rerun, cap, "%.*s-rerun.json", (int)(json ? n - 5 : n), path) >= (int)cap)
+        return pkb_cli_usage_error(check_usage, "check: --out path too long: '%s'", path);
+    return 0;
 }
 
 /* check's command line. Returns 0, or 1 after a usage message; -1 for --help (printed). */
@@ -612,52 +313,54 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
 {
     *c = (struct check_cli){.run = {.suite = "scenarios", .profile = "quick", .prime = true}};
     int opt;
-    while ((opt = next_option(argc, argv, check_options)) != -1) {
+    while ((opt = pkb_cli_next_option(argc - 1, argv + 1, check_options)) != -1) {
         if (opt == OPT_HELP) {
             fputs(check_usage, stdout);
             return -1;
         }
-        int r = compare_option(opt, optarg, &c->o, &c->format, &c->out, check_usage);
+        int r = pkb__compare_option(opt, optarg, &c->o, &c->format, &c->out, check_usage);
         if (r < 0)
             return 1;
         if (r > 0)
             continue;
-        if (opt == OPT_NO_PRIME)
+        if (opt == PKB_OPT_NO_PRIME)
             c->run.prime = false;
-        else if (opt == OPT_SEQUENTIAL)
+        else if (opt == PKB_OPT_SEQUENTIAL)
             c->run.sequential = true;
-        else if (opt == OPT_SETTLE) {
+        else if (opt == PKB_OPT_SETTLE) {
             double v;
-            if (!pkb_parse_number(optarg, false, &v) || !(v >= 0 && v <= 60))
-                return usage_error(check_usage,
-                                   "check: --settle needs seconds from 0 to 60, got '%s'", optarg);
+            if (!pkb_cli_settle(optarg, &v))
+                return pkb_cli_usage_error(
+                    check_usage, "check: --settle needs seconds from 0 to 60, got '%s'", optarg);
             c->run.settle = optarg;
-        } else if (opt == OPT_REPETITIONS) {
+        } else if (opt == PKB_OPT_REPETITIONS) {
             long v;
             if (!pkb_parse_count(optarg, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, &v))
-                return usage_error(check_usage,
-                                   "check: --repetitions needs a count from %d to %d, got '%s'",
-                                   PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, optarg);
+                return pkb_cli_usage_error(
+                    check_usage, "check: --repetitions needs a count from %d to %d, got '%s'",
+                    PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, optarg);
             c->run.repetitions = optarg;
-        } else if (opt != OPT_BASELINE && opt != OPT_SUITE && opt != OPT_PROFILE)
-            return getopt_failed(check_usage, "check", opt, argv);
+        } else if (opt != OPT_BASELINE && opt != PKB_OPT_SUITE && opt != PKB_OPT_PROFILE)
+            return pkb_cli_getopt_failed(check_usage, "check", opt, argv + 1);
         else if (optarg[0] == '\0')
-            return usage_error(check_usage, "check: --%s needs a value",
-                               opt == OPT_BASELINE ? "baseline"
-                               : opt == OPT_SUITE  ? "suite"
-                                                   : "profile");
+            return pkb_cli_usage_error(check_usage, "check: --%s needs a value",
+                                       opt == OPT_BASELINE    ? "baseline"
+                                       : opt == PKB_OPT_SUITE ? "suite"
+                                                              : "profile");
         else
-            *(opt == OPT_BASELINE ? &c->baseline
-              : opt == OPT_SUITE  ? &c->run.suite
-                                  : &c->run.profile) = optarg;
+            *(opt == OPT_BASELINE    ? &c->baseline
+              : opt == PKB_OPT_SUITE ? &c->run.suite
+                                     : &c->run.profile) = optarg;
     }
     if (optind + 1 < argc)
-        return usage_error(check_usage, "check: unexpected argument '%s'", argv[optind + 1]);
+        return pkb_cli_usage_error(check_usage, "check: unexpected argument '%s'",
+                                   argv[optind + 1]);
     c->run.filter = c->o.filter;
     if (c->baseline == NULL)
-        return usage_error(check_usage, "check: --baseline FILE is required");
+        return pkb_cli_usage_error(check_usage, "check: --baseline FILE is required");
     if (strcmp(c->run.profile, "quick") != 0 && strcmp(c->run.profile, "full") != 0)
-        return usage_error(check_usage, "--profile needs full or quick, got '%s'", c->run.profile);
+        return pkb_cli_usage_error(check_usage, "--profile needs full or quick, got '%s'",
+                                   c->run.profile);
     return 0;
 }
 
@@ -669,30 +372,16 @@ static int prepare_check(const struct check_cli *c, char *path, char *rerun, siz
         fprintf(stderr, "pkbench: %s\n", err);
         return 1;
     }
-    default_paths(c->out, path, cap, rerun, cap);
-    if (rerun[0] == '\0')
-        return usage_error(check_usage, "check: --out path too long: '%s'", path);
-    if (c->out == NULL && mkdir("results", 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "pkbench: cannot create results/: %s\n", strerror(errno));
+    if (check_paths(c->out, path, rerun, cap) != 0)
         return 1;
-    }
     /* Before anything is measured: both runs' results, and the comparison. */
-    const char *outs[2] = {path, rerun};
-    for (int i = 0; i < 2; i++) {
-        int rc = pkb_check_writable(outs[i]);
-        if (rc != 0) {
-            fprintf(stderr, "pkbench: cannot write %s: %s\n", outs[i], strerror(-rc));
-            return 1;
-        }
-    }
+    if (pkb_cli_check_writable(path) != 0 || pkb_cli_check_writable(rerun) != 0)
+        return 1;
     if (pk_cancel_new(&check_cancel) != 0) {
         fprintf(stderr, "pkbench: out of memory\n");
         return 1;
     }
-    struct sigaction sa = {.sa_handler = on_check_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    pkb_cli_on_stop(on_check_signal, 0);
     return 0;
 }
 
@@ -710,9 +399,7 @@ static int first_run(const struct check_cli *c, const char *path, pkb_compare *f
             fprintf(stderr, "pkbench: %s\n", err);
     }
     if (*have) {
-        warn_env(first);
-        warn_settings(first);
-        warn_no_floor(first, " (a regression here is still confirmed by a re-run)");
+        pkb__compare_warn(first, " (a regression here is still confirmed by a re-run)");
         if (c->format != PKB_COMPARE_JSON)
             print_rendered(first, c->format);
     }
@@ -777,7 +464,7 @@ static void say_where(int status,
     if (have_again)
         say_confirmed(first, again, status);
     else if (have_first && status == first->status)
-        say_status(first, "");
+        pkb__compare_say_status(first);
     if (status == 130 && have_first)
         fprintf(stderr,
                 "pkbench: check interrupted during the re-run; results %s and %s (partial)\n", path,

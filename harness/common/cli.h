@@ -1,0 +1,69 @@
+/*
+ * cli — what pkbench's commands (pkbench.c's run, report and list; regress/'s compare and check)
+ * share on their command lines: getopt_long over a command's own arguments with the errors named
+ * by pkbench rather than by getopt, the one-line usage error, the values more than one command
+ * takes, the default results file's name, and the lines every command ends with on failure.
+ *
+ * Every function that prints returns pkbench's exit status for what it printed (1).
+ */
+#ifndef PKB_COMMON_CLI_H
+#define PKB_COMMON_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The options of `pkbench run` that `pkbench check` takes too and passes on to its runs: one
+ * code each, and their lines of a getopt_long table, for both commands (whose own codes start at
+ * 1000). */
+enum {
+    PKB_OPT_SUITE = 900,
+    PKB_OPT_PROFILE,
+    PKB_OPT_NO_PRIME,
+    PKB_OPT_SEQUENTIAL,
+    PKB_OPT_SETTLE,
+    PKB_OPT_REPETITIONS,
+};
+
+#define PKB_CLI_RUN_OPTIONS                                                                        \
+    {"suite", required_argument, NULL, PKB_OPT_SUITE},                                             \
+        {"profile", required_argument, NULL, PKB_OPT_PROFILE},                                     \
+        {"no-prime", no_argument, NULL, PKB_OPT_NO_PRIME},                                         \
+        {"sequential", no_argument, NULL, PKB_OPT_SEQUENTIAL},                                     \
+        {"settle", required_argument, NULL, PKB_OPT_SETTLE},                                       \
+    {                                                                                              \
+        "repetitions", required_argument, NULL, PKB_OPT_REPETITIONS                                \
+    }
+
+/* getopt_long over a command's arguments, args[0] (the command's name) playing the program, with
+ * opterr 0 so that getopt prints nothing of its own (it would name the wrong program): ':' a
+ * value is missing, '?' an unknown option (pkb_cli_getopt_failed names either), 'h' for -h. */
+int pkb_cli_next_option(int argc, char **args, const struct option *options);
+
+/* "pkbench: <message>" and the command's usage on stderr. Returns 1. */
+int pkb_cli_usage_error(const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* After pkb_cli_next_option returned ':' or '?' (opt): "<cmd>: --x needs a value" or "<cmd>:
+ * unknown option '--x'", then the usage. `args` as given to pkb_cli_next_option. Returns 1. */
+int pkb_cli_getopt_failed(const char *usage, const char *cmd, int opt, char **args);
+
+/* --settle's value: seconds from 0 to 60. */
+bool pkb_cli_settle(const char *v, double *seconds);
+
+/* results/<name>-<UTC time>.json into path, creating results/ first. Returns 0, or 1 after
+ * saying why results/ cannot be created. */
+int pkb_cli_results_path(const char *name, char *path, size_t cap);
+
+/* Before anything is measured or computed: whether `path` can be written
+ * (files.h's pkb_check_writable). Returns 0, or 1 after saying why not. */
+int pkb_cli_check_writable(const char *path);
+
+/* A failed call's one line, "pkbench: <err>" (strerror(-rc) when err is empty). Returns 1. */
+int pkb_cli_failed(int rc, const char *err);
+
+/* Installs `handler` for SIGINT and SIGTERM (sa_flags `flags`, e.g. SA_RESETHAND: a second
+ * Ctrl-C kills). */
+void pkb_cli_on_stop(void (*handler)(int), int flags);
+
+#endif /* PKB_COMMON_CLI_H */
