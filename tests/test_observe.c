@@ -48,7 +48,7 @@ static void need(const pkb_observer *ob, const pkb_obs_options *o)
         pk_test_skip("pk_churn is built only with PK_BUILD_BENCH");
     pkb_obs_options d = pkb_obs_defaults(o);
     char why[512] = "";
-    if (ob->probe(&d, why, sizeof why) != 0)
+    if (ob->probe(ob, &d, why, sizeof why) != 0)
         pk_test_skip("%s: %s", ob->name, why);
 }
 

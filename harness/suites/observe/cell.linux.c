@@ -303,7 +303,7 @@ int pkb_cell_run(
     o.netns_inode = ns.inode;
     void *state = NULL;
     double cpu0 = thread_cpu_s();
-    rc = ob->setup(&o, &state, why, cap);
+    rc = ob->setup(ob, &o, &state, why, cap);
     res->setup_cpu_s = thread_cpu_s() - cpu0;
     struct role roles[2] = {{"server", NULL, -1}, {"client", NULL, -1}};
     pkb_obsmap sets[3] = {{0}}; /* long-lived, churned (client); accepted (server) */

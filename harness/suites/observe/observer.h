@@ -1,7 +1,8 @@
 /*
  * observer — the contract every observer contender implements (one file each in observers/,
  * one line in observers/registry.h), in the spirit of the spawn contenders: the suite only
- * orchestrates and records.
+ * orchestrates and records. Observers that work alike share their steps (a family: the pollers'
+ * poll.c, the ring readers' ring.c) and differ by a variant.
  *
  *   probe   can it run on this host? 0, or a negative errno with a one-line SKIP reason
  *   setup   everything before watching (opening, loading, attaching); its CPU is reported apart
@@ -68,17 +69,41 @@ typedef struct pkb_obs_view {
 void pkb_obs_view_free(pkb_obs_view *v);
 
 /* Each function gets back the state its setup made (the observer's own, opaque here). */
-typedef struct pkb_observer {
+typedef struct pkb_observer pkb_observer;
+struct pkb_observer {
     const char *name;
     const char *description; /* one line */
-    int (*probe)(const pkb_obs_options *o, char *why, size_t cap);
-    int (*setup)(const pkb_obs_options *o, void **state, char *why, size_t cap);
+    unsigned variant;        /* what its family's steps do differently for it (poll.h, ring.h) */
+    int (*probe)(const pkb_observer *self, const pkb_obs_options *o, char *why, size_t cap);
+    int (*setup)(
+        const pkb_observer *self, const pkb_obs_options *o, void **state, char *why, size_t cap);
     /* Returns 0, -EINTR when pkbench was interrupted, or another negative errno (with why). */
     int (*run)(void *state, int64_t until_ns, pkb_obs_view *view, char *why, size_t cap);
     int (*final)(void *state, pkb_obs_view *view, char *why, size_t cap);
     void (*report)(void *state, pkb_obs_view *view);
     void (*free)(void *state);
-} pkb_observer;
+};
+
+/* Declares a family's steps, with the signatures of the contract's: `family`_probe, _setup,
+ * _run, _final, _report and _free. */
+#define PKB_OBSERVER_FAMILY(family)                                                                \
+    int family##_probe(const pkb_observer *self, const pkb_obs_options *o, char *why, size_t cap); \
+    int family##_setup(const pkb_observer *self, const pkb_obs_options *o, void **state,           \
+                       char *why, size_t cap);                                                     \
+    int family##_run(void *state, int64_t until_ns, pkb_obs_view *view, char *why, size_t cap);    \
+    int family##_final(void *state, pkb_obs_view *view, char *why, size_t cap);                    \
+    void family##_report(void *state, pkb_obs_view *view);                                         \
+    void family##_free(void *state)
+
+/* An observer whose steps are a family's: `family`_probe, _setup, _run, _final, _report and
+ * _free (poll.h's pkb__poller_*, ring.h's pkb__ring_*), told apart by `variant`. What an
+ * observer's file defines: const pkb_observer pkb_observer_<name> = PKB_OBSERVER_OF(...). */
+#define PKB_OBSERVER_OF(family, name_, variant_, description_)                                     \
+    {                                                                                              \
+        .name = name_, .description = description_, .variant = variant_, .probe = family##_probe,  \
+        .setup = family##_setup, .run = family##_run, .final = family##_final,                     \
+        .report = family##_report, .free = family##_free,                                          \
+    }
 
 /* The registry (observers/registry.h), in the order of tables and legends. */
 extern const pkb_observer *const pkb_observers[];

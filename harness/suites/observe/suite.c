@@ -284,7 +284,7 @@ static json_t *gate(struct item *items, size_t n, const pkb_obs_options *o)
         if (mine == 0)
             continue;
         char why[400] = "";
-        int rc = ob->probe(o, why, sizeof why);
+        int rc = ob->probe(ob, o, why, sizeof why);
         json_object_set_new(observers, ob->name,
                             json_pack("{s:b, s:s?}", "runs", rc == 0, "reason", rc ? why : NULL));
         if (rc == 0)

@@ -27,20 +27,11 @@ json_t *pkb__bpf_gates(void)
     return json_pack("{s:b, s:s}", "built", 0, "reason", PKB_OBSERVE_BPF_MISSING);
 }
 
-int pkb__bpf_open(const pkb_obs_options *o,
-                  int need,
-                  bool no_wakeup,
-                  pkb_bpf_event_fn fn,
-                  void *ctx,
-                  pkb_bpf **out,
-                  char *why,
-                  size_t cap)
+int pkb__bpf_open(
+    const pkb_obs_options *o, const pkb_bpf_request *req, pkb_bpf **out, char *why, size_t cap)
 {
-    (void)no_wakeup;
-    (void)fn;
-    (void)ctx;
     *out = NULL;
-    return pkb__bpf_probe(o, need, why, cap);
+    return pkb__bpf_probe(o, req->need, why, cap);
 }
 
 int pkb__bpf_ring_poll(pkb_bpf *b, int timeout_ms)

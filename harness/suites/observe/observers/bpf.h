@@ -38,18 +38,19 @@ json_t *pkb__bpf_gates(void);
 /* Called for every ring record, in ring order. */
 typedef void (*pkb_bpf_event_fn)(void *ctx, const struct pkb_obs_event *e);
 
-/* Loads and attaches what `need` names (after a successful probe), filtering on
- * o->netns_inode, the ring sized o->ring_bytes, records submitted without a wake-up when
- * `no_wakeup`; BPF_STATS_RUN_TIME stays enabled until pkb__bpf_close. Returns 0 or a negative
- * errno with why. */
-int pkb__bpf_open(const pkb_obs_options *o,
-                  int need,
-                  bool no_wakeup,
-                  pkb_bpf_event_fn fn,
-                  void *ctx,
-                  pkb_bpf **out,
-                  char *why,
-                  size_t cap);
+/* What an observer asks pkb__bpf_open for. */
+typedef struct pkb_bpf_request {
+    int need;                  /* pkb_bpf_need bits */
+    bool no_wakeup;            /* ring records submitted with BPF_RB_NO_WAKEUP */
+    pkb_bpf_event_fn on_event; /* called with ctx for every ring record (PKB_BPF_RING) */
+    void *ctx;
+} pkb_bpf_request;
+
+/* Loads and attaches what req->need names (after a successful probe), filtering on
+ * o->netns_inode, the ring sized o->ring_bytes; BPF_STATS_RUN_TIME stays enabled until
+ * pkb__bpf_close. Returns 0 or a negative errno with why. */
+int pkb__bpf_open(
+    const pkb_obs_options *o, const pkb_bpf_request *req, pkb_bpf **out, char *why, size_t cap);
 
 /* Waits up to timeout_ms for records and consumes them; returns how many, or a negative errno
  * (-EINTR when a signal arrived). */

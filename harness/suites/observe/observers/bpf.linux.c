@@ -291,16 +291,11 @@ static int attach_chosen(pkb_bpf *b, const struct variant *const *on, int n, cha
     return 0;
 }
 
-int pkb__bpf_open(const pkb_obs_options *o,
-                  int need,
-                  bool no_wakeup,
-                  pkb_bpf_event_fn fn,
-                  void *ctx,
-                  pkb_bpf **out,
-                  char *why,
-                  size_t cap)
+int pkb__bpf_open(
+    const pkb_obs_options *o, const pkb_bpf_request *req, pkb_bpf **out, char *why, size_t cap)
 {
     *out = NULL;
+    int need = req->need;
     int rc = pkb__bpf_probe(o, need, why, cap);
     if (rc != 0)
         return rc;
@@ -313,8 +308,8 @@ int pkb__bpf_open(const pkb_obs_options *o,
     if (b == NULL)
         return -ENOMEM;
     b->stats_fd = -1;
-    b->fn = fn;
-    b->ctx = ctx;
+    b->fn = req->on_event;
+    b->ctx = req->ctx;
     last_warning[0] = '\0';
     b->skel = open_skeleton(o->btf_path);
     if (b->skel == NULL) {
@@ -323,7 +318,7 @@ int pkb__bpf_open(const pkb_obs_options *o,
     }
     select_programs(b->skel, on, n);
     b->skel->rodata->target_netns = o->netns_inode;
-    b->skel->rodata->submit_flags = no_wakeup ? BPF_RB_NO_WAKEUP : 0;
+    b->skel->rodata->submit_flags = req->no_wakeup ? BPF_RB_NO_WAKEUP : 0;
     bpf_map__set_max_entries(b->skel->maps.events,
                              (need & PKB_BPF_RING) ? (uint32_t)o->ring_bytes : 4096);
     if ((rc = pkb_observe_bpf__load(b->skel)) != 0) {

@@ -7,16 +7,19 @@
 
 #include <stddef.h>
 
-static int probe(const pkb_obs_options *o, char *why, size_t cap)
+static int none_probe(const pkb_observer *self, const pkb_obs_options *o, char *why, size_t cap)
 {
+    (void)self;
     (void)o;
     (void)why;
     (void)cap;
     return 0;
 }
 
-static int setup(const pkb_obs_options *o, void **state, char *why, size_t cap)
+static int
+none_setup(const pkb_observer *self, const pkb_obs_options *o, void **state, char *why, size_t cap)
 {
+    (void)self;
     (void)o;
     (void)why;
     (void)cap;
@@ -24,7 +27,7 @@ static int setup(const pkb_obs_options *o, void **state, char *why, size_t cap)
     return 0;
 }
 
-static int run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t cap)
+static int none_run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t cap)
 {
     (void)state;
     (void)v;
@@ -33,7 +36,7 @@ static int run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t ca
     return pkb_obs_sleep_until(until);
 }
 
-static int final(void *state, pkb_obs_view *v, char *why, size_t cap)
+static int none_final(void *state, pkb_obs_view *v, char *why, size_t cap)
 {
     (void)state;
     (void)v;
@@ -42,24 +45,16 @@ static int final(void *state, pkb_obs_view *v, char *why, size_t cap)
     return 0;
 }
 
-static void report(void *state, pkb_obs_view *v)
+static void none_report(void *state, pkb_obs_view *v)
 {
     (void)state;
     (void)v;
 }
 
-static void release(void *state)
+static void none_free(void *state)
 {
     (void)state;
 }
 
-const pkb_observer pkb_observer_none = {
-    .name = "none",
-    .description = "watches nothing: the workload alone",
-    .probe = probe,
-    .setup = setup,
-    .run = run,
-    .final = final,
-    .report = report,
-    .free = release,
-};
+const pkb_observer pkb_observer_none =
+    PKB_OBSERVER_OF(none, "none", 0, "watches nothing: the workload alone");

@@ -2,7 +2,7 @@
  * poll — what the three pollers share (poll.c, tables.c): the socket tables they read, the
  * inode -> process walks that attribute them, and the once-a-period loop that joins the two.
  * A poller is a table source plus an owner source; proc_poller, diag_poller and iter_poller
- * differ only in those two functions.
+ * differ only in those two (their variant), and each is one PKB_OBSERVER_OF(pkb__poller, ...).
  */
 #ifndef PKB_OBSERVE_POLL_H
 #define PKB_OBSERVE_POLL_H
@@ -31,24 +31,17 @@ int pkb__table_diag(int fd, pkb_row_fn fn, void *ctx, char *why, size_t cap);
  * Processes that vanish or deny access are skipped. */
 int pkb__fdwalk(pkb_obsmap *owners, char *why, size_t cap);
 
-typedef struct pkb_poller pkb_poller;
-struct pkb_poller {
-    int (*table)(pkb_poller *p, pkb_row_fn fn, void *ctx, char *why, size_t cap);
-    int (*owners_of)(pkb_poller *p, pkb_obsmap *owners, char *why, size_t cap);
-    int poll_ms;
-    pkb_obsmap owners;    /* this look's inode -> pid */
-    struct pkb_row *rows; /* this look's table */
-    size_t nrows, caprows;
-};
+/* Probing for the /proc table: /proc/thread-self/net/tcp can be read. */
+int pkb__table_proc_probe(char *why, size_t cap);
 
-/* Looks every poll_ms from now until `until` (the first look at once); the final look. Each
- * look reads the table, then the owners, and notes every row with an inode in view->seen (with
- * its owner when the walk found one); the final look also fills view->open with the
- * ESTABLISHED rows. */
-/* Both take an observer's state whose first member is its pkb_poller, so that a polling
- * observer names them as its run and final steps. */
-int pkb__poller_run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t cap);
-int pkb__poller_final(void *state, pkb_obs_view *v, char *why, size_t cap);
-void pkb__poller_free(pkb_poller *p);
+/* What a poller reads (its pkb_observer.variant): its socket table and its owner walk. */
+#define PKB_POLL_DIAG 1u /* the table from NETLINK_SOCK_DIAG; else /proc/net/tcp{,6} */
+#define PKB_POLL_ITER 2u /* the owners from a bpf_iter over task_file; else /proc/<pid>/fd */
+
+/* The pollers' steps (observer.h's PKB_OBSERVER_OF(pkb__poller, ...)). run looks every poll_ms
+ * from now until `until` (the first look at once); final takes the last look. Each look reads
+ * the table, then the owners, and notes every row with an inode in view->seen (with its owner
+ * when the walk found one); the final look also fills view->open with the ESTABLISHED rows. */
+PKB_OBSERVER_FAMILY(pkb__poller);
 
 #endif /* PKB_OBSERVE_POLL_H */

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "suites/observe/observers/ring.h"
 
+#include "run/run.h"
 #include "suites/observe/observers/bpf.h"
 #include "suites/observe/observers/poll.h"
 
@@ -20,6 +21,7 @@
 
 struct ring_obs {
     pkb_bpf *bpf;
+    int64_t period_ns;  /* PKB_RING_BATCHED: batch_ms; 0: woken per event */
     pkb_obsmap live;    /* kernel socket address -> its current lifecycle */
     pkb_obs_view *view; /* where this take's events land */
     uint64_t events;
@@ -60,17 +62,23 @@ static void on_event(void *ctx, const struct pkb_obs_event *e)
         r->error = rc;
 }
 
-int pkb__ring_probe(const pkb_obs_options *o, char *why, size_t cap)
+int pkb__ring_probe(const pkb_observer *self, const pkb_obs_options *o, char *why, size_t cap)
 {
+    (void)self;
     return pkb__bpf_probe(o, PKB_BPF_RING, why, cap);
 }
 
-int pkb__ring_setup(const pkb_obs_options *o, bool no_wakeup, void **state, char *why, size_t cap)
+int pkb__ring_setup(
+    const pkb_observer *self, const pkb_obs_options *o, void **state, char *why, size_t cap)
 {
     struct ring_obs *r = calloc(1, sizeof *r);
     if (r == NULL)
         return -ENOMEM;
-    int rc = pkb__bpf_open(o, PKB_BPF_RING, no_wakeup, on_event, r, &r->bpf, why, cap);
+    bool batched = self->variant & PKB_RING_BATCHED;
+    r->period_ns = batched ? (int64_t)o->batch_ms * 1000000 : 0;
+    pkb_bpf_request req = {
+        .need = PKB_BPF_RING, .no_wakeup = batched, .on_event = on_event, .ctx = r};
+    int rc = pkb__bpf_open(o, &req, &r->bpf, why, cap);
     if (rc != 0) {
         free(r);
         return rc;
@@ -79,9 +87,10 @@ int pkb__ring_setup(const pkb_obs_options *o, bool no_wakeup, void **state, char
     return 0;
 }
 
-int pkb__ring_take(void *state, pkb_obs_view *v, int timeout_ms, char *why, size_t cap)
+/* Waits up to timeout_ms for records and consumes them (timeout_ms < 0: consumes what is there
+ * without waiting); returns how many, or a negative errno. */
+static int take(struct ring_obs *r, pkb_obs_view *v, int timeout_ms, char *why, size_t cap)
 {
-    struct ring_obs *r = state;
     r->view = v;
     int n = timeout_ms < 0 ? pkb__bpf_ring_consume(r->bpf) : pkb__bpf_ring_poll(r->bpf, timeout_ms);
     if (n == -EINTR)
@@ -99,10 +108,46 @@ int pkb__ring_take(void *state, pkb_obs_view *v, int timeout_ms, char *why, size
     return n;
 }
 
+/* Woken per event: blocked in epoll until records come, looking at the deadline (and Ctrl-C) at
+ * least every 200 ms. */
+static int run_woken(struct ring_obs *r, int64_t until, pkb_obs_view *v, char *why, size_t cap)
+{
+    for (int64_t now = pkb_obs_now_ns(); now < until; now = pkb_obs_now_ns()) {
+        if (pkb_interrupted)
+            return -EINTR;
+        int64_t ms = (until - now + 999999) / 1000000;
+        int n = take(r, v, ms > 200 ? 200 : (int)ms, why, cap);
+        if (n < 0)
+            return n;
+    }
+    return 0;
+}
+
+/* Batched: asleep until the next period, then whatever the ring holds. */
+static int run_batched(struct ring_obs *r, int64_t until, pkb_obs_view *v, char *why, size_t cap)
+{
+    for (int64_t t = pkb_obs_now_ns() + r->period_ns;; t += r->period_ns) {
+        int rc = pkb_obs_sleep_until(t < until ? t : until);
+        if (rc != 0)
+            return rc;
+        int n = take(r, v, -1, why, cap);
+        if (n < 0)
+            return n;
+        if (t >= until)
+            return 0;
+    }
+}
+
+int pkb__ring_run(void *state, int64_t until, pkb_obs_view *v, char *why, size_t cap)
+{
+    struct ring_obs *r = state;
+    return r->period_ns > 0 ? run_batched(r, until, v, why, cap) : run_woken(r, until, v, why, cap);
+}
+
 int pkb__ring_final(void *state, pkb_obs_view *v, char *why, size_t cap)
 {
     struct ring_obs *r = state;
-    int n = pkb__ring_take(r, v, -1, why, cap);
+    int n = take(r, v, -1, why, cap);
     if (n < 0)
         return n;
     for (size_t i = 0; i < r->live.cap; i++) {

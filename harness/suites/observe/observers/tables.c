@@ -89,6 +89,17 @@ int pkb__table_proc(pkb_row_fn fn, void *ctx, char *why, size_t cap)
     return rc != 0 ? rc : read_table("/proc/thread-self/net/tcp6", fn, ctx, why, cap);
 }
 
+int pkb__table_proc_probe(char *why, size_t cap)
+{
+    int fd = open("/proc/thread-self/net/tcp", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot read /proc/thread-self/net/tcp: %s", strerror(errno));
+        return -errno;
+    }
+    close(fd);
+    return 0;
+}
+
 /* ---- sock_diag ----------------------------------------------------------------------------- */
 
 int pkb__table_diag_open(int *fd, char *why, size_t cap)
