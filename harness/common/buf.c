@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pkb_buf_printf(pkb_buf *b, const char *fmt, ...)
+void pkb_buf_vprintf(pkb_buf *b, const char *fmt, va_list ap)
 {
     if (b->failed)
         return;
     for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
+        va_list aq;
+        va_copy(aq, ap);
         size_t room = b->cap - b->len;
-        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
-        va_end(ap);
+        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, aq);
+        va_end(aq);
         if (n < 0) {
             b->failed = true;
             return;
@@ -38,6 +38,14 @@ void pkb_buf_printf(pkb_buf *b, const char *fmt, ...)
         b->data = bigger;
         b->cap = cap;
     }
+}
+
+void pkb_buf_printf(pkb_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pkb_buf_vprintf(b, fmt, ap);
+    va_end(ap);
 }
 
 void pkb_buf_puts(pkb_buf *b, const char *s)

@@ -8,6 +8,7 @@
 #ifndef PKB_COMMON_BUF_H
 #define PKB_COMMON_BUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -18,6 +19,7 @@ typedef struct pkb_buf {
 } pkb_buf;
 
 void pkb_buf_printf(pkb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pkb_buf_vprintf(pkb_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void pkb_buf_puts(pkb_buf *b, const char *s);
 void pkb_buf_free(pkb_buf *b);
 

@@ -56,6 +56,19 @@ void pkb_term_puts(pkb_buf *b, bool color, pkb_tone tone, const char *s)
         pkb_buf_puts(b, s);
 }
 
+void pkb_term_line(pkb_buf *b, bool color, pkb_tone tone, const char *fmt, ...)
+{
+    pkb_buf t = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    pkb_buf_vprintf(&t, fmt, ap);
+    va_end(ap);
+    pkb_term_puts(b, color, tone, t.failed || t.data == NULL ? "" : t.data);
+    pkb_buf_puts(b, "\n");
+    b->failed |= t.failed;
+    pkb_buf_free(&t);
+}
+
 size_t pkb_text_width(const char *s)
 {
     size_t w = 0;

@@ -33,6 +33,10 @@ typedef enum pkb_tone {
 /* Appends s, wrapped in the tone's SGR sequence and a reset when `color` and tone != PLAIN. */
 void pkb_term_puts(pkb_buf *b, bool color, pkb_tone tone, const char *s);
 
+/* Appends one line, the formatted text in the tone (as pkb_term_puts) and a newline. */
+void pkb_term_line(pkb_buf *b, bool color, pkb_tone tone, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Display width of UTF-8 text in columns: code points, not bytes ("µs" is two columns; every
  * character these renderings print is one column wide). */
 size_t pkb_text_width(const char *s);

@@ -156,6 +156,26 @@ void pkb_py_head(pkb_buf *b, const pkb_results *r, const char *what, const char 
                    stem, stem, stem, stem);
 }
 
+void pkb_py_assign(pkb_buf *b, const char *name, const char *value)
+{
+    pkb_buf_printf(b, "%s = ", name);
+    pkb_py_string(b, value);
+    pkb_buf_puts(b, "\n");
+}
+
+void pkb_py_tail(pkb_buf *b, const char *legend)
+{
+    pkb_buf_printf(b,
+                   "ax.set_axisbelow(True)\n"
+                   "ax.spines[\"top\"].set_visible(False)\n"
+                   "ax.spines[\"right\"].set_visible(False)\n"
+                   "ax.legend(%s)\n"
+                   "fig.tight_layout()\n"
+                   "fig.savefig(OUT)\n"
+                   "plt.close(fig)\n",
+                   legend);
+}
+
 /* ---- running the tools ---------------------------------------------------------------------- */
 
 /* The tool's last non-empty line of output, for a one-line message. */

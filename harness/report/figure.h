@@ -74,5 +74,10 @@ void pkb_gp_tail(pkb_buf *b, const char *stem, int width, int height);
 /* The head of a matplotlib script: shebang, provenance and how to redraw, the Agg backend,
  * pyplot imported, DATA = "<stem>.dat", OUT = "<stem>.matplotlib.png". */
 void pkb_py_head(pkb_buf *b, const pkb_results *r, const char *what, const char *stem);
+/* A constant of the script: "NAME = '<value>'" and a newline (value as pkb_py_string). */
+void pkb_py_assign(pkb_buf *b, const char *name, const char *value);
+/* The tail of a one-axes matplotlib script: the grid behind the data, no top or right spine, the
+ * legend (`legend`: ax.legend's arguments), then the figure laid out, saved to OUT and closed. */
+void pkb_py_tail(pkb_buf *b, const char *legend);
 
 #endif /* PKB_REPORT_FIGURE_H */

@@ -182,6 +182,15 @@ void pkb_md_appendix(const pkb_results *r, pkb_buf *b)
     md_footnotes(r, b);
 }
 
+void pkb_md_unmeasured(pkb_buf *b, const char *name, const pkb_results_series *s)
+{
+    pkb_buf_puts(b, "- ");
+    pkb_md_code(b, name);
+    pkb_buf_printf(b, ": %s — ", s->status);
+    pkb_md_text(b, s->reason ? s->reason : "no reason given");
+    pkb_buf_puts(b, "\n");
+}
+
 void pkb_md_figure(pkb_buf *b, const char *stem, const char *alt)
 {
     pkb_buf_printf(b, "![%s](%s.gnuplot.svg)\n\n", alt, stem);

@@ -107,6 +107,9 @@ void pkb_term_not_timed(const pkb_results *r,
 void pkb_md_title(const pkb_results *r, pkb_buf *b);
 /* Priming, settings, environment, and the noisy-repetition footnote. Last in every report. */
 void pkb_md_appendix(const pkb_results *r, pkb_buf *b);
+/* "- `name`: refused — reason" for series s, which was not measured (the reason the file gives,
+ * else "no reason given"): never silently missing. */
+void pkb_md_unmeasured(pkb_buf *b, const char *name, const pkb_results_series *s);
 /* The figure links of `stem`: the SVG inline with `alt` (Markdown, appended as is), then the PNGs,
  * the data and the scripts. */
 void pkb_md_figure(pkb_buf *b, const char *stem, const char *alt);

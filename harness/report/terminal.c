@@ -39,29 +39,13 @@ static void mean_sd_text(pkb_buf *b, const pkb_results_series *s)
 
 static void title(const pkb_results *r, bool color, pkb_buf *out)
 {
-    pkb_buf t = {0};
-    pkb_buf_printf(&t, "%s: %s profile, %s", r->suite,
-                   json_string_value(pkb_results_field(r, NULL, "profile")),
-                   json_string_value(pkb_results_field(r, NULL, "created")));
-    pkb_term_puts(out, color, PKB_TONE_BOLD, t.failed ? "" : t.data);
-    out->failed |= t.failed;
-    pkb_buf_free(&t);
-    pkb_buf_puts(out, "\n");
-    if (!json_is_true(pkb_results_field(r, NULL, "complete"))) {
-        pkb_term_puts(out, color, PKB_TONE_WARN,
+    pkb_term_line(out, color, PKB_TONE_BOLD, "%s: %s profile, %s", r->suite,
+                  json_string_value(pkb_results_field(r, NULL, "profile")),
+                  json_string_value(pkb_results_field(r, NULL, "created")));
+    if (!json_is_true(pkb_results_field(r, NULL, "complete")))
+        pkb_term_line(out, color, PKB_TONE_WARN,
                       "incomplete run: it was interrupted; only what finished is shown");
-        pkb_buf_puts(out, "\n");
-    }
     pkb_buf_puts(out, "\n");
-}
-
-/* One line of a warning colour (the text is the cell of t). */
-static void warn_line(pkb_buf *t, bool color, pkb_buf *out)
-{
-    pkb_term_puts(out, color, PKB_TONE_WARN, t->failed ? "" : t->data);
-    pkb_buf_puts(out, "\n");
-    out->failed |= t->failed;
-    pkb_buf_free(t);
 }
 
 /* The Markdown's footnotes, a line each: disturbed repetitions (by the rule the file records or,
@@ -83,37 +67,32 @@ static void disturbed_note(const pkb_results *r, bool color, pkb_buf *out)
         }
     }
     const json_t *rule = pkb_results_field(r, "settings", "disturbance");
-    pkb_buf t = {0};
     if (noisy > 0 && measured) {
-        pkb_buf_printf(&t,
-                       "disturbed: %zu of %zu repetitions ran while other processes used more than "
-                       "%.0f%% of the CPUs or the hypervisor stole more than %.0f%% (kept in every "
-                       "number)",
-                       noisy, reps,
-                       100 * json_number_value(json_object_get(rule, "others_cpu_above")),
-                       100 * json_number_value(json_object_get(rule, "steal_above")));
-        warn_line(&t, color, out);
+        pkb_term_line(out, color, PKB_TONE_WARN,
+                      "disturbed: %zu of %zu repetitions ran while other processes used more than "
+                      "%.0f%% of the CPUs or the hypervisor stole more than %.0f%% (kept in every "
+                      "number)",
+                      noisy, reps,
+                      100 * json_number_value(json_object_get(rule, "others_cpu_above")),
+                      100 * json_number_value(json_object_get(rule, "steal_above")));
     } else if (noisy > 0) {
-        pkb_buf_printf(&t,
-                       "disturbed: %zu of %zu repetitions ended with more runnable tasks than the "
-                       "machine's %lld logical CPUs (kept in every number)",
-                       noisy, reps, r->logical_cpus);
-        warn_line(&t, color, out);
+        pkb_term_line(out, color, PKB_TONE_WARN,
+                      "disturbed: %zu of %zu repetitions ended with more runnable tasks than the "
+                      "machine's %lld logical CPUs (kept in every number)",
+                      noisy, reps, r->logical_cpus);
     }
     if (recalibrated > 0) {
-        pkb_buf_printf(&t,
-                       "calibrated again: %zu series, other load ran during their first "
-                       "calibration; %zu sized from a disturbed call all the same (the file's "
-                       "`calibration`)",
-                       recalibrated, sized_disturbed);
-        warn_line(&t, color, out);
+        pkb_term_line(out, color, PKB_TONE_WARN,
+                      "calibrated again: %zu series, other load ran during their first "
+                      "calibration; %zu sized from a disturbed call all the same (the file's "
+                      "`calibration`)",
+                      recalibrated, sized_disturbed);
     }
     if (remeasured > 0) {
-        pkb_buf_printf(&t,
-                       "re-measured: %zu series, too disturbed the first time (both attempts are "
-                       "in the file; the less disturbed one is shown)",
-                       remeasured);
-        warn_line(&t, color, out);
+        pkb_term_line(out, color, PKB_TONE_WARN,
+                      "re-measured: %zu series, too disturbed the first time (both attempts are "
+                      "in the file; the less disturbed one is shown)",
+                      remeasured);
     }
 }
 
@@ -126,17 +105,13 @@ void pkb_term_not_timed(const pkb_results *r,
         const pkb_results_series *s = &r->series[sc->members[k]];
         if (s->measured)
             continue;
-        pkb_buf t = {0};
         if (strcmp(s->status, "measured") == 0)
-            pkb_buf_printf(&t, "  not timed: %s — measured, but the file holds no samples",
-                           s->contender);
+            pkb_term_line(out, color, PKB_TONE_DIM,
+                          "  not timed: %s — measured, but the file holds no samples",
+                          s->contender);
         else
-            pkb_buf_printf(&t, "  not timed: %s — %s: %s", s->contender, s->status,
-                           s->reason != NULL ? s->reason : "no reason given");
-        pkb_term_puts(out, color, PKB_TONE_DIM, t.failed ? "" : t.data);
-        out->failed |= t.failed;
-        pkb_buf_free(&t);
-        pkb_buf_puts(out, "\n");
+            pkb_term_line(out, color, PKB_TONE_DIM, "  not timed: %s — %s: %s", s->contender,
+                          s->status, s->reason != NULL ? s->reason : "no reason given");
     }
 }
 

@@ -161,12 +161,10 @@ static void wemm_gp(const pkb_results *r, const char *stem, size_t bars, pkb_buf
 static void wemm_py(const pkb_results *r, const char *stem, pkb_buf *b)
 {
     pkb_py_head(b, r, "Wemm's forkathon", stem);
-    pkb_buf_puts(b, "TITLE = ");
-    pkb_py_string(b, wemm_title);
-    pkb_buf_puts(b, "\nYLABEL = ");
-    pkb_py_string(b, wemm_ylabel);
+    pkb_py_assign(b, "TITLE", wemm_title);
+    pkb_py_assign(b, "YLABEL", wemm_ylabel);
     pkb_buf_puts(b,
-                 "\n\n"
+                 "\n"
                  "names, med, lo, hi, ref, runs, block = [], [], [], [], [], [], 0\n"
                  "with open(DATA, encoding=\"utf-8\") as f:\n"
                  "    for line in f:\n"
@@ -208,14 +206,8 @@ static void wemm_py(const pkb_results *r, const char *stem, pkb_buf *b)
                  "ax.set_ylabel(YLABEL)\n"
                  "ax.set_title(TITLE)\n"
                  "ax.set_ylim(0, max(hi + ref) * 1.2)\n"
-                 "ax.grid(axis=\"y\", color=\"#dddddd\")\n"
-                 "ax.set_axisbelow(True)\n"
-                 "ax.spines[\"top\"].set_visible(False)\n"
-                 "ax.spines[\"right\"].set_visible(False)\n"
-                 "ax.legend(loc=\"upper left\")\n"
-                 "fig.tight_layout()\n"
-                 "fig.savefig(OUT)\n"
-                 "plt.close(fig)\n");
+                 "ax.grid(axis=\"y\", color=\"#dddddd\")\n");
+    pkb_py_tail(b, "loc=\"upper left\"");
 }
 
 /* ---- the RSS ladder ------------------------------------------------------------------------ */
@@ -334,13 +326,10 @@ static void rss_gp(const pkb_results *r, const char *stem, const json_t *curves,
 static void rss_py(const pkb_results *r, const char *stem, pkb_buf *b)
 {
     pkb_py_head(b, r, "the RSS ladder", stem);
-    pkb_buf_puts(b, "TITLE = ");
-    pkb_py_string(b, rss_title);
-    pkb_buf_puts(b, "\nXLABEL = ");
-    pkb_py_string(b, rss_xlabel);
-    pkb_buf_puts(b, "\nYLABEL = ");
-    pkb_py_string(b, rss_ylabel);
-    pkb_buf_puts(b, "\nCOLORS = {");
+    pkb_py_assign(b, "TITLE", rss_title);
+    pkb_py_assign(b, "XLABEL", rss_xlabel);
+    pkb_py_assign(b, "YLABEL", rss_ylabel);
+    pkb_buf_puts(b, "COLORS = {");
     for (size_t m = 0; m < pkb_fk_mechanism_count; m++) {
         pkb_buf_puts(b, m > 0 ? ", " : "");
         pkb_py_string(b, pkb_fk_mechanism_names[m]);
@@ -387,14 +376,8 @@ static void rss_py(const pkb_results *r, const char *stem, pkb_buf *b)
            "ax.set_xlabel(XLABEL)\n"
            "ax.set_ylabel(YLABEL)\n"
            "ax.set_title(TITLE)\n"
-           "ax.grid(True, which=\"both\", color=\"#e5e5e5\")\n"
-           "ax.set_axisbelow(True)\n"
-           "ax.spines[\"top\"].set_visible(False)\n"
-           "ax.spines[\"right\"].set_visible(False)\n"
-           "ax.legend(loc=\"upper left\", bbox_to_anchor=(1.01, 1.0), fontsize=9)\n"
-           "fig.tight_layout()\n"
-           "fig.savefig(OUT)\n"
-           "plt.close(fig)\n");
+           "ax.grid(True, which=\"both\", color=\"#e5e5e5\")\n");
+    pkb_py_tail(b, "loc=\"upper left\", bbox_to_anchor=(1.01, 1.0), fontsize=9");
 }
 
 /* ---- the figure list ---------------------------------------------------------------------- */

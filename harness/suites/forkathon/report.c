@@ -537,11 +537,7 @@ static void md_not_measured(const pkb_results *r, pkb_buf *b)
         if (!any)
             pkb_buf_puts(b, "## Not measured\n\n");
         any = true;
-        pkb_buf_puts(b, "- ");
-        pkb_md_code(b, s->name);
-        pkb_buf_printf(b, ": %s — ", s->status);
-        pkb_md_text(b, s->reason ? s->reason : "no reason given");
-        pkb_buf_puts(b, "\n");
+        pkb_md_unmeasured(b, s->name, s);
     }
     if (any)
         pkb_buf_puts(b, "\n");

@@ -31,12 +31,11 @@
  * section — configuration, the ladder's memory at every step, and the summary (forkathon.h).
  */
 #define _GNU_SOURCE
-#include "suites/suite.h"
+#include "suites/own.h"
 
 #include "phases/raw_clone3.h"
 #include "processkit.h"
 #include "run/disturb.h"
-#include "run/env.h"
 #include "suites/forkathon/ballast.h"
 #include "suites/forkathon/forkathon.h"
 #include "suites/forkathon/report.h"
@@ -236,18 +235,6 @@ static const char *const wemm_descriptions[2][2] = {
      "Wemm's vforkathon.dynamic: vfork N times, the child _exit(0)s, waitpid (dynamically "
      "linked)"},
 };
-
-static int alloc_samples(pkb_series *s, size_t cap)
-{
-    s->samples_ns = calloc(cap, sizeof *s->samples_ns);
-    s->child_cpu_ns = calloc(cap, sizeof *s->child_cpu_ns);
-    s->parent_cpu_ns = calloc(cap, sizeof *s->parent_cpu_ns);
-    s->iterations = calloc(cap, sizeof *s->iterations);
-    s->disturb = calloc(cap, sizeof *s->disturb);
-    return s->samples_ns && s->child_cpu_ns && s->parent_cpu_ns && s->iterations && s->disturb
-               ? 0
-               : -ENOMEM;
-}
 
 /* One sample, with what disturbed it since `mark` (run/disturb.h). */
 static void record(pkb_series *s,
@@ -520,7 +507,7 @@ static json_t *rss_extra(int mech, int thp, unsigned mib, int cycles)
 
 /* Every series the configuration defines, those matching the filter marked selected. */
 static size_t
-build_items(const struct config *c, regex_t *re, pkb_series *series, struct item *items)
+build_items(const struct config *c, const regex_t *re, pkb_series *series, struct item *items)
 {
     size_t n = 0;
     for (int l = 0; l < 2; l++) {
@@ -611,7 +598,7 @@ static const char *binary(const char *env, const char *built)
 }
 
 /* The binaries and the filter, checked before anything runs. Returns 0 or 1 (message printed). */
-static int check_inputs(const pkb_cli *cli, const char *const paths[2], regex_t *re)
+static int check_binaries(const char *const paths[2])
 {
     for (int l = 0; l < 2; l++) {
         if (access(paths[l], X_OK) != 0) {
@@ -621,11 +608,6 @@ static int check_inputs(const pkb_cli *cli, const char *const paths[2], regex_t 
                     paths[l], l == 0 ? "STATIC" : "DYNAMIC");
             return 1;
         }
-    }
-    if (cli->filter != NULL && regcomp(re, cli->filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "pkbench: --filter: '%s' is not a valid extended regular expression\n",
-                cli->filter);
-        return 1;
     }
     return 0;
 }
@@ -662,7 +644,7 @@ static int measure_and_write(pkb_series *series,
 {
     for (size_t i = 0; i < n; i++) {
         size_t need = items[i].study == WEMM ? (size_t)c->wemm_rounds : (size_t)c->ladder_rounds;
-        if (alloc_samples(items[i].s, need) != 0) {
+        if (pkb_own_alloc_samples(items[i].s, need) != 0) {
             fprintf(stderr, "pkbench: out of memory\n");
             return 1;
         }
@@ -691,37 +673,17 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     opts->interleave = true; /* its own rounds, rotated (the top of this file) */
     const char *paths[2] = {binary("PKBENCH_FORKATHON_STATIC", PKB_FORKATHON_STATIC),
                             binary("PKBENCH_FORKATHON_DYNAMIC", PKB_FORKATHON_DYNAMIC)};
-    regex_t re;
-    if (check_inputs(cli, paths, &re) != 0)
+    if (check_binaries(paths) != 0)
         return 1;
     tiny_argv[0] = (char *)cli->tiny_path;
-    /* The file's `created` and the environment's start fields: now, before anything runs. */
-    char created[40];
-    pkb_iso_time(created, sizeof created);
-    opts->created = created;
-    opts->environment = pkb_env_capture();
-    size_t cap = 4 + 2 * c.nsteps * NMECH, n = 0;
-    pkb_series *series = calloc(cap, sizeof *series);
-    struct item *items = calloc(cap, sizeof *items);
-    int rc = 0;
-    if (series == NULL || items == NULL || opts->environment == NULL) {
-        fprintf(stderr, "pkbench: out of memory\n");
-        rc = 1;
-    } else if ((n = build_items(&c, cli->filter != NULL ? &re : NULL, series, items)) == 0) {
-        fprintf(stderr, "pkbench: no series matches --filter '%s'\n", cli->filter);
-        rc = 1;
-    } else {
-        rc = measure_and_write(series, items, n, &c, paths, cli, opts);
-    }
-    json_decref(opts->environment);
-    opts->environment = NULL;
-    opts->created = NULL;
-    if (cli->filter != NULL)
-        regfree(&re);
-    for (size_t i = 0; i < cap && series != NULL; i++)
-        pkb_series_free(&series[i]);
-    free(series);
-    free(items);
+    pkb_own_run o;
+    if (pkb_own_begin(&o, cli, opts, 4 + 2 * c.nsteps * NMECH, sizeof(struct item)) != 0)
+        return 1;
+    size_t n = build_items(&c, o.filter, o.series, o.items);
+    int rc = pkb_own_selected(cli, n);
+    if (rc == 0)
+        rc = measure_and_write(o.series, o.items, n, &c, paths, cli, opts);
+    pkb_own_end(&o, cli, opts);
     return rc;
 }
 

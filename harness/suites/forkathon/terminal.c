@@ -132,13 +132,8 @@ static void not_measured(const pkb_results *r, bool color, pkb_buf *out)
         const pkb_results_series *s = &r->series[i];
         if (s->measured)
             continue;
-        pkb_buf c = {0};
-        pkb_buf_printf(&c, "not measured: %s — %s: %s", s->name, s->status,
-                       s->reason != NULL ? s->reason : "no reason given");
-        pkb_term_puts(out, color, PKB_TONE_DIM, c.failed ? "" : c.data);
-        out->failed |= c.failed;
-        pkb_buf_free(&c);
-        pkb_buf_puts(out, "\n");
+        pkb_term_line(out, color, PKB_TONE_DIM, "not measured: %s — %s: %s", s->name, s->status,
+                      s->reason != NULL ? s->reason : "no reason given");
     }
 }
 

@@ -217,11 +217,9 @@ static void gp(const pkb_results *r,
 static void py(const pkb_results *r, const struct figure *f, const char *stem, pkb_buf *b)
 {
     pkb_py_head(b, r, f->title, stem);
-    pkb_buf_puts(b, "TITLE = ");
-    pkb_py_string(b, f->title);
-    pkb_buf_puts(b, "\nYLABEL = ");
-    pkb_py_string(b, f->ylabel);
-    pkb_buf_printf(b, "\nLOGY = %s\nSTYLES = {", f->logy ? "True" : "False");
+    pkb_py_assign(b, "TITLE", f->title);
+    pkb_py_assign(b, "YLABEL", f->ylabel);
+    pkb_buf_printf(b, "LOGY = %s\nSTYLES = {", f->logy ? "True" : "False");
     for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
         pkb_buf_puts(b, i > 0 ? ", " : "");
         pkb_py_string(b, styles[i].name);

@@ -23,11 +23,10 @@
  * PKBENCH_OBSERVE_CELL_MS the duration of a cell.
  */
 #define _GNU_SOURCE
-#include "suites/suite.h"
+#include "suites/own.h"
 
 #include "common/parse.h"
 #include "run/disturb.h"
-#include "run/env.h"
 #include "suites/observe/cell.h"
 #include "suites/observe/netns.h"
 #include "suites/observe/observe.h"
@@ -104,7 +103,7 @@ static json_t *observe_extra(const pkb_observer *ob, double rate, int hold, cons
 }
 
 static size_t
-build_items(const struct config *c, regex_t *re, pkb_series *series, struct item *items)
+build_items(const struct config *c, const regex_t *re, pkb_series *series, struct item *items)
 {
     size_t n = 0;
     for (size_t h = 0; h < c->nholds; h++) {
@@ -135,18 +134,6 @@ build_items(const struct config *c, regex_t *re, pkb_series *series, struct item
         }
     }
     return n;
-}
-
-static int alloc_samples(pkb_series *s, size_t cap)
-{
-    s->samples_ns = calloc(cap, sizeof *s->samples_ns);
-    s->child_cpu_ns = calloc(cap, sizeof *s->child_cpu_ns);
-    s->parent_cpu_ns = calloc(cap, sizeof *s->parent_cpu_ns);
-    s->iterations = calloc(cap, sizeof *s->iterations);
-    s->disturb = calloc(cap, sizeof *s->disturb);
-    return s->samples_ns && s->child_cpu_ns && s->parent_cpu_ns && s->iterations && s->disturb
-               ? 0
-               : -ENOMEM;
 }
 
 static void settle(pkb_series *s, pkb_series_status status, const char *why)
@@ -456,7 +443,7 @@ static int measure(struct run *st)
 {
     size_t pending = 0, done = 0;
     for (size_t i = 0; i < st->n; i++) {
-        if (alloc_samples(st->items[i].s, (size_t)st->c->repetitions) != 0) {
+        if (pkb_own_alloc_samples(st->items[i].s, (size_t)st->c->repetitions) != 0) {
             fprintf(stderr, "pkbench: out of memory\n");
             return 1;
         }
@@ -487,9 +474,9 @@ static int measure(struct run *st)
     return write_results(st, false);
 }
 
-/* The workload program, the cell length override and the filter, checked before anything
- * runs. Returns 0 or 1 (message printed). */
-static int check_inputs(const pkb_cli *cli, const char *churn, struct config *c, regex_t *re)
+/* The workload program and the cell length override, checked before anything runs. Returns 0
+ * or 1 (message printed). */
+static int check_inputs(const char *churn, struct config *c)
 {
     if (churn[0] == '\0' || access(churn, X_OK) != 0) {
         fprintf(stderr,
@@ -510,11 +497,6 @@ static int check_inputs(const pkb_cli *cli, const char *churn, struct config *c,
         }
         c->duration_ms = (int)v;
     }
-    if (cli->filter != NULL && regcomp(re, cli->filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "pkbench: --filter: '%s' is not a valid extended regular expression\n",
-                cli->filter);
-        return 1;
-    }
     return 0;
 }
 
@@ -524,44 +506,27 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     struct config c = quick ? quick_config : full_config;
     const char *churn = getenv("PKBENCH_CHURN");
     churn = churn != NULL && churn[0] != '\0' ? churn : PKB_CHURN_PATH;
-    regex_t re;
-    if (check_inputs(cli, churn, &c, &re) != 0)
+    if (check_inputs(churn, &c) != 0)
         return 1;
     ob_profile = (pkb_profile){quick ? "quick" : "full", c.repetitions, 0.0,
                                c.duration_ms / 1000.0,   0.0,           0.0};
     opts->profile = &ob_profile;
     opts->interleave = true; /* its own repetitions, the observers rotated per cell */
-    char created[40];
-    pkb_iso_time(created, sizeof created);
-    opts->created = created;
-    opts->environment = pkb_env_capture();
-    size_t cap = c.nholds * c.nrates * pkb_observer_count, n = 0;
-    pkb_series *series = calloc(cap, sizeof *series);
-    struct item *items = calloc(cap, sizeof *items);
-    int rc = 0;
-    if (series == NULL || items == NULL || opts->environment == NULL) {
-        fprintf(stderr, "pkbench: out of memory\n");
-        rc = 1;
-    } else if ((n = build_items(&c, cli->filter != NULL ? &re : NULL, series, items)) == 0) {
-        fprintf(stderr, "pkbench: no series matches --filter '%s'\n", cli->filter);
-        rc = 1;
-    } else {
+    pkb_own_run o;
+    if (pkb_own_begin(&o, cli, opts, c.nholds * c.nrates * pkb_observer_count,
+                      sizeof(struct item)) != 0)
+        return 1;
+    size_t n = build_items(&c, o.filter, o.series, o.items);
+    int rc = pkb_own_selected(cli, n);
+    if (rc == 0) {
         struct run st = {
-            .series = series, .items = items, .n = n, .c = &c, .opts = opts, .churn = churn};
+            .series = o.series, .items = o.items, .n = n, .c = &c, .opts = opts, .churn = churn};
         st.obs = pkb_obs_defaults(&(pkb_obs_options){.btf_path = getenv("PKBENCH_OBSERVE_BTF")});
-        st.gates = gate(items, n, &st.obs);
+        st.gates = gate(o.items, n, &st.obs);
         rc = measure(&st);
         json_decref(st.gates);
     }
-    json_decref(opts->environment);
-    opts->environment = NULL;
-    opts->created = NULL;
-    if (cli->filter != NULL)
-        regfree(&re);
-    for (size_t i = 0; i < cap && series != NULL; i++)
-        pkb_series_free(&series[i]);
-    free(series);
-    free(items);
+    pkb_own_end(&o, cli, opts);
     return rc;
 }
 

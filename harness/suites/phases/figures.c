@@ -191,13 +191,10 @@ static void write_gp(const pkb_results *r,
 static void write_py(const pkb_results *r, const struct kinds *k, const char *st, pkb_buf *b)
 {
     pkb_py_head(b, r, "the phases reconciliation", st);
-    pkb_buf_puts(b, "TITLE = ");
-    pkb_py_string(b, title);
-    pkb_buf_puts(b, "\nYLABEL = ");
-    pkb_py_string(b, ylabel);
-    pkb_buf_puts(b, "\nRESIDUAL_LABEL = ");
-    pkb_py_string(b, residual_label);
-    pkb_buf_printf(b, "\nRESIDUAL = %zu\nCOLORS = [", k->n - 1);
+    pkb_py_assign(b, "TITLE", title);
+    pkb_py_assign(b, "YLABEL", ylabel);
+    pkb_py_assign(b, "RESIDUAL_LABEL", residual_label);
+    pkb_buf_printf(b, "RESIDUAL = %zu\nCOLORS = [", k->n - 1);
     for (size_t kind = 0; kind + 1 < k->n; kind++)
         pkb_buf_printf(b, "%s\"%s\"", kind > 0 ? ", " : "", kind_color(kind));
     pkb_buf_puts(
@@ -241,14 +238,8 @@ static void write_py(const pkb_results *r, const struct kinds *k, const char *st
         "ax.set_title(TITLE)\n"
         "ax.set_ylim(0, max([hi for _, _, _, _, hi in segs] + [b[2] + b[3] for b in bars] +\n"
         "                   [y for _, y, _ in reps]) * 1.08)\n"
-        "ax.grid(axis=\"y\", color=\"#dddddd\")\n"
-        "ax.set_axisbelow(True)\n"
-        "ax.spines[\"top\"].set_visible(False)\n"
-        "ax.spines[\"right\"].set_visible(False)\n"
-        "ax.legend(loc=\"upper left\", bbox_to_anchor=(1.01, 1.0), fontsize=9)\n"
-        "fig.tight_layout()\n"
-        "fig.savefig(OUT)\n"
-        "plt.close(fig)\n");
+        "ax.grid(axis=\"y\", color=\"#dddddd\")\n");
+    pkb_py_tail(b, "loc=\"upper left\", bbox_to_anchor=(1.01, 1.0), fontsize=9");
 }
 
 int pkb__phases_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len)

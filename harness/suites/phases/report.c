@@ -248,6 +248,26 @@ static void signed_us(pkb_buf *b, double ns)
     pkb_buf_printf(b, "%+.3f µs", fabs(v) < 0.0005 ? 0.0 : v);
 }
 
+/* "+3.000 µs (+12.0%)": a difference and its fraction. */
+static void signed_us_delta(pkb_buf *b, double ns, double fraction)
+{
+    signed_us(b, ns);
+    pkb_buf_puts(b, " (");
+    pkb_fmt_delta(b, fraction);
+    pkb_buf_puts(b, ")");
+}
+
+void pkb__vs_plain(const pkb_results *r, const pkb__phases_view *v, size_t i, pkb_buf *b)
+{
+    double diff, fraction;
+    if ((long)i == v->plain)
+        pkb_buf_puts(b, "baseline");
+    else if (pkb__phase_vs_plain(r, v, i, &diff, &fraction))
+        signed_us_delta(b, diff, fraction);
+    else
+        pkb_buf_puts(b, "n/a");
+}
+
 /* For the terminal view (terminal.c), the same cells (view.h). */
 void pkb__us(pkb_buf *b, double ns)
 {
@@ -325,11 +345,7 @@ md_not_timed(const pkb_results *r, const char *kind, const pkb__phases_view *v, 
             continue;
         pkb_buf_puts(b, any ? "" : "Not timed:\n\n");
         any = true;
-        pkb_buf_puts(b, "- ");
-        pkb_md_code(b, s->contender);
-        pkb_buf_printf(b, ": %s — ", s->status);
-        pkb_md_text(b, s->reason ? s->reason : "no reason given");
-        pkb_buf_puts(b, "\n");
+        pkb_md_unmeasured(b, s->contender, s);
     }
     if (any)
         pkb_buf_puts(b, "\n");
@@ -394,6 +410,48 @@ static void md_how_to_read(const pkb_results *r, pkb_buf *b)
            "against `os_spawn_plain` of this same run; compare only within one run.\n\n");
 }
 
+/* The table of the measured series of `kind`: `header` before the first row; each row the
+ * series' name (marked when disturbed), then `cells`. Returns whether it had a row. */
+static bool
+md_kind_table(const pkb_results *r,
+              const pkb__phases_view *v,
+              const char *kind,
+              const char *header,
+              void (*cells)(const pkb_results *, const pkb__phases_view *, size_t, pkb_buf *),
+              pkb_buf *b)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->nseries; i++) {
+        const pkb_results_series *s = &r->series[i];
+        if (!s->measured || strcmp(v->series[i].kind, kind) != 0)
+            continue;
+        pkb_buf_puts(b, any ? "" : header);
+        any = true;
+        pkb_buf_puts(b, "| ");
+        pkb_md_code(b, s->contender);
+        noisy_mark(b, s);
+        pkb_buf_puts(b, " | ");
+        cells(r, v, i, b);
+        pkb_buf_puts(b, " |\n");
+    }
+    return any;
+}
+
+/* adds | mean ± sd | median | delta vs os_spawn_plain | found */
+static void phase_cells(const pkb_results *r, const pkb__phases_view *v, size_t i, pkb_buf *b)
+{
+    const pkb__phase_series *p = &v->series[i];
+    md_adds(b, &r->series[i], p->j);
+    pkb_buf_puts(b, " | ");
+    mean_sd(b, &r->series[i], p);
+    pkb_buf_puts(b, " | ");
+    us(b, p->median);
+    pkb_buf_puts(b, " | ");
+    pkb__vs_plain(r, v, i, b);
+    pkb_buf_puts(b, " | ");
+    md_seen(b, p->j);
+}
+
 static void md_phases(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
 {
     pkb_buf_puts(b, "## Phase series\n\n");
@@ -401,76 +459,39 @@ static void md_phases(const pkb_results *r, const pkb__phases_view *v, pkb_buf *
         pkb_buf_puts(b, "The file holds no phase series.\n\n");
         return;
     }
-    const pkb__phase_series *plain = v->plain >= 0 ? &v->series[v->plain] : NULL;
-    bool header = false;
-    for (size_t i = 0; i < r->nseries; i++) {
-        const pkb_results_series *s = &r->series[i];
-        const pkb__phase_series *p = &v->series[i];
-        if (!s->measured || strcmp(p->kind, "phase") != 0)
-            continue;
-        if (!header)
-            pkb_buf_puts(b, "| series | adds | mean ± sd | median | delta vs `os_spawn_plain` "
-                            "| found |\n|---|---|---:|---:|---:|---|\n");
-        header = true;
-        pkb_buf_puts(b, "| ");
-        pkb_md_code(b, s->contender);
-        noisy_mark(b, s);
-        pkb_buf_puts(b, " | ");
-        md_adds(b, s, p->j);
-        pkb_buf_puts(b, " | ");
-        mean_sd(b, s, p);
-        pkb_buf_puts(b, " | ");
-        us(b, p->median);
-        pkb_buf_puts(b, " | ");
-        double diff, fraction;
-        if (p == plain) {
-            pkb_buf_puts(b, "baseline");
-        } else if (pkb__phase_vs_plain(r, v, i, &diff, &fraction)) {
-            signed_us(b, diff);
-            pkb_buf_puts(b, " (");
-            pkb_fmt_delta(b, fraction);
-            pkb_buf_puts(b, ")");
-        } else {
-            pkb_buf_puts(b, "n/a");
-        }
-        pkb_buf_puts(b, " | ");
-        md_seen(b, p->j);
-        pkb_buf_puts(b, " |\n");
-    }
+    bool header = md_kind_table(r, v, "phase",
+                                "| series | adds | mean ± sd | median | delta vs `os_spawn_plain` "
+                                "| found |\n|---|---|---:|---:|---:|---|\n",
+                                phase_cells, b);
     if (header)
         pkb_buf_puts(b, "\n");
-    if (header && plain == NULL)
+    if (header && v->plain < 0)
         pkb_buf_puts(b, "`os_spawn_plain` was not measured: no deltas.\n\n");
     md_not_timed(r, "phase", v, b);
+}
+
+/* what | mean ± sd | median | calls per iteration | found */
+static void primitive_cells(const pkb_results *r, const pkb__phases_view *v, size_t i, pkb_buf *b)
+{
+    const pkb_results_series *s = &r->series[i];
+    const pkb__phase_series *p = &v->series[i];
+    pkb_md_text(b, s->description ? s->description : "");
+    pkb_buf_puts(b, " | ");
+    mean_sd(b, s, p);
+    pkb_buf_puts(b, " | ");
+    us(b, p->median);
+    pkb_buf_printf(b, " | %.0f | ", p->calls);
+    md_seen(b, p->j);
 }
 
 static void md_primitives(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
 {
     pkb_buf_puts(b, "## Primitives\n\nEach step alone, with no child involved, so that no spawn "
                     "outlier can hide it; per call.\n\n");
-    bool header = false;
-    for (size_t i = 0; i < r->nseries; i++) {
-        const pkb_results_series *s = &r->series[i];
-        const pkb__phase_series *p = &v->series[i];
-        if (!s->measured || strcmp(p->kind, "primitive") != 0)
-            continue;
-        if (!header)
-            pkb_buf_puts(b, "| primitive | what | mean ± sd | median | calls per iteration | "
-                            "found |\n|---|---|---:|---:|---:|---|\n");
-        header = true;
-        pkb_buf_puts(b, "| ");
-        pkb_md_code(b, s->contender);
-        noisy_mark(b, s);
-        pkb_buf_puts(b, " | ");
-        pkb_md_text(b, s->description ? s->description : "");
-        pkb_buf_puts(b, " | ");
-        mean_sd(b, s, p);
-        pkb_buf_puts(b, " | ");
-        us(b, p->median);
-        pkb_buf_printf(b, " | %.0f | ", p->calls);
-        md_seen(b, p->j);
-        pkb_buf_puts(b, " |\n");
-    }
+    bool header = md_kind_table(r, v, "primitive",
+                                "| primitive | what | mean ± sd | median | calls per iteration | "
+                                "found |\n|---|---|---:|---:|---:|---|\n",
+                                primitive_cells, b);
     pkb_buf_puts(b, header ? "\n" : "The file holds no measured primitive.\n\n");
     md_not_timed(r, "primitive", v, b);
 }
@@ -483,6 +504,53 @@ static void md_terms(const pkb_results *r, const pkb__recon_row *row, pkb_buf *b
         pkb_buf_puts(b, " + ");
         pkb_md_code(b, PKB__NAME(r, row->parts[k]));
     }
+}
+
+/* One composite's row of the reconciliation table; returns whether it is flagged. */
+static bool md_recon_row(const pkb_results *r, const pkb__recon_row *row, pkb_buf *b)
+{
+    pkb_buf_puts(b, "| ");
+    pkb_md_code(b, PKB__NAME(r, row->composite));
+    pkb_buf_puts(b, " | ");
+    md_terms(r, row, b);
+    if (!row->complete) {
+        pkb_buf_puts(b, " | n/a | n/a | n/a | n/a | n/a | not reconciled: ");
+        pkb_md_code(b, row->missing);
+        pkb_buf_puts(b, " ");
+        pkb_md_text(b, row->why);
+        pkb_buf_puts(b, " |\n");
+        return false;
+    }
+    const pkb_reconciliation *c = &row->rec;
+    pkb_buf_puts(b, " | ");
+    us(b, c->predicted_ns);
+    pkb_buf_puts(b, " | ");
+    us(b, c->measured_ns);
+    pkb_buf_puts(b, " | ");
+    signed_us(b, c->residual_ns);
+    pkb_buf_puts(b, " | ");
+    pkb_fmt_delta(b, c->residual_fraction);
+    pkb_buf_puts(b, " | ");
+    us(b, c->threshold_ns);
+    pkb_buf_puts(b, c->flagged ? " | **flagged** |\n" : " | within |\n");
+    return c->flagged;
+}
+
+/* A flagged composite in words: what its parts leave unaccounted for, or overshoot by. */
+static void md_recon_flagged(const pkb_results *r, const pkb__recon_row *row, pkb_buf *b)
+{
+    if (!row->complete || !row->rec.flagged)
+        return;
+    const pkb_reconciliation *c = &row->rec;
+    pkb_buf_puts(b, " ");
+    pkb_md_code(b, PKB__NAME(r, row->composite));
+    pkb_buf_printf(b, ": the parts sum to %.3f µs against a measured %.3f µs, ",
+                   c->predicted_ns / 1e3, c->measured_ns / 1e3);
+    if (c->residual_ns > 0)
+        pkb_buf_printf(b, "leaving %.3f µs unaccounted for", c->residual_ns / 1e3);
+    else
+        pkb_buf_printf(b, "which the parts overshoot by %.3f µs", -c->residual_ns / 1e3);
+    pkb_buf_printf(b, " (limit %.3f µs).", c->threshold_ns / 1e3);
 }
 
 static void
@@ -511,54 +579,15 @@ md_reconciliation(const pkb_results *r, const pkb__phases_view *v, bool plots, p
     pkb_buf_puts(b, "| composite | base + primitives | sum | measured | residual | residual % | "
                     "limit | |\n|---|---|---:|---:|---:|---:|---:|---|\n");
     size_t flagged = 0;
-    for (size_t i = 0; i < v->nrows; i++) {
-        const pkb__recon_row *row = &v->rows[i];
-        pkb_buf_puts(b, "| ");
-        pkb_md_code(b, PKB__NAME(r, row->composite));
-        pkb_buf_puts(b, " | ");
-        md_terms(r, row, b);
-        if (!row->complete) {
-            pkb_buf_puts(b, " | n/a | n/a | n/a | n/a | n/a | not reconciled: ");
-            pkb_md_code(b, row->missing);
-            pkb_buf_puts(b, " ");
-            pkb_md_text(b, row->why);
-            pkb_buf_puts(b, " |\n");
-            continue;
-        }
-        const pkb_reconciliation *c = &row->rec;
-        pkb_buf_puts(b, " | ");
-        us(b, c->predicted_ns);
-        pkb_buf_puts(b, " | ");
-        us(b, c->measured_ns);
-        pkb_buf_puts(b, " | ");
-        signed_us(b, c->residual_ns);
-        pkb_buf_puts(b, " | ");
-        pkb_fmt_delta(b, c->residual_fraction);
-        pkb_buf_puts(b, " | ");
-        us(b, c->threshold_ns);
-        pkb_buf_puts(b, c->flagged ? " | **flagged** |\n" : " | within |\n");
-        flagged += c->flagged;
-    }
+    for (size_t i = 0; i < v->nrows; i++)
+        flagged += md_recon_row(r, &v->rows[i], b);
     pkb_buf_printf(b, "\n%zu of %zu composite%s reconciled", v->ncomplete, v->nrows,
                    v->nrows == 1 ? "" : "s");
     if (v->ncomplete > 0)
         pkb_buf_printf(b, "; %zu flagged", flagged);
     pkb_buf_puts(b, ".");
-    for (size_t i = 0; i < v->nrows; i++) {
-        const pkb__recon_row *row = &v->rows[i];
-        if (!row->complete || !row->rec.flagged)
-            continue;
-        const pkb_reconciliation *c = &row->rec;
-        pkb_buf_puts(b, " ");
-        pkb_md_code(b, PKB__NAME(r, row->composite));
-        pkb_buf_printf(b, ": the parts sum to %.3f µs against a measured %.3f µs, ",
-                       c->predicted_ns / 1e3, c->measured_ns / 1e3);
-        if (c->residual_ns > 0)
-            pkb_buf_printf(b, "leaving %.3f µs unaccounted for", c->residual_ns / 1e3);
-        else
-            pkb_buf_printf(b, "which the parts overshoot by %.3f µs", -c->residual_ns / 1e3);
-        pkb_buf_printf(b, " (limit %.3f µs).", c->threshold_ns / 1e3);
-    }
+    for (size_t i = 0; i < v->nrows; i++)
+        md_recon_flagged(r, &v->rows[i], b);
     pkb_buf_puts(b, "\n\n");
     if (plots && v->ncomplete > 0) {
         char stem[256];
@@ -609,11 +638,9 @@ static void md_lock(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
         /* One sample's sd is NaN: it counts as 0, as in the reconciliation. */
         double sd = sqrt((isnan(l->sd) ? 0 : l->sd * l->sd) + (isnan(u->sd) ? 0 : u->sd * u->sd));
         pkb_buf_puts(b, "Locked against unlocked: ");
-        signed_us(b, diff);
-        pkb_buf_puts(b, " (");
-        pkb_fmt_delta(b, diff / u->mean);
+        signed_us_delta(b, diff, diff / u->mean);
         pkb_buf_printf(b,
-                       ") per batch, against a combined standard deviation of %.3f µs: ", sd / 1e3);
+                       " per batch, against a combined standard deviation of %.3f µs: ", sd / 1e3);
         pkb_buf_puts(b, fabs(diff) > PKB_RECON_SD_FACTOR * sd
                             ? "outside twice the combined standard deviation, so the lock's "
                               "effect is resolved at this noise level.\n\n"

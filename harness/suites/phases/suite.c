@@ -8,7 +8,7 @@
  * can reconcile from the file alone; the top-level "phases" object records the host.
  */
 #define _GNU_SOURCE
-#include "suites/suite.h"
+#include "suites/own.h"
 
 #include "phases/attribution/phases.h"
 #include "suites/phases/view.h"
@@ -22,11 +22,8 @@
 static int run(const pkb_cli *cli, pkb_suite_options *opts)
 {
     regex_t re;
-    if (cli->filter != NULL && regcomp(&re, cli->filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "pkbench: --filter: '%s' is not a valid extended regular expression\n",
-                cli->filter);
+    if (pkb_suite_filter(cli, &re) != 0)
         return 1;
-    }
     pkb_series *series = calloc(pkb_phase_def_count, sizeof *series);
     pkb_phase_run **runs = calloc(pkb_phase_def_count, sizeof *runs);
     pkb_phases_env *env = NULL;

@@ -24,22 +24,6 @@ static void take(pkb_table *t, pkb_tone tone, pkb_buf *c, pkb_buf *out)
     pkb_buf_free(c);
 }
 
-/* "+12.000 µs (+12.0%)" against os_spawn_plain; "baseline"; "n/a" without a measured plain. */
-static void vs_plain(const pkb_results *r, const pkb__phases_view *v, size_t i, pkb_buf *b)
-{
-    double diff, fraction;
-    if ((long)i == v->plain) {
-        pkb_buf_puts(b, "baseline");
-    } else if (pkb__phase_vs_plain(r, v, i, &diff, &fraction)) {
-        pkb__signed_us(b, diff);
-        pkb_buf_puts(b, " (");
-        pkb_fmt_delta(b, fraction);
-        pkb_buf_puts(b, ")");
-    } else {
-        pkb_buf_puts(b, "n/a");
-    }
-}
-
 static void phase_table(const pkb_results *r, const pkb__phases_view *v, bool color, pkb_buf *out)
 {
     pkb_term_puts(out, color, PKB_TONE_BOLD, "phase series");
@@ -60,7 +44,7 @@ static void phase_table(const pkb_results *r, const pkb__phases_view *v, bool co
         take(t, 0, &c, out);
         pkb__mean_sd_us(&c, s, p);
         take(t, 0, &c, out);
-        vs_plain(r, v, i, &c);
+        pkb__vs_plain(r, v, i, &c);
         take(t, 0, &c, out);
     }
     if (pkb_table_rows(t) > 1)
@@ -72,13 +56,8 @@ static void phase_table(const pkb_results *r, const pkb__phases_view *v, bool co
         const pkb_results_series *s = &r->series[i];
         if (s->measured || strcmp(v->series[i].kind, "phase") != 0)
             continue;
-        pkb_buf c = {0};
-        pkb_buf_printf(&c, "  not timed: %s — %s: %s", s->contender, s->status,
-                       s->reason != NULL ? s->reason : "no reason given");
-        pkb_term_puts(out, color, PKB_TONE_DIM, c.failed ? "" : c.data);
-        out->failed |= c.failed;
-        pkb_buf_free(&c);
-        pkb_buf_puts(out, "\n");
+        pkb_term_line(out, color, PKB_TONE_DIM, "  not timed: %s — %s: %s", s->contender, s->status,
+                      s->reason != NULL ? s->reason : "no reason given");
     }
     pkb_buf_puts(out, "\n");
 }
@@ -174,7 +153,7 @@ void pkb__phases_series_line(const pkb_results *r, size_t index, pkb_buf *out)
         pkb_buf_printf(out, " per call (%.0f per iteration)", p->calls);
     } else if (strcmp(p->kind, "phase") == 0 && (v.plain >= 0 || s->baseline)) {
         pkb_buf_puts(out, "  ");
-        vs_plain(r, &v, index, out);
+        pkb__vs_plain(r, &v, index, out);
         if ((long)index != v.plain)
             pkb_buf_puts(out, " vs os_spawn_plain");
     }

@@ -65,6 +65,9 @@ bool pkb__phase_vs_plain(
 void pkb__us(pkb_buf *b, double ns);
 void pkb__mean_sd_us(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p);
 void pkb__signed_us(pkb_buf *b, double ns);
+/* Series i against os_spawn_plain: "+12.000 µs (+12.0%)"; "baseline" for plain itself; "n/a"
+ * without a measured plain. */
+void pkb__vs_plain(const pkb_results *r, const pkb__phases_view *v, size_t i, pkb_buf *b);
 
 /* The targets among phase series (targets.c): a "## Targets" section for the Markdown, a table
  * for the terminal; nothing when the file has none of their series. */
