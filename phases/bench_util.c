@@ -1,6 +1,6 @@
 /*
- * Shared by pk_floor and pk_stream_rate: the clock, sample summaries, the environment block and
- * atomic JSON output (see bench_util.h).
+ * Shared by pk_floor and pk_stream_rate: the clock, sample summaries, the environment block,
+ * atomic JSON output and the programs built beside them (see bench_util.h).
  */
 #define _GNU_SOURCE
 #include "bench_util.h"
@@ -119,4 +119,18 @@ void pkbu_default_path(char *buf, size_t cap, const char *prefix)
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
     mkdir("results", 0755);
     snprintf(buf, cap, "results/%s-%s.json", prefix, stamp);
+}
+
+int pkbu_sibling(const char *name, char *path, size_t cap)
+{
+    size_t room = strlen(name) + 2; /* '/', name, NUL */
+    if (cap <= room)
+        return -1;
+    ssize_t n = readlink("/proc/self/exe", path, cap - room);
+    if (n <= 0)
+        return -1;
+    path[n] = '\0';
+    snprintf(strrchr(path, '/'), room, "/%s", name);
+    struct stat st;
+    return stat(path, &st) == 0 ? 0 : -ENOENT;
 }

@@ -1,6 +1,6 @@
 /*
  * What the standalone microbenchmarks in phases/ share: the clock, summaries of samples, the
- * environment block and atomic JSON output.
+ * environment block, atomic JSON output and the programs built beside them.
  */
 #ifndef PK_BENCH_UTIL_H
 #define PK_BENCH_UTIL_H
@@ -28,5 +28,10 @@ int pkbu_write_json(json_t *doc, const char *path, const char *tool);
 
 /* results/<prefix>-<UTC time>.json, creating results/ when needed. */
 void pkbu_default_path(char *buf, size_t cap, const char *prefix);
+
+/* The path of program `name` built next to this one (this executable's directory) into path.
+ * Returns 0; -1 when this executable cannot be found (path unset); -ENOENT when it has no such
+ * sibling (path names where it should be). */
+int pkbu_sibling(const char *name, char *path, size_t cap);
 
 #endif /* PK_BENCH_UTIL_H */

@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -480,6 +479,62 @@ static void summarize(struct run *run)
     }
 }
 
+/* The run's series: every method against both targets, selected by --methods (re, when given)
+ * and available on this host (`have`). */
+static void build_series(
+    struct run *run, const struct options *o, const char *tiny, const regex_t *re, unsigned have)
+{
+    struct {
+        const char *name, *path;
+        int spawns;
+    } targets[] = {{"tiny_static", tiny, o->spawns}, {"bin_true", "/bin/true", o->true_spawns}};
+    run->nseries = run->ntargets * (int)pkf_method_count;
+    run->all = calloc((size_t)run->nseries, sizeof *run->all);
+    for (int t = 0; t < run->ntargets; t++)
+        for (size_t m = 0; m < pkf_method_count; m++) {
+            const pkf_method *pm = &pkf_methods[m];
+            run->all[t * (int)pkf_method_count + (int)m] = (struct series){
+                .target = targets[t].name,
+                .path = targets[t].path,
+                .method = pm,
+                .spawns = targets[t].spawns,
+                .samples_us = calloc((size_t)o->rounds, sizeof(double)),
+                .cpu_us = calloc((size_t)o->rounds, sizeof(double)),
+                .selected = re == NULL || regexec(re, pm->name, 0, NULL, 0) == 0,
+                .available = (pm->needs & ~have) == 0,
+                .child_moved = -1,
+                .parent_moved = -1,
+            };
+        }
+}
+
+/* Samples, summarizes and reports the run, then writes its file. 0, or nonzero on failure. */
+static int measure_and_report(struct run *run, const struct options *o)
+{
+    int rc = sample_all(run);
+    if (rc != 0)
+        return rc;
+    summarize(run);
+    if (o->census > 0)
+        census(run);
+    printf("Spawn floor: spawn+wait in µs per child, %d interleaved rounds, %s (CPUs %s), "
+           "mechanism %s%s\n\n",
+           run->rounds, run->pinned ? "pinned" : "unpinned", run->affinity,
+           pk_mechanism_name(pk_spawn_mechanism()),
+           pk_spawn_clears_sighand() ? " (CLONE_CLEAR_SIGHAND)" : "");
+    print_report(run);
+    char defpath[256];
+    const char *out = o->out;
+    if (out == NULL) {
+        pkbu_default_path(defpath, sizeof defpath, "floor");
+        out = defpath;
+    }
+    rc = write_json(out, run);
+    if (rc == 0)
+        printf("\nresults: %s\n", out);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -494,69 +549,21 @@ int main(int argc, char **argv)
 
     /* The tiny helper is built next to this executable. */
     static char tiny[4096];
-    ssize_t n = readlink("/proc/self/exe", tiny, sizeof tiny - 16);
-    if (n <= 0)
-        return 1;
-    tiny[n] = '\0';
-    snprintf(strrchr(tiny, '/'), 16, "/pk_tiny");
-    struct stat st;
-    if (stat(tiny, &st) != 0) {
+    int rc = pkbu_sibling("pk_tiny", tiny, sizeof tiny);
+    if (rc == -ENOENT)
         fprintf(stderr, "pk_floor: the tiny helper %s is missing (build the phases target)\n",
                 tiny);
+    if (rc != 0)
         return 1;
-    }
     struct run run = {.rounds = o.rounds, .census = o.census, .ntargets = 2};
-    int rc = affinity(&run, o.pin);
+    rc = affinity(&run, o.pin);
     if (rc != 0) {
         fprintf(stderr, "pk_floor: CPU affinity: %s\n", strerror(-rc));
         return 1;
     }
     unsigned have = pkf_methods_open(run.unavailable, sizeof run.unavailable);
-
-    struct {
-        const char *name, *path;
-        int spawns;
-    } targets[] = {{"tiny_static", tiny, o.spawns}, {"bin_true", "/bin/true", o.true_spawns}};
-    run.nseries = run.ntargets * (int)pkf_method_count;
-    run.all = calloc((size_t)run.nseries, sizeof *run.all);
-    for (int t = 0; t < run.ntargets; t++)
-        for (size_t m = 0; m < pkf_method_count; m++) {
-            const pkf_method *pm = &pkf_methods[m];
-            run.all[t * (int)pkf_method_count + (int)m] = (struct series){
-                .target = targets[t].name,
-                .path = targets[t].path,
-                .method = pm,
-                .spawns = targets[t].spawns,
-                .samples_us = calloc((size_t)o.rounds, sizeof(double)),
-                .cpu_us = calloc((size_t)o.rounds, sizeof(double)),
-                .selected = o.methods == NULL || regexec(&re, pm->name, 0, NULL, 0) == 0,
-                .available = (pm->needs & ~have) == 0,
-                .child_moved = -1,
-                .parent_moved = -1,
-            };
-        }
-
-    rc = sample_all(&run);
-    if (rc == 0) {
-        summarize(&run);
-        if (o.census > 0)
-            census(&run);
-        printf("Spawn floor: spawn+wait in µs per child, %d interleaved rounds, %s (CPUs %s), "
-               "mechanism %s%s\n\n",
-               run.rounds, run.pinned ? "pinned" : "unpinned", run.affinity,
-               pk_mechanism_name(pk_spawn_mechanism()),
-               pk_spawn_clears_sighand() ? " (CLONE_CLEAR_SIGHAND)" : "");
-        print_report(&run);
-        char defpath[256];
-        const char *out = o.out;
-        if (out == NULL) {
-            pkbu_default_path(defpath, sizeof defpath, "floor");
-            out = defpath;
-        }
-        rc = write_json(out, &run);
-        if (rc == 0)
-            printf("\nresults: %s\n", out);
-    }
+    build_series(&run, &o, tiny, o.methods != NULL ? &re : NULL, have);
+    rc = measure_and_report(&run, &o);
     pkf_methods_close();
     for (int i = 0; i < run.nseries; i++) {
         free(run.all[i].samples_us);

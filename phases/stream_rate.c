@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -203,10 +202,9 @@ static void usage(FILE *f)
                "Exit: 0 ok, 1 a run failed or the file could not be written, 2 bad arguments.\n");
 }
 
-int main(int argc, char **argv)
+/* The command line into *rounds and *out. Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, int *rounds, const char **out)
 {
-    int rounds = 7;
-    const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
@@ -219,33 +217,36 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return 2;
             }
-            rounds = (int)v;
+            *rounds = (int)v;
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc && argv[i + 1][0] != '\0') {
-            out = argv[++i];
+            *out = argv[++i];
         } else {
             fprintf(stderr, "pk_stream_rate: unknown or incomplete argument '%s'\n", argv[i]);
             usage(stderr);
             return 2;
         }
     }
-    ssize_t n = readlink("/proc/self/exe", emit_path, sizeof emit_path - 16);
-    if (n <= 0)
-        return 1;
-    emit_path[n] = '\0';
-    snprintf(strrchr(emit_path, '/'), 16, "/pk_emit");
-    struct stat st;
-    if (stat(emit_path, &st) != 0) {
+    return -1;
+}
+
+/* pk_emit beside this program, and the workloads' line counts as its argument. 0, or 1 after a
+ * message. */
+static int find_emit(void)
+{
+    int rc = pkbu_sibling("pk_emit", emit_path, sizeof emit_path);
+    if (rc == -ENOENT)
         fprintf(stderr, "pk_stream_rate: %s is missing (build the phases target)\n", emit_path);
+    if (rc != 0)
         return 1;
-    }
     for (size_t w = 0; w < NWORKLOADS; w++)
         snprintf(workloads[w].lines_arg, sizeof workloads[w].lines_arg, "%lld", workloads[w].lines);
+    return 0;
+}
 
-    struct series all[NWORKLOADS][NMETHODS];
-    for (size_t w = 0; w < NWORKLOADS; w++)
-        for (size_t m = 0; m < NMETHODS; m++)
-            all[w][m] = (struct series){.mib_s = calloc((size_t)rounds, sizeof(double))};
-
+/* A warm-up round, then `rounds` rounds of one sample of every pair, the order rotated. 0, or 1
+ * when a run saw the wrong lines or bytes. */
+static int measure(struct series all[NWORKLOADS][NMETHODS], int rounds)
+{
     bool tty = isatty(2);
     const size_t npairs = NWORKLOADS * NMETHODS;
     for (int r = -1; r < rounds; r++) {
@@ -274,7 +275,12 @@ int main(int argc, char **argv)
     }
     if (tty)
         fprintf(stderr, "\r%40s\r", "");
+    return 0;
+}
 
+/* The table on stdout and the results' rows, per workload and method. */
+static json_t *report(struct series all[NWORKLOADS][NMETHODS], int rounds)
+{
     printf("Line streaming throughput, MiB/s (higher is better), %d interleaved rounds, "
            "containment %s\n\n",
            rounds, pk_containment_name(pk_host_containment()));
@@ -313,7 +319,25 @@ int main(int argc, char **argv)
     printf("256 MiB: processkit_pull streams lines at %.1f%% of raw_read's throughput "
            "(target ≥ 80%%: %s)\n",
            big * 100, big >= 0.80 ? "met" : "NOT met");
+    return results;
+}
 
+int main(int argc, char **argv)
+{
+    int rounds = 7;
+    const char *out = NULL;
+    int rc = parse_args(argc, argv, &rounds, &out);
+    if (rc >= 0)
+        return rc;
+    if (find_emit() != 0)
+        return 1;
+    struct series all[NWORKLOADS][NMETHODS];
+    for (size_t w = 0; w < NWORKLOADS; w++)
+        for (size_t m = 0; m < NMETHODS; m++)
+            all[w][m] = (struct series){.mib_s = calloc((size_t)rounds, sizeof(double))};
+    if (measure(all, rounds) != 0)
+        return 1;
+    json_t *results = report(all, rounds);
     json_t *doc =
         json_pack("{s:s, s:i, s:i, s:o, s:o}", "schema", "processkit-stream-rate", "schema_version",
                   1, "rounds", rounds, "environment", pkbu_environment(false), "results", results);
@@ -322,7 +346,7 @@ int main(int argc, char **argv)
         pkbu_default_path(defpath, sizeof defpath, "stream-rate");
         out = defpath;
     }
-    int rc = pkbu_write_json(doc, out, "pk_stream_rate");
+    rc = pkbu_write_json(doc, out, "pk_stream_rate");
     json_decref(doc);
     if (rc == 0)
         printf("\nresults: %s\n", out);

@@ -523,9 +523,9 @@ static json_t *names_json(char **names, size_t n)
     return a;
 }
 
-json_t *pkb_compare_json(const pkb_compare *c)
+/* The options the comparison ran with, env_keys split at the commas. */
+static json_t *options_json(const pkb_compare_options *o)
 {
-    const pkb_compare_options *o = &c->opts;
     json_t *keys = json_array();
     const char *p = o->env_keys;
     while (*p) {
@@ -545,8 +545,50 @@ json_t *pkb_compare_json(const pkb_compare *c)
     json_object_set_new(options, "strict_env", json_boolean(o->strict_env));
     json_object_set_new(options, "drift_correction", json_boolean(!o->no_drift_correction));
     json_object_set_new(options, "drift_limit", num(o->drift_limit));
+    return options;
+}
 
-    json_t *series = json_array(), *env = json_array(), *skipped = json_array();
+/* The environment keys or run settings that differ: [{key, base, new}]. */
+static json_t *diffs_json(const pkb_compare_env_diff *d, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(
+            a, json_pack("{s:s, s:s, s:s}", "key", d[i].key, "base", d[i].base, "new", d[i].cand));
+    return a;
+}
+
+static json_t *geomean_json(const pkb_compare *c)
+{
+    json_t *geo = json_object();
+    json_object_set_new(geo, "n", json_integer((json_int_t)c->geomean_n));
+    json_object_set_new(geo, "base_median_ns", num(c->geomean_base));
+    json_object_set_new(geo, "new_median_ns", num(c->geomean_cand));
+    json_object_set_new(geo, "ratio", num(c->geomean));
+    json_object_set_new(geo, "delta", num(c->geomean - 1));
+    return geo;
+}
+
+/* The counts, as decided and raw. */
+static void counts_json(const pkb_compare *c, json_t *doc)
+{
+    json_object_set_new(doc, "counts",
+                        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "regressed",
+                                  (json_int_t)c->regressed, "improved", (json_int_t)c->improved,
+                                  "unchanged", (json_int_t)c->unchanged, "undecidable",
+                                  (json_int_t)c->undecidable, "missing", (json_int_t)c->missing,
+                                  "not_run", (json_int_t)c->environmental));
+    json_object_set_new(doc, "raw_counts",
+                        json_pack("{s:I, s:I, s:I, s:I}", "regressed", (json_int_t)c->raw_regressed,
+                                  "improved", (json_int_t)c->raw_improved, "unchanged",
+                                  (json_int_t)c->raw_unchanged, "undecidable",
+                                  (json_int_t)c->raw_undecidable));
+}
+
+json_t *pkb_compare_json(const pkb_compare *c)
+{
+    const pkb_compare_options *o = &c->opts;
+    json_t *series = json_array(), *skipped = json_array();
     json_t *regressed = json_array(), *undecidable = json_array();
     for (size_t i = 0; i < c->nrows; i++) {
         json_array_append_new(series, row_json(c, &c->rows[i]));
@@ -557,9 +599,6 @@ json_t *pkb_compare_json(const pkb_compare *c)
         if (c->rows[i].d.verdict == PKS_UNDECIDABLE)
             json_array_append_new(undecidable, json_string(c->rows[i].name));
     }
-    for (size_t i = 0; i < c->nenv; i++)
-        json_array_append_new(env, json_pack("{s:s, s:s, s:s}", "key", c->env[i].key, "base",
-                                             c->env[i].base, "new", c->env[i].cand));
     static const char *const kinds[] = {
         [PKB_NOTE_INFO] = "info",
         [PKB_NOTE_MISSING] = "missing",
@@ -575,18 +614,6 @@ json_t *pkb_compare_json(const pkb_compare *c)
         if (n->kind == PKB_NOTE_ENVIRONMENT)
             json_array_append_new(not_run, json_string(n->name));
     }
-    json_t *settings = json_array();
-    for (size_t i = 0; i < c->nsettings; i++)
-        json_array_append_new(settings,
-                              json_pack("{s:s, s:s, s:s}", "key", c->settings[i].key, "base",
-                                        c->settings[i].base, "new", c->settings[i].cand));
-    json_t *geo = json_object();
-    json_object_set_new(geo, "n", json_integer((json_int_t)c->geomean_n));
-    json_object_set_new(geo, "base_median_ns", num(c->geomean_base));
-    json_object_set_new(geo, "new_median_ns", num(c->geomean_cand));
-    json_object_set_new(geo, "ratio", num(c->geomean));
-    json_object_set_new(geo, "delta", num(c->geomean - 1));
-
     json_t *doc = json_object();
     json_object_set_new(doc, "schema", json_string("pkbench-compare"));
     json_object_set_new(doc, "schema_version", json_integer(1));
@@ -594,32 +621,22 @@ json_t *pkb_compare_json(const pkb_compare *c)
     json_object_set_new(doc, "new", c->cand_path ? json_string(c->cand_path) : json_null());
     json_object_set_new(doc, "baseline_contender",
                         o->baseline_contender ? json_string(o->baseline_contender) : json_null());
-    json_object_set_new(doc, "options", options);
+    json_object_set_new(doc, "options", options_json(o));
     json_object_set_new(doc, "noise_floor",
                         json_pack("{s:b, s:o}", "known", c->noise_floor_known, "alpha",
                                   c->noise_floor_known ? num(c->noise_floor_alpha) : json_null()));
     if (c->cand_path != NULL)
         json_object_set_new(doc, "drift", drift_json(c));
-    json_object_set_new(doc, "environment_differs", env);
-    json_object_set_new(doc, "settings_differ", settings);
+    json_object_set_new(doc, "environment_differs", diffs_json(c->env, c->nenv));
+    json_object_set_new(doc, "settings_differ", diffs_json(c->settings, c->nsettings));
     json_object_set_new(doc, "series", series);
-    json_object_set_new(doc, "geomean", geo);
+    json_object_set_new(doc, "geomean", geomean_json(c));
     json_object_set_new(doc, "only_in_base", names_json(c->only_base, c->nonly_base));
     json_object_set_new(doc, "only_in_new", names_json(c->only_cand, c->nonly_cand));
     json_object_set_new(doc, "not_compared", skipped);
     json_object_set_new(doc, "missing_in_new", missing);
     json_object_set_new(doc, "not_run_in_new", not_run);
-    json_object_set_new(doc, "counts",
-                        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "regressed",
-                                  (json_int_t)c->regressed, "improved", (json_int_t)c->improved,
-                                  "unchanged", (json_int_t)c->unchanged, "undecidable",
-                                  (json_int_t)c->undecidable, "missing", (json_int_t)c->missing,
-                                  "not_run", (json_int_t)c->environmental));
-    json_object_set_new(doc, "raw_counts",
-                        json_pack("{s:I, s:I, s:I, s:I}", "regressed", (json_int_t)c->raw_regressed,
-                                  "improved", (json_int_t)c->raw_improved, "unchanged",
-                                  (json_int_t)c->raw_unchanged, "undecidable",
-                                  (json_int_t)c->raw_undecidable));
+    counts_json(c, doc);
     json_object_set_new(doc, "controls", json_integer((json_int_t)c->controls));
     json_object_set_new(doc, "machine_changed", json_integer((json_int_t)c->machine_changed));
     json_object_set_new(doc, "regressed", regressed);

@@ -74,6 +74,17 @@ int error_from_exception() noexcept
     }
 }
 
+/* Runs f the C API's way: 0, or the negative errno of what it threw. */
+template <typename F> int guarded(F &&f) noexcept
+{
+    try {
+        f();
+        return 0;
+    } catch (...) {
+        return error_from_exception();
+    }
+}
+
 void stop(Session &s, int rc) noexcept
 {
     if (s.stop_error == 0)
@@ -295,6 +306,43 @@ int deliver(const BenchmarkReporter::Context &ctx, pkb_context_fn *fn, void *use
     return fn(&c, user);
 }
 
+/* One run of GB's as a pkb_run, to fn: what it returns. */
+int deliver(const BenchmarkReporter::Run &run, pkb_run_fn *fn, void *user)
+{
+    const std::string name = run.benchmark_name(), run_name = run.run_name.str();
+    std::vector<pkb_counter> counters;
+    counters.reserve(run.counters.size());
+    for (const auto &kv : run.counters)
+        counters.push_back({kv.first.c_str(), kv.second.value});
+
+    const bool aggregate = run.run_type == BenchmarkReporter::Run::RT_Aggregate;
+    /* As GB's JSON reporter: cv is a fraction, not a time, and is not divided by the
+     * iterations (for aggregates, the number of repetitions). */
+    const bool percentage = aggregate && run.aggregate_unit == benchmark::kPercentage;
+    pkb_run r = {};
+    r.name = name.c_str();
+    r.run_name = run_name.c_str();
+    r.function_name = run.run_name.function_name.c_str();
+    r.family_index = run.family_index;
+    r.per_family_instance_index = run.per_family_instance_index;
+    r.run_type = aggregate ? PKB_RUN_AGGREGATE : PKB_RUN_ITERATION;
+    r.aggregate_name = aggregate ? run.aggregate_name.c_str() : "";
+    r.aggregate_unit = !aggregate ? "" : percentage ? "percentage" : "time";
+    r.repetitions = run.repetitions;
+    r.repetition_index = aggregate ? -1 : run.repetition_index;
+    r.threads = run.threads;
+    r.iterations = run.iterations;
+    r.real_time = percentage ? run.real_accumulated_time : run.GetAdjustedRealTime();
+    r.cpu_time = percentage ? run.cpu_accumulated_time : run.GetAdjustedCPUTime();
+    r.time_unit = benchmark::GetTimeUnitString(run.time_unit);
+    r.label = run.report_label.c_str();
+    r.error_occurred = run.error_occurred;
+    r.error_message = run.error_message.c_str();
+    r.counters = counters.data();
+    r.counter_count = counters.size();
+    return fn(&r, user);
+}
+
 class Reporter final : public BenchmarkReporter
 {
   public:
@@ -367,38 +415,7 @@ class Reporter final : public BenchmarkReporter
 
     int deliver_run(const Run &run)
     {
-        const std::string name = run.benchmark_name(), run_name = run.run_name.str();
-        std::vector<pkb_counter> counters;
-        counters.reserve(run.counters.size());
-        for (const auto &kv : run.counters)
-            counters.push_back({kv.first.c_str(), kv.second.value});
-
-        const bool aggregate = run.run_type == Run::RT_Aggregate;
-        /* As GB's JSON reporter: cv is a fraction, not a time, and is not divided by the
-         * iterations (for aggregates, the number of repetitions). */
-        const bool percentage = aggregate && run.aggregate_unit == benchmark::kPercentage;
-        pkb_run r = {};
-        r.name = name.c_str();
-        r.run_name = run_name.c_str();
-        r.function_name = run.run_name.function_name.c_str();
-        r.family_index = run.family_index;
-        r.per_family_instance_index = run.per_family_instance_index;
-        r.run_type = aggregate ? PKB_RUN_AGGREGATE : PKB_RUN_ITERATION;
-        r.aggregate_name = aggregate ? run.aggregate_name.c_str() : "";
-        r.aggregate_unit = !aggregate ? "" : percentage ? "percentage" : "time";
-        r.repetitions = run.repetitions;
-        r.repetition_index = aggregate ? -1 : run.repetition_index;
-        r.threads = run.threads;
-        r.iterations = run.iterations;
-        r.real_time = percentage ? run.real_accumulated_time : run.GetAdjustedRealTime();
-        r.cpu_time = percentage ? run.cpu_accumulated_time : run.GetAdjustedCPUTime();
-        r.time_unit = benchmark::GetTimeUnitString(run.time_unit);
-        r.label = run.report_label.c_str();
-        r.error_occurred = run.error_occurred;
-        r.error_message = run.error_message.c_str();
-        r.counters = counters.data();
-        r.counter_count = counters.size();
-        return opts_.on_run(&r, opts_.user);
+        return deliver(run, opts_.on_run, opts_.user);
     }
 
     const pkb_run_options &opts_;
@@ -440,13 +457,10 @@ int pkb_pause_timing(pkb_state *st)
         return -EINVAL;
     if (st->gb->error_occurred())
         return -ECANCELED;
-    try {
+    return guarded([st] {
         st->gb->PauseTiming();
         st->paused = true;
-        return 0;
-    } catch (...) {
-        return error_from_exception();
-    }
+    });
 }
 
 int pkb_resume_timing(pkb_state *st)
@@ -456,24 +470,14 @@ int pkb_resume_timing(pkb_state *st)
     st->paused = false;
     if (st->gb->error_occurred())
         return -ECANCELED;
-    try {
-        st->gb->ResumeTiming();
-        return 0;
-    } catch (...) {
-        return error_from_exception();
-    }
+    return guarded([st] { st->gb->ResumeTiming(); });
 }
 
 int pkb_set_iteration_time(pkb_state *st, double seconds)
 {
     if (st == nullptr || !is_finite_nonnegative(seconds))
         return -EINVAL;
-    try {
-        st->gb->SetIterationTime(seconds);
-        return 0;
-    } catch (...) {
-        return error_from_exception();
-    }
+    return guarded([st, seconds] { st->gb->SetIterationTime(seconds); });
 }
 
 /* The low four flag bits are GB's own. */
@@ -494,36 +498,21 @@ int pkb_counter_set(pkb_state *st, const char *name, double value, unsigned flag
     if (flags & PKB_COUNTER_INVERT)
         f = f | Counter::kInvert;
     Counter::OneK k = (flags & PKB_COUNTER_1024) ? Counter::kIs1024 : Counter::kIs1000;
-    try {
-        st->gb->counters[name] = Counter(value, f, k);
-        return 0;
-    } catch (...) {
-        return error_from_exception();
-    }
+    return guarded([st, name, value, f, k] { st->gb->counters[name] = Counter(value, f, k); });
 }
 
 int pkb_set_label(pkb_state *st, const char *label)
 {
     if (st == nullptr || label == nullptr)
         return -EINVAL;
-    try {
-        st->gb->SetLabel(label);
-        return 0;
-    } catch (...) {
-        return error_from_exception();
-    }
+    return guarded([st, label] { st->gb->SetLabel(label); });
 }
 
 int pkb_skip_with_error(pkb_state *st, const char *message)
 {
     if (st == nullptr || message == nullptr)
         return -EINVAL;
-    try {
-        st->gb->SkipWithError(message);
-        return 0;
-    } catch (...) {
-        return error_from_exception();
-    }
+    return guarded([st, message] { st->gb->SkipWithError(message); });
 }
 
 int64_t pkb_iterations(const pkb_state *st)
@@ -584,12 +573,7 @@ int pkb_clear(void)
 {
     if (g_session != nullptr)
         return -EBUSY;
-    try {
-        benchmark::ClearRegisteredBenchmarks();
-        return 0;
-    } catch (...) {
-        return error_from_exception();
-    }
+    return guarded([] { benchmark::ClearRegisteredBenchmarks(); });
 }
 
 /* ---- initializing and running ---------------------------------------------------------------- */

@@ -195,26 +195,28 @@ static void tally(pkb_cell_result *res, pkb_obsmap *sets /* l, c, s */)
             v->open.keys[i] != 0 && v->open.vals[i].pid == (uint32_t)res->client_pid;
 }
 
-/* Steps 3 to 6 with the observer set up; the roles are finished by the caller. */
-static int observe(const pkb_cell_config *c,
-                   const pkb_observer *ob,
-                   void *state,
-                   struct role *roles,
-                   pkb_cell_result *res,
-                   pkb_obsmap *sets,
-                   char *why,
-                   size_t cap)
+/* The longest line of the workload's protocol we keep ("frozen churned=... cpu_ns=..."). */
+enum { LINE_CAP = 512 };
+
+/* A line of the workload's protocol that is not the one expected: why, and -EBADMSG. */
+static int unexpected(const struct role *r, const char *line, char *why, size_t cap)
+{
+    snprintf(why, cap, "the workload's %s said \"%.60s\"", r->name, line);
+    return -EBADMSG;
+}
+
+/* Step 3: the server listening, then the client ready with its long-lived connections. */
+static int start_workload(
+    const pkb_cell_config *c, struct role *roles, pkb_cell_result *res, char *why, size_t cap)
 {
     int64_t limit = c->duration_ms + 120000;
-    char line[512], arg[5][32];
+    char line[LINE_CAP], arg[5][32];
     int rc =
         start(&roles[0], (const char *const[]){c->churn_path, "server", NULL}, limit, why, cap);
     unsigned port = 0;
     if (rc == 0 && (rc = next_line(&roles[0], line, sizeof line, why, cap)) == 0 &&
-        sscanf(line, "listening %u", &port) != 1) {
-        snprintf(why, cap, "the workload's server said \"%.60s\"", line);
-        rc = -EBADMSG;
-    }
+        sscanf(line, "listening %u", &port) != 1)
+        rc = unexpected(&roles[0], line, why, cap);
     if (rc != 0)
         return rc;
     snprintf(arg[0], sizeof arg[0], "%u", port);
@@ -227,17 +229,30 @@ static int observe(const pkb_cell_config *c,
                                      arg[4], NULL},
                limit, why, cap);
     if (rc == 0 && (rc = next_line(&roles[1], line, sizeof line, why, cap)) == 0 &&
-        strcmp(line, "ready") != 0) {
-        snprintf(why, cap, "the workload's client said \"%.60s\"", line);
-        rc = -EBADMSG;
-    }
+        strcmp(line, "ready") != 0)
+        rc = unexpected(&roles[1], line, why, cap);
     if (rc != 0)
         return rc;
     res->server_pid = pk_process_pid(roles[0].proc);
     res->client_pid = pk_process_pid(roles[1].proc);
+    return 0;
+}
 
+/* Steps 4 and 5: the observer watches from T0 until the client froze; once the server has caught
+ * up (its pending accepts), its last look and its counters, with the CPU it took. The client's
+ * "frozen" line is left in `line` (LINE_CAP bytes). */
+static int watch(const pkb_cell_config *c,
+                 const pkb_observer *ob,
+                 void *state,
+                 struct role *roles,
+                 pkb_cell_result *res,
+                 char *line,
+                 char *why,
+                 size_t cap)
+{
     int64_t t0 = pkb_obs_now_ns() + 30000000;
-    snprintf(line, sizeof line, "go %" PRId64 "\n", t0);
+    snprintf(line, LINE_CAP, "go %" PRId64 "\n", t0);
+    int rc;
     if ((rc = tell(&roles[0], line, why, cap)) != 0 || (rc = tell(&roles[1], line, why, cap)) != 0)
         return rc;
     double u0, s0, u1, s1, cpu0 = thread_cpu_s();
@@ -245,22 +260,16 @@ static int observe(const pkb_cell_config *c,
     int64_t w0 = pkb_obs_now_ns();
     if ((rc = ob->run(state, t0 + (int64_t)c->duration_ms * 1000000, &res->view, why, cap)) != 0)
         return rc;
-    if ((rc = next_line(&roles[1], line, sizeof line, why, cap)) != 0)
+    if ((rc = next_line(&roles[1], line, LINE_CAP, why, cap)) != 0)
         return rc;
-    if (strncmp(line, "frozen ", 7) != 0) {
-        snprintf(why, cap, "the workload's client said \"%.60s\"", line);
-        return -EBADMSG;
-    }
-    /* The server catches up with the frozen client (its pending accepts) before the last look;
-     * the client's line is kept in `line`, the server's answer read into `ack`. */
+    if (strncmp(line, "frozen ", 7) != 0)
+        return unexpected(&roles[1], line, why, cap);
     char ack[64];
     if ((rc = tell(&roles[0], "sync\n", why, cap)) != 0 ||
         (rc = next_line(&roles[0], ack, sizeof ack, why, cap)) != 0)
         return rc;
-    if (strcmp(ack, "synced") != 0) {
-        snprintf(why, cap, "the workload's server said \"%.60s\"", ack);
-        return -EBADMSG;
-    }
+    if (strcmp(ack, "synced") != 0)
+        return unexpected(&roles[0], ack, why, cap);
     if ((rc = ob->final(state, &res->view, why, cap)) != 0)
         return rc;
     res->cpu_s = thread_cpu_s() - cpu0;
@@ -269,7 +278,25 @@ static int observe(const pkb_cell_config *c,
     res->user_s = u1 - u0;
     res->sys_s = s1 - s0;
     ob->report(state, &res->view);
+    return 0;
+}
 
+/* Steps 3 to 6 with the observer set up; the roles are finished by the caller. */
+static int observe(const pkb_cell_config *c,
+                   const pkb_observer *ob,
+                   void *state,
+                   struct role *roles,
+                   pkb_cell_result *res,
+                   pkb_obsmap *sets,
+                   char *why,
+                   size_t cap)
+{
+    char line[LINE_CAP];
+    int rc = start_workload(c, roles, res, why, cap);
+    if (rc == 0)
+        rc = watch(c, ob, state, roles, res, line, why, cap);
+    if (rc != 0)
+        return rc;
     res->churned = (uint64_t)field(line, "churned");
     res->failures = (uint64_t)field(line, "failures");
     res->open_truth = (uint64_t)field(line, "open");

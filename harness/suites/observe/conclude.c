@@ -431,61 +431,38 @@ static void seed_ordering(const json_t *p, const json_t *e, size_t i, pkb_buf *b
     pkb_buf_puts(b, ".\n");
 }
 
-void pkb__observe_seed(const pkb_results *r, const json_t *sum, pkb_buf *b)
+/* The seed's table, the row of seed[i]: its numbers per second of watching beside this run's. */
+static void seed_row(const json_t *sum, double hold, double dur, size_t i, pkb_buf *b)
 {
-    const json_t *holds = json_object_get(sum, "holds");
-    double hold = json_number_value(json_array_get(holds, 0)), dur = pkb__obs_duration(r);
-    if (json_array_size(holds) == 0 || !(dur > 0))
+    const json_t *p = pkb__obs_cell(sum, hold, seed[i].rate, "proc_poller");
+    const json_t *e = pkb__obs_cell(sum, hold, seed[i].rate, "ebpf_ringbuf");
+    if (!pkb__obs_measured(p) && !pkb__obs_measured(e))
         return;
-    pkb_buf_printf(b,
-                   "## Against the seed's prototype\n\nThe seed (procinfo's PERFORMANCE.md) "
-                   "measured a once-a-second /proc poller and an eBPF backend under "
-                   "uniform connect/close churn to a loopback listener — hold %g ms here — "
-                   "on a Docker Desktop VM (aarch64): an earlier prototype with 20 s per rate, "
-                   "then the shipped benchmark with 5 s per rate. Its numbers are quoted as it "
-                   "gives them, and all are set per second of watching (CPU-s ÷ the cell's "
-                   "length; this run's cells were %g s), because only that carries across "
-                   "cell lengths. Its eBPF hooks were fentry/fexit; its events per connection "
-                   "(9.57) belong to that hook set, ours to the hooks listed above.\n\n"
-                   "| rate/s | seed prototype: poller / eBPF, CPU-s per s | seed shipped: "
-                   "poller / eBPF | this run: `proc_poller` / `ebpf_ringbuf` | this run: "
-                   "`ebpf_ringbuf`'s extra workload CPU per s | poller attributed: seed / "
-                   "this run |\n|---:|---:|---:|---:|---:|---:|\n",
-                   hold, dur);
-    for (size_t i = 0; i < sizeof seed / sizeof seed[0]; i++) {
-        const json_t *p = pkb__obs_cell(sum, hold, seed[i].rate, "proc_poller");
-        const json_t *e = pkb__obs_cell(sum, hold, seed[i].rate, "ebpf_ringbuf");
-        if (!pkb__obs_measured(p) && !pkb__obs_measured(e))
-            continue;
-        pkb_buf_printf(b, "| %g | %.4f / %.4f | ", seed[i].rate, seed[i].proto_poller / 20,
-                       seed[i].proto_ebpf / 20);
-        if (isnan(seed[i].shipped_poller))
-            pkb_buf_puts(b, "– | ");
-        else
-            pkb_buf_printf(b, "%.4f / %.4f | ", seed[i].shipped_poller / 5,
-                           seed[i].shipped_ebpf / 5);
-        pkb__obs_fmt_s(b, pkb__obs_measured(p) ? pkb__obs_median(p, "cpu_s") / dur : NAN);
-        pkb_buf_puts(b, " / ");
-        pkb__obs_fmt_s(b, pkb__obs_measured(e) ? pkb__obs_median(e, "cpu_s") / dur : NAN);
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_s(b, pkb__obs_measured(e) ? pkb__obs_num(e, "workload_delta_s") / dur : NAN);
-        pkb_buf_printf(b, " | %s / ", seed[i].poller_saw);
-        if (pkb__obs_measured(p)) {
-            pkb__obs_fmt_count(b, pkb__obs_num(p, "attributed"));
-            pkb_buf_puts(b, " of ");
-            pkb__obs_fmt_count(b, pkb__obs_num(p, "churned"));
-        } else {
-            pkb_buf_puts(b, "–");
-        }
-        pkb_buf_puts(b, " |\n");
+    pkb_buf_printf(b, "| %g | %.4f / %.4f | ", seed[i].rate, seed[i].proto_poller / 20,
+                   seed[i].proto_ebpf / 20);
+    if (isnan(seed[i].shipped_poller))
+        pkb_buf_puts(b, "– | ");
+    else
+        pkb_buf_printf(b, "%.4f / %.4f | ", seed[i].shipped_poller / 5, seed[i].shipped_ebpf / 5);
+    pkb__obs_fmt_s(b, pkb__obs_measured(p) ? pkb__obs_median(p, "cpu_s") / dur : NAN);
+    pkb_buf_puts(b, " / ");
+    pkb__obs_fmt_s(b, pkb__obs_measured(e) ? pkb__obs_median(e, "cpu_s") / dur : NAN);
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_s(b, pkb__obs_measured(e) ? pkb__obs_num(e, "workload_delta_s") / dur : NAN);
+    pkb_buf_printf(b, " | %s / ", seed[i].poller_saw);
+    if (pkb__obs_measured(p)) {
+        pkb__obs_fmt_count(b, pkb__obs_num(p, "attributed"));
+        pkb_buf_puts(b, " of ");
+        pkb__obs_fmt_count(b, pkb__obs_num(p, "churned"));
+    } else {
+        pkb_buf_puts(b, "–");
     }
-    pkb_buf_puts(b, "\n");
-    for (size_t i = 0; i < sizeof seed / sizeof seed[0]; i++) {
-        const json_t *p = pkb__obs_cell(sum, hold, seed[i].rate, "proc_poller");
-        const json_t *e = pkb__obs_cell(sum, hold, seed[i].rate, "ebpf_ringbuf");
-        if (pkb__obs_measured(p) && pkb__obs_measured(e) && seed[i].rate > 0)
-            seed_ordering(p, e, i, b);
-    }
+    pkb_buf_puts(b, " |\n");
+}
+
+/* What the seed found at the top rate and over the rates, and whether this run reproduced it. */
+static void seed_findings(const json_t *sum, double hold, pkb_buf *b)
+{
     const json_t *p = pkb__obs_cell(sum, hold, pkb__obs_top_rate(sum), "proc_poller");
     const json_t *e = pkb__obs_cell(sum, hold, pkb__obs_top_rate(sum), "ebpf_ringbuf");
     if (pkb__obs_measured(p) && pkb__obs_top_rate(sum) > 0) {
@@ -518,6 +495,39 @@ void pkb__observe_seed(const pkb_results *r, const json_t *sum, pkb_buf *b)
                        hi / lo < 1.5 ? "flat: **reproduced**"
                                      : "it grows with the event rate: **not reproduced**");
     }
+}
+
+void pkb__observe_seed(const pkb_results *r, const json_t *sum, pkb_buf *b)
+{
+    const json_t *holds = json_object_get(sum, "holds");
+    double hold = json_number_value(json_array_get(holds, 0)), dur = pkb__obs_duration(r);
+    if (json_array_size(holds) == 0 || !(dur > 0))
+        return;
+    pkb_buf_printf(b,
+                   "## Against the seed's prototype\n\nThe seed (procinfo's PERFORMANCE.md) "
+                   "measured a once-a-second /proc poller and an eBPF backend under "
+                   "uniform connect/close churn to a loopback listener — hold %g ms here — "
+                   "on a Docker Desktop VM (aarch64): an earlier prototype with 20 s per rate, "
+                   "then the shipped benchmark with 5 s per rate. Its numbers are quoted as it "
+                   "gives them, and all are set per second of watching (CPU-s ÷ the cell's "
+                   "length; this run's cells were %g s), because only that carries across "
+                   "cell lengths. Its eBPF hooks were fentry/fexit; its events per connection "
+                   "(9.57) belong to that hook set, ours to the hooks listed above.\n\n"
+                   "| rate/s | seed prototype: poller / eBPF, CPU-s per s | seed shipped: "
+                   "poller / eBPF | this run: `proc_poller` / `ebpf_ringbuf` | this run: "
+                   "`ebpf_ringbuf`'s extra workload CPU per s | poller attributed: seed / "
+                   "this run |\n|---:|---:|---:|---:|---:|---:|\n",
+                   hold, dur);
+    for (size_t i = 0; i < sizeof seed / sizeof seed[0]; i++)
+        seed_row(sum, hold, dur, i, b);
+    pkb_buf_puts(b, "\n");
+    for (size_t i = 0; i < sizeof seed / sizeof seed[0]; i++) {
+        const json_t *p = pkb__obs_cell(sum, hold, seed[i].rate, "proc_poller");
+        const json_t *e = pkb__obs_cell(sum, hold, seed[i].rate, "ebpf_ringbuf");
+        if (pkb__obs_measured(p) && pkb__obs_measured(e) && seed[i].rate > 0)
+            seed_ordering(p, e, i, b);
+    }
+    seed_findings(sum, hold, b);
     pkb_buf_puts(b, "\n");
 }
 

@@ -127,54 +127,33 @@ static const json_t *none_of(const json_t *series, double rate, double hold)
     return NULL;
 }
 
-static json_t *cell_json(const json_t *series, const json_t *s)
+static size_t count_true(const json_t *flags)
 {
-    const json_t *o = observe_of(s);
-    double rate = json_number_value(json_object_get(o, "rate"));
-    double hold = json_number_value(json_object_get(o, "hold_ms"));
-    json_t *c = json_pack("{s:f, s:f, s:O, s:O, s:O*}", "hold_ms", hold, "rate", rate, "observer",
-                          json_object_get(o, "observer"), "status", json_object_get(s, "status"),
-                          "reason", json_object_get(s, "reason"));
-    if (c == NULL || !measured(s))
-        return c;
-    size_t n, noisy = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(flags); i++)
+        n += json_is_true(json_array_get(flags, i));
+    return n;
+}
+
+/* The cell's repetitions: n, the noisy ones and the disturbed ones. */
+static void cell_repetitions(json_t *c, const json_t *s)
+{
+    size_t n;
     double *x = numbers(json_object_get(s, "samples_ns"), &n);
     free(x);
-    const json_t *flags = json_object_get(s, "noisy");
-    for (size_t i = 0; i < json_array_size(flags); i++)
-        noisy += json_is_true(json_array_get(flags, i));
     json_object_set_new(c, "n", json_integer((json_int_t)n));
-    json_object_set_new(c, "noisy", json_integer((json_int_t)noisy));
+    json_object_set_new(c, "noisy",
+                        json_integer((json_int_t)count_true(json_object_get(s, "noisy"))));
     /* Files from before the measured disturbance (run/disturb.h) have no `disturbed` array. */
     const json_t *dflags = json_object_get(s, "disturbed");
-    if (json_is_array(dflags)) {
-        size_t disturbed = 0;
-        for (size_t i = 0; i < json_array_size(dflags); i++)
-            disturbed += json_is_true(json_array_get(dflags, i));
-        json_object_set_new(c, "disturbed", json_integer((json_int_t)disturbed));
-    }
-    static const char *const ranges[] = {"cpu_s", "setup_cpu_s", "workload_cpu_s"};
-    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
-        json_object_set_new(c, ranges[i], range_of(o, ranges[i]));
-    static const char *const medians[] = {"churned",
-                                          "seen",
-                                          "attributed",
-                                          "misattributed",
-                                          "long_attributed",
-                                          "accepted",
-                                          "server_attributed",
-                                          "open_truth",
-                                          "open_observed",
-                                          "events",
-                                          "polls",
-                                          "wakeups",
-                                          "timewait_max"};
-    for (size_t i = 0; i < sizeof medians / sizeof medians[0]; i++)
-        json_object_set_new(c, medians[i], median_json(o, medians[i]));
-    json_object_set(c, "long_lived", json_object_get(o, "long_lived"));
-    json_object_set_new(c, "attribution", ratio_of(o, "attributed", "churned"));
-    json_object_set_new(c, "events_per_conn", ratio_of(o, "events", "churned"));
-    /* Time inside the BPF programs, in ms. */
+    if (json_is_array(dflags))
+        json_object_set_new(c, "disturbed", json_integer((json_int_t)count_true(dflags)));
+}
+
+/* Time inside the BPF programs (ms), the ring's drops, the workload's failures and lateness, and
+ * how often the open sockets seen matched the truth. */
+static void cell_costs(json_t *c, const json_t *o)
+{
     size_t nb;
     double *b = numbers(json_object_get(o, "bpf_run_ns"), &nb);
     for (size_t i = 0; b != NULL && i < nb; i++)
@@ -198,6 +177,11 @@ static json_t *cell_json(const json_t *series, const json_t *s)
     for (size_t i = 0; i < json_array_size(ot); i++)
         equal += json_equal(json_array_get(ot, i), json_array_get(oo, i));
     json_object_set_new(c, "open_equal", json_integer(equal));
+}
+
+/* What watching shifted onto the workload: its CPU here minus its CPU under `none`. */
+static void cell_workload_delta(json_t *c, const json_t *series, double rate, double hold)
+{
     const json_t *none = none_of(series, rate, hold);
     json_t *wl = json_object_get(c, "workload_cpu_s");
     json_t *nwl = none != NULL ? median_json(observe_of(none), "workload_cpu_s") : NULL;
@@ -207,6 +191,42 @@ static json_t *cell_json(const json_t *series, const json_t *s)
             ? json_real(json_number_value(json_object_get(wl, "median")) - json_number_value(nwl))
             : json_null());
     json_decref(nwl);
+}
+
+static json_t *cell_json(const json_t *series, const json_t *s)
+{
+    const json_t *o = observe_of(s);
+    double rate = json_number_value(json_object_get(o, "rate"));
+    double hold = json_number_value(json_object_get(o, "hold_ms"));
+    json_t *c = json_pack("{s:f, s:f, s:O, s:O, s:O*}", "hold_ms", hold, "rate", rate, "observer",
+                          json_object_get(o, "observer"), "status", json_object_get(s, "status"),
+                          "reason", json_object_get(s, "reason"));
+    if (c == NULL || !measured(s))
+        return c;
+    cell_repetitions(c, s);
+    static const char *const ranges[] = {"cpu_s", "setup_cpu_s", "workload_cpu_s"};
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+        json_object_set_new(c, ranges[i], range_of(o, ranges[i]));
+    static const char *const medians[] = {"churned",
+                                          "seen",
+                                          "attributed",
+                                          "misattributed",
+                                          "long_attributed",
+                                          "accepted",
+                                          "server_attributed",
+                                          "open_truth",
+                                          "open_observed",
+                                          "events",
+                                          "polls",
+                                          "wakeups",
+                                          "timewait_max"};
+    for (size_t i = 0; i < sizeof medians / sizeof medians[0]; i++)
+        json_object_set_new(c, medians[i], median_json(o, medians[i]));
+    json_object_set(c, "long_lived", json_object_get(o, "long_lived"));
+    json_object_set_new(c, "attribution", ratio_of(o, "attributed", "churned"));
+    json_object_set_new(c, "events_per_conn", ratio_of(o, "events", "churned"));
+    cell_costs(c, o);
+    cell_workload_delta(c, series, rate, hold);
     json_object_set(c, "hooks", json_object_get(o, "hooks"));
     const json_t *progs = json_object_get(o, "bpf_programs");
     json_object_set(c, "bpf_programs", json_array_get(progs, json_array_size(progs) - 1));
