@@ -61,6 +61,17 @@ void pkb_fmt_delta(pkb_buf *b, double d)
     pkb_buf_printf(b, "%+.1f%%", pct);
 }
 
+void pkb_fmt_count(pkb_buf *b, double v)
+{
+    char digits[64];
+    int n = snprintf(digits, sizeof digits, "%.0f", v);
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && digits[i - 1] != '-' && (n - i) % 3 == 0)
+            pkb_buf_puts(b, ",");
+        pkb_buf_printf(b, "%c", digits[i]);
+    }
+}
+
 void pkb_fmt_rate(pkb_buf *b, double v)
 {
     if (!isfinite(v)) {
@@ -71,13 +82,7 @@ void pkb_fmt_rate(pkb_buf *b, double v)
         pkb_buf_printf(b, "%.*f", v >= 100 ? 1 : v >= 10 ? 2 : 3, v);
         return;
     }
-    char digits[64];
-    int n = snprintf(digits, sizeof digits, "%.0f", v);
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            pkb_buf_puts(b, ",");
-        pkb_buf_printf(b, "%c", digits[i]);
-    }
+    pkb_fmt_count(b, v);
 }
 
 void pkb_md_json_value(pkb_buf *b, const json_t *v)

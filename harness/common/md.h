@@ -19,6 +19,8 @@ void pkb_md_text(pkb_buf *b, const char *s);
 void pkb_md_code(pkb_buf *b, const char *s);
 /* A delta as "+2.3%": one decimal, never "-0.0%". */
 void pkb_fmt_delta(pkb_buf *b, double d);
+/* A finite number rounded to an integer, thousands separated: 1,032,000 / -1,234. */
+void pkb_fmt_count(pkb_buf *b, double v);
 /* A rate with four significant digits, thousands separated: 1,634 / 469.3 / 17.49 / 1.234;
  * "n/a" when not finite. */
 void pkb_fmt_rate(pkb_buf *b, double v);

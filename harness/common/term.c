@@ -217,6 +217,20 @@ void pkb_table_render(const pkb_table *t, const char *indent, bool color, pkb_bu
     free(width);
 }
 
+void pkb_table_finish(pkb_table *t, bool color, pkb_buf *out)
+{
+    pkb_table_render(t, "  ", color, out);
+    pkb_table_free(t);
+    pkb_buf_puts(out, "\n");
+}
+
+void pkb_table_take(pkb_table *t, pkb_tone tone, pkb_buf *cell, pkb_buf *out)
+{
+    pkb_table_add(t, tone, "%s", cell->failed || cell->data == NULL ? "" : cell->data);
+    out->failed |= cell->failed;
+    pkb_buf_free(cell);
+}
+
 void pkb_table_free(pkb_table *t)
 {
     if (t == NULL)

@@ -70,6 +70,13 @@ size_t pkb_table_rows(const pkb_table *t);
  * A table whose cells failed to allocate marks out failed. */
 void pkb_table_render(const pkb_table *t, const char *indent, bool color, pkb_buf *out);
 
+/* The end of a table section: the table indented by two spaces, a blank line; frees t. */
+void pkb_table_finish(pkb_table *t, bool color, pkb_buf *out);
+
+/* Appends `cell`'s text as the next cell and frees it; a cell that failed to build marks out
+ * failed (and adds an empty cell). */
+void pkb_table_take(pkb_table *t, pkb_tone tone, pkb_buf *cell, pkb_buf *out);
+
 /* Accepts NULL. */
 void pkb_table_free(pkb_table *t);
 

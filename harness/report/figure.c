@@ -67,6 +67,7 @@ void pkb_figures_free(pkb_figures *figs)
         pkb_buf_free(&figs->items[i].py);
     }
     free(figs->items);
+    pkb_buf_free(&figs->written);
     memset(figs, 0, sizeof *figs);
 }
 
@@ -161,6 +162,16 @@ void pkb_py_assign(pkb_buf *b, const char *name, const char *value)
     pkb_buf_printf(b, "%s = ", name);
     pkb_py_string(b, value);
     pkb_buf_puts(b, "\n");
+}
+
+void pkb_py_rows(pkb_buf *b)
+{
+    pkb_buf_puts(b, "with open(DATA, encoding=\"utf-8\") as f:\n"
+                    "    for line in f:\n"
+                    "        if line.startswith(\"# block 1\"):\n"
+                    "            block = 1\n"
+                    "        if line.startswith(\"#\") or not line.strip():\n"
+                    "            continue\n");
 }
 
 void pkb_py_tail(pkb_buf *b, const char *legend)
@@ -340,13 +351,10 @@ static int draw(const pkb_figures *figs,
     return rc;
 }
 
-int pkb_figures_render(const pkb_figures *figs,
-                       const char *dir,
-                       const pkb_report_options *opts,
-                       pkb_buf *written,
-                       char *err,
-                       size_t err_len)
+int pkb_figures_render(
+    pkb_figures *figs, const char *dir, const pkb_report_options *opts, char *err, size_t err_len)
 {
+    pkb_buf *written = &figs->written;
     if (figs->n == 0)
         return 0;
     int rc = write_scripts(figs, dir, err, err_len);

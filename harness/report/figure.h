@@ -39,6 +39,7 @@ typedef struct pkb_figure {
 typedef struct pkb_figures {
     pkb_figure *items;
     size_t n, cap;
+    pkb_buf written; /* after pkb_figures_render: every file it wrote, each name and a NUL */
 } pkb_figures;
 
 /* A new figure named <r->name>-<what> (both sanitized), or NULL when out of memory. */
@@ -49,14 +50,10 @@ void pkb_figures_free(pkb_figures *figs);
 void pkb_figure_stem(const pkb_results *r, const char *what, char *stem, size_t cap);
 
 /* Writes every figure's .dat, .gp and .py into dir, runs gnuplot and then Python there, and
- * checks the figures they wrote. Appends every file name it wrote to `written`, each followed by
- * a NUL. Returns 0 or an error of report.h's plotting kinds with the message in err. */
-int pkb_figures_render(const pkb_figures *figs,
-                       const char *dir,
-                       const pkb_report_options *opts,
-                       pkb_buf *written,
-                       char *err,
-                       size_t err_len);
+ * checks the figures they wrote, whose names it appends to figs->written. Returns 0 or an error
+ * of report.h's plotting kinds with the message in err. */
+int pkb_figures_render(
+    pkb_figures *figs, const char *dir, const pkb_report_options *opts, char *err, size_t err_len);
 
 /* ---- script pieces ------------------------------------------------------------------------- */
 
@@ -76,6 +73,9 @@ void pkb_gp_tail(pkb_buf *b, const char *stem, int width, int height);
 void pkb_py_head(pkb_buf *b, const pkb_results *r, const char *what, const char *stem);
 /* A constant of the script: "NAME = '<value>'" and a newline (value as pkb_py_string). */
 void pkb_py_assign(pkb_buf *b, const char *name, const char *value);
+/* The loop over DATA's rows: comments and blank lines skipped, `block` (set to 0 before it) 1 from
+ * the line "# block 1" on; the script goes on with the loop's body, `line` at 8 spaces. */
+void pkb_py_rows(pkb_buf *b);
 /* The tail of a one-axes matplotlib script: the grid behind the data, no top or right spine, the
  * legend (`legend`: ax.legend's arguments), then the figure laid out, saved to OUT and closed. */
 void pkb_py_tail(pkb_buf *b, const char *legend);

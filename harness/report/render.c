@@ -228,7 +228,7 @@ static int fail_out(char *err, size_t err_len, int rc, const char *what, const c
 /* Writes the report and draws the figures into the staging directory, then commits. */
 static int stage_and_commit(const pkb_results *r,
                             const pkb_buf *md,
-                            const pkb_figures *figs,
+                            pkb_figures *figs,
                             const char *stage,
                             const char *out_dir,
                             const pkb_report_options *opts,
@@ -240,19 +240,18 @@ static int stage_and_commit(const pkb_results *r,
     int rc = pkb_write_file(stage, md_name, md->data, md->len);
     if (rc != 0)
         return fail_out(err, err_len, rc, "cannot write in", stage);
-    pkb_buf written = {0};
-    rc = pkb_figures_render(figs, stage, opts, &written, err, err_len);
+    rc = pkb_figures_render(figs, stage, opts, err, err_len);
+    const pkb_buf *written = &figs->written;
     if (rc == 0) {
-        rc = commit(r, &written, stage, out_dir);
+        rc = commit(r, written, stage, out_dir);
         if (rc != 0)
             fail_out(err, err_len, rc, "cannot move the report into", out_dir);
     }
     if (rc == 0 && opts->written != NULL) { /* the caller's list: the figures, the report last */
-        for (size_t at = 0; at < written.len; at += strlen(written.data + at) + 1)
-            pkb_buf_printf(opts->written, "%s%c", written.data + at, '\0');
+        for (size_t at = 0; at < written->len; at += strlen(written->data + at) + 1)
+            pkb_buf_printf(opts->written, "%s%c", written->data + at, '\0');
         pkb_buf_printf(opts->written, "%s%c", md_name, '\0');
     }
-    pkb_buf_free(&written);
     return rc;
 }
 

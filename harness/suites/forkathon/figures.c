@@ -31,8 +31,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const figures[] = {"wemm", "rss_ladder"};
-
 /* Okabe-Ito, in forkathon.h's mechanism order: fork stands out in vermillion. */
 static const char *const mech_colors[] = {"#D55E00", "#0072B2", "#009E73",
                                           "#E69F00", "#CC79A7", "#56B4E9"};
@@ -163,15 +161,9 @@ static void wemm_py(const pkb_results *r, const char *stem, pkb_buf *b)
     pkb_py_head(b, r, "Wemm's forkathon", stem);
     pkb_py_assign(b, "TITLE", wemm_title);
     pkb_py_assign(b, "YLABEL", wemm_ylabel);
+    pkb_buf_puts(b, "\nnames, med, lo, hi, ref, runs, block = [], [], [], [], [], [], 0\n");
+    pkb_py_rows(b);
     pkb_buf_puts(b,
-                 "\n"
-                 "names, med, lo, hi, ref, runs, block = [], [], [], [], [], [], 0\n"
-                 "with open(DATA, encoding=\"utf-8\") as f:\n"
-                 "    for line in f:\n"
-                 "        if line.startswith(\"# block 1\"):\n"
-                 "            block = 1\n"
-                 "        if line.startswith(\"#\") or not line.strip():\n"
-                 "            continue\n"
                  "        c = line.rstrip(\"\\n\").split(\"\\t\")\n"
                  "        if block == 1:\n"
                  "            runs.append((int(c[0]) + float(c[1]), float(c[2]), c[3] == \"1\"))\n"
@@ -382,34 +374,39 @@ static void rss_py(const pkb_results *r, const char *stem, pkb_buf *b)
 
 /* ---- the figure list ---------------------------------------------------------------------- */
 
+static void wemm_draw(const pkb_results *r, const json_t *sum, pkb_figure *fig)
+{
+    wemm_dat(r, sum, &fig->dat);
+    wemm_gp(r, fig->stem, json_array_size(json_object_get(sum, "wemm")), &fig->gp);
+    wemm_py(r, fig->stem, &fig->py);
+}
+
+static void rss_draw(const pkb_results *r, const json_t *sum, pkb_figure *fig)
+{
+    const json_t *curves = json_object_get(sum, "curves");
+    rss_dat(r, curves, &fig->dat);
+    rss_gp(r, fig->stem, curves, &fig->gp);
+    rss_py(r, fig->stem, &fig->py);
+}
+
+/* The figures, each drawn from the summary when the file holds its study. */
+static const struct {
+    const char *what;
+    void (*draw)(const pkb_results *r, const json_t *sum, pkb_figure *fig);
+} figures[] = {{"wemm", wemm_draw}, {"rss_ladder", rss_draw}};
+
 int pkb__forkathon_figures(const pkb_results *r, pkb_figures *figs, char *err, size_t err_len)
 {
     json_t *sum = pkb_forkathon_summarize(json_object_get(r->root, "series"));
-    if (sum == NULL)
-        return pkb_fail(err, err_len, -ENOMEM, "plots: out of memory");
-    int rc = 0;
-    for (size_t f = 0; f < 2 && rc == 0; f++) {
+    int rc = sum != NULL ? 0 : -ENOMEM;
+    for (size_t f = 0; rc == 0 && f < sizeof figures / sizeof figures[0]; f++) {
         char stem[256];
-        if (!pkb__forkathon_figure(r, figures[f], stem, sizeof stem))
+        if (!pkb__forkathon_figure(r, figures[f].what, stem, sizeof stem))
             continue;
-        pkb_figure *fig = pkb_figures_add(figs, r, figures[f]);
-        if (fig == NULL) {
-            rc = -ENOMEM;
-            break;
-        }
-        if (f == 0) {
-            const json_t *rows = json_object_get(sum, "wemm");
-            wemm_dat(r, sum, &fig->dat);
-            wemm_gp(r, fig->stem, json_array_size(rows), &fig->gp);
-            wemm_py(r, fig->stem, &fig->py);
-        } else {
-            const json_t *curves = json_object_get(sum, "curves");
-            rss_dat(r, curves, &fig->dat);
-            rss_gp(r, fig->stem, curves, &fig->gp);
-            rss_py(r, fig->stem, &fig->py);
-        }
-        if (fig->dat.failed || fig->gp.failed || fig->py.failed)
-            rc = -ENOMEM;
+        pkb_figure *fig = pkb_figures_add(figs, r, figures[f].what);
+        if (fig != NULL)
+            figures[f].draw(r, sum, fig);
+        rc = fig == NULL || fig->dat.failed || fig->gp.failed || fig->py.failed ? -ENOMEM : 0;
     }
     json_decref(sum);
     return rc == 0 ? 0 : pkb_fail(err, err_len, rc, "plots: out of memory");

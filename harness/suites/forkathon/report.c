@@ -60,17 +60,6 @@ static void fmt_step(pkb_buf *b, double mib)
         pkb_buf_printf(b, "%.0f MiB", mib);
 }
 
-static void fmt_thousands(pkb_buf *b, long long v)
-{
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%lld", v);
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && digits[i - 1] != '-' && (n - i) % 3 == 0)
-            pkb_buf_puts(b, ",");
-        pkb_buf_printf(b, "%c", digits[i]);
-    }
-}
-
 /* For the terminal view (terminal.c), the same formatters (report.h). */
 double pkb__fk_num(const json_t *o, const char *key)
 {
@@ -85,11 +74,6 @@ void pkb__fk_us(pkb_buf *b, double us)
 void pkb__fk_ratio(pkb_buf *b, const json_t *v)
 {
     fmt_ratio(b, v);
-}
-
-void pkb__fk_thousands(pkb_buf *b, long long v)
-{
-    fmt_thousands(b, v);
 }
 
 /* ---- title, settings, environment ---------------------------------------------------------- */
@@ -170,7 +154,7 @@ static void wemm_table(pkb_buf *b, const json_t *rows, bool ours)
         pkb_buf_puts(b, "| ");
         pkb_md_code(b, json_string_value(json_object_get(row, "binary")));
         pkb_buf_printf(b, " | %s | ", json_string_value(json_object_get(row, "mechanism")));
-        fmt_thousands(b, (long long)numv(row, "iterations"));
+        pkb_fmt_count(b, (double)(long long)numv(row, "iterations"));
         pkb_buf_printf(b, " | %d | %.3f s | %.3f s | %.2f s", (int)numv(row, "runs"),
                        numv(row, "user_s"), numv(row, "sys_s"), numv(row, "wall_s"));
         if (ours && numv(row, "runs") > 1)

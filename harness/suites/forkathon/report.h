@@ -28,11 +28,10 @@ int pkb__forkathon_markdown(
 
 /* The formatters the Markdown and the terminal share (report.c): a number field of `o` (NaN when
  * absent), a time given in µs in the unit it reads best in ("1.2 µs", "3.45 ms"; "n/a"), a ratio
- * ("2.70×"; "n/a" when not a number) and an integer with thousands separators. */
+ * ("2.70×"; "n/a" when not a number); integers are common/md.h's pkb_fmt_count. */
 double pkb__fk_num(const json_t *o, const char *key);
 void pkb__fk_us(pkb_buf *b, double us);
 void pkb__fk_ratio(pkb_buf *b, const json_t *v);
-void pkb__fk_thousands(pkb_buf *b, long long v);
 
 /* terminal.c: Wemm's table, the ratio tables and the least-squares fits, from the summary. */
 int pkb__forkathon_terminal(

@@ -10,19 +10,12 @@
  */
 #include "suites/forkathon/report.h"
 
+#include "common/md.h"
 #include "common/term.h"
 #include "suites/forkathon/forkathon.h"
 
 #include <errno.h>
 #include <string.h>
-
-/* Adds c's text as the next cell and empties c for the next one. */
-static void take(pkb_table *t, pkb_tone tone, pkb_buf *c, pkb_buf *out)
-{
-    pkb_table_add(t, tone, "%s", c->failed || c->data == NULL ? "" : c->data);
-    out->failed |= c->failed;
-    pkb_buf_free(c);
-}
 
 static void wemm_table(const json_t *rows, bool color, pkb_buf *out)
 {
@@ -41,19 +34,17 @@ static void wemm_table(const json_t *rows, bool color, pkb_buf *out)
         pkb_buf c = {0};
         pkb_table_add(t, 0, "%s", json_string_value(json_object_get(row, "binary")));
         pkb_table_add(t, 0, "%s", json_string_value(json_object_get(row, "mechanism")));
-        pkb__fk_thousands(&c, (long long)pkb__fk_num(row, "iterations"));
-        take(t, 0, &c, out);
+        pkb_fmt_count(&c, (double)(long long)pkb__fk_num(row, "iterations"));
+        pkb_table_take(t, 0, &c, out);
         pkb_table_add(t, 0, "%d", (int)pkb__fk_num(row, "runs"));
         pkb_table_add(t, 0, "%.3f s", pkb__fk_num(row, "user_s"));
         pkb_table_add(t, 0, "%.3f s", pkb__fk_num(row, "sys_s"));
         pkb_table_add(t, 0, "%.2f s", pkb__fk_num(row, "wall_s"));
         pkb_table_add(t, 0, "%.1f%%", pkb__fk_num(row, "cpu_pct"));
         pkb__fk_us(&c, pkb__fk_num(row, "us_per_fork"));
-        take(t, 0, &c, out);
+        pkb_table_take(t, 0, &c, out);
     }
-    pkb_table_render(t, "  ", color, out);
-    pkb_table_free(t);
-    pkb_buf_puts(out, "\n");
+    pkb_table_finish(t, color, out);
 }
 
 /* One ratio table: two rows (wall time, CPU) of this run's ratios and Wemm's. */
@@ -84,12 +75,10 @@ static void ratio_table(const json_t *sum,
                                               k % 2 == 0 ? k1 : k2);
             pkb_buf c = {0};
             pkb__fk_ratio(&c, v);
-            take(t, k < 2 ? PKB_TONE_BOLD : PKB_TONE_DIM, &c, out);
+            pkb_table_take(t, k < 2 ? PKB_TONE_BOLD : PKB_TONE_DIM, &c, out);
         }
     }
-    pkb_table_render(t, "  ", color, out);
-    pkb_table_free(t);
-    pkb_buf_puts(out, "\n");
+    pkb_table_finish(t, color, out);
 }
 
 static void fit_table(const json_t *curves, bool color, pkb_buf *out)
@@ -119,11 +108,9 @@ static void fit_table(const json_t *curves, bool color, pkb_buf *out)
         pkb_table_add(t, 0, "%d", (int)pkb__fk_num(fit, "n"));
         pkb_buf b = {0};
         pkb__fk_us(&b, slope * 1024);
-        take(t, 0, &b, out);
+        pkb_table_take(t, 0, &b, out);
     }
-    pkb_table_render(t, "  ", color, out);
-    pkb_table_free(t);
-    pkb_buf_puts(out, "\n");
+    pkb_table_finish(t, color, out);
 }
 
 static void not_measured(const pkb_results *r, bool color, pkb_buf *out)

@@ -205,10 +205,21 @@ static int unexpected(const struct role *r, const char *line, char *why, size_t 
     return -EBADMSG;
 }
 
+/* What the steps of one cell work on. */
+struct cell {
+    const pkb_cell_config *c;
+    const pkb_observer *ob;
+    void *state; /* the observer's, from its setup */
+    struct role roles[2];
+    pkb_cell_result *res;
+    pkb_obsmap sets[3]; /* the ledgers: long-lived, churned (client); accepted (server) */
+};
+
 /* Step 3: the server listening, then the client ready with its long-lived connections. */
-static int start_workload(
-    const pkb_cell_config *c, struct role *roles, pkb_cell_result *res, char *why, size_t cap)
+static int start_workload(struct cell *x, char *why, size_t cap)
 {
+    const pkb_cell_config *c = x->c;
+    struct role *roles = x->roles;
     int64_t limit = c->duration_ms + 120000;
     char line[LINE_CAP], arg[5][32];
     int rc =
@@ -233,23 +244,18 @@ static int start_workload(
         rc = unexpected(&roles[1], line, why, cap);
     if (rc != 0)
         return rc;
-    res->server_pid = pk_process_pid(roles[0].proc);
-    res->client_pid = pk_process_pid(roles[1].proc);
+    x->res->server_pid = pk_process_pid(roles[0].proc);
+    x->res->client_pid = pk_process_pid(roles[1].proc);
     return 0;
 }
 
 /* Steps 4 and 5: the observer watches from T0 until the client froze; once the server has caught
  * up (its pending accepts), its last look and its counters, with the CPU it took. The client's
  * "frozen" line is left in `line` (LINE_CAP bytes). */
-static int watch(const pkb_cell_config *c,
-                 const pkb_observer *ob,
-                 void *state,
-                 struct role *roles,
-                 pkb_cell_result *res,
-                 char *line,
-                 char *why,
-                 size_t cap)
+static int watch(struct cell *x, char *line, char *why, size_t cap)
 {
+    struct role *roles = x->roles;
+    pkb_cell_result *res = x->res;
     int64_t t0 = pkb_obs_now_ns() + 30000000;
     snprintf(line, LINE_CAP, "go %" PRId64 "\n", t0);
     int rc;
@@ -258,7 +264,8 @@ static int watch(const pkb_cell_config *c,
     double u0, s0, u1, s1, cpu0 = thread_cpu_s();
     thread_rusage(&u0, &s0);
     int64_t w0 = pkb_obs_now_ns();
-    if ((rc = ob->run(state, t0 + (int64_t)c->duration_ms * 1000000, &res->view, why, cap)) != 0)
+    if ((rc = x->ob->run(x->state, t0 + (int64_t)x->c->duration_ms * 1000000, &res->view, why,
+                         cap)) != 0)
         return rc;
     if ((rc = next_line(&roles[1], line, LINE_CAP, why, cap)) != 0)
         return rc;
@@ -270,31 +277,26 @@ static int watch(const pkb_cell_config *c,
         return rc;
     if (strcmp(ack, "synced") != 0)
         return unexpected(&roles[0], ack, why, cap);
-    if ((rc = ob->final(state, &res->view, why, cap)) != 0)
+    if ((rc = x->ob->final(x->state, &res->view, why, cap)) != 0)
         return rc;
     res->cpu_s = thread_cpu_s() - cpu0;
     res->wall_s = (double)(pkb_obs_now_ns() - w0) / 1e9;
     thread_rusage(&u1, &s1);
     res->user_s = u1 - u0;
     res->sys_s = s1 - s0;
-    ob->report(state, &res->view);
+    x->ob->report(x->state, &res->view);
     return 0;
 }
 
 /* Steps 3 to 6 with the observer set up; the roles are finished by the caller. */
-static int observe(const pkb_cell_config *c,
-                   const pkb_observer *ob,
-                   void *state,
-                   struct role *roles,
-                   pkb_cell_result *res,
-                   pkb_obsmap *sets,
-                   char *why,
-                   size_t cap)
+static int observe(struct cell *x, char *why, size_t cap)
 {
+    struct role *roles = x->roles;
+    pkb_cell_result *res = x->res;
     char line[LINE_CAP];
-    int rc = start_workload(c, roles, res, why, cap);
+    int rc = start_workload(x, why, cap);
     if (rc == 0)
-        rc = watch(c, ob, state, roles, res, line, why, cap);
+        rc = watch(x, line, why, cap);
     if (rc != 0)
         return rc;
     res->churned = (uint64_t)field(line, "churned");
@@ -303,17 +305,17 @@ static int observe(const pkb_cell_config *c,
     res->late_max_us = (int64_t)field(line, "late_max_us");
     res->late_1ms = (uint64_t)field(line, "late_1ms");
     res->client_cpu_s = field(line, "cpu_ns") / 1e9;
-    res->long_lived = (uint64_t)c->long_lived;
+    res->long_lived = (uint64_t)x->c->long_lived;
     if ((rc = tell(&roles[0], "stop\n", why, cap)) != 0 ||
         (rc = next_line(&roles[0], line, sizeof line, why, cap)) != 0)
         return rc;
     res->server_cpu_s = field(line, "cpu_ns") / 1e9;
     res->accepted = (uint64_t)field(line, "accepted");
-    if ((rc = read_ledger(&roles[0], "s", &sets[2], why, cap)) != 0)
+    if ((rc = read_ledger(&roles[0], "s", &x->sets[2], why, cap)) != 0)
         return rc;
     if ((rc = tell(&roles[1], "ledger\n", why, cap)) != 0)
         return rc;
-    return read_ledger(&roles[1], "lc", sets, why, cap);
+    return read_ledger(&roles[1], "lc", x->sets, why, cap);
 }
 
 int pkb_cell_run(
@@ -328,29 +330,28 @@ int pkb_cell_run(
     res->netns = ns.how;
     pkb_obs_options o = pkb_obs_defaults(&c->obs);
     o.netns_inode = ns.inode;
-    void *state = NULL;
+    struct cell x = {
+        .c = c, .ob = ob, .res = res, .roles = {{"server", NULL, -1}, {"client", NULL, -1}}};
     double cpu0 = thread_cpu_s();
-    rc = ob->setup(ob, &o, &state, why, cap);
+    rc = ob->setup(ob, &o, &x.state, why, cap);
     res->setup_cpu_s = thread_cpu_s() - cpu0;
-    struct role roles[2] = {{"server", NULL, -1}, {"client", NULL, -1}};
-    pkb_obsmap sets[3] = {{0}}; /* long-lived, churned (client); accepted (server) */
     if (rc == 0)
-        rc = observe(c, ob, state, roles, res, sets, why, cap);
+        rc = observe(&x, why, cap);
     /* The client first: it closes first, as during the churn. */
     char later[256] = "";
-    int end1 = finish(&roles[1], later, sizeof later);
-    int end0 = finish(&roles[0], later, sizeof later);
+    int end1 = finish(&x.roles[1], later, sizeof later);
+    int end0 = finish(&x.roles[0], later, sizeof later);
     if (rc == 0 && (end1 != 0 || end0 != 0)) {
         snprintf(why, cap, "%s", later);
         rc = end1 != 0 ? end1 : end0;
     }
-    if (state != NULL)
-        ob->free(state);
+    if (x.state != NULL)
+        ob->free(x.state);
     pkb_netns_leave(&ns);
     if (rc == 0)
-        tally(res, sets);
+        tally(res, x.sets);
     for (int i = 0; i < 3; i++)
-        pkb_obsmap_free(&sets[i]);
+        pkb_obsmap_free(&x.sets[i]);
     if (rc != 0)
         pkb_cell_result_free(res);
     return rc;

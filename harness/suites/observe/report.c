@@ -105,48 +105,117 @@ static void md_gates(const pkb_results *r, pkb_buf *b)
 
 /* ---- the tables ---------------------------------------------------------------------------- */
 
+/* A row per cell of the hold, rate by rate and observer by observer: `row` gets the cell (NULL
+ * when the file has none), its rate and its observer. */
+static void md_cells(const json_t *sum,
+                     double hold,
+                     void (*row)(const json_t *c, double rate, const char *observer, pkb_buf *b),
+                     pkb_buf *b)
+{
+    size_t r, o;
+    const json_t *rv, *ov;
+    json_array_foreach(json_object_get(sum, "rates"), r, rv)
+        json_array_foreach(json_object_get(sum, "observers"), o, ov)
+            row(pkb__obs_cell(sum, hold, json_number_value(rv), json_string_value(ov)),
+                json_number_value(rv), json_string_value(ov), b);
+}
+
+/* "| rate | `observer`", how a row of either table starts. */
+static void row_head(pkb_buf *b, double rate, const char *observer)
+{
+    pkb_buf_printf(b, "| %g | ", rate);
+    pkb_md_code(b, observer);
+}
+
+/* "a<sep>b" of two counts of cell c. */
+static void counts(pkb_buf *b, const json_t *c, const char *a, const char *sep, const char *of)
+{
+    pkb__obs_fmt_count(b, pkb__obs_num(c, a));
+    pkb_buf_puts(b, sep);
+    pkb__obs_fmt_count(b, pkb__obs_num(c, of));
+}
+
+static void seed_row(const json_t *c, double rate, const char *observer, pkb_buf *b)
+{
+    if (c == NULL)
+        return;
+    row_head(b, rate, observer);
+    if (!pkb__obs_measured(c)) {
+        pkb_buf_printf(b, " | %s: ", json_string_value(json_object_get(c, "status")));
+        pkb_md_text(b, json_string_value(json_object_get(c, "reason")));
+        pkb_buf_puts(b, " | | |\n");
+        return;
+    }
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_range(b, json_object_get(c, "cpu_s"), 1, "");
+    pkb_buf_puts(b, " | ");
+    counts(b, c, "attributed", " of ", "churned");
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_pct_range(b, json_object_get(c, "attribution"));
+    pkb_buf_puts(b, " |\n");
+}
+
 static void md_seed_table(const json_t *sum, double hold, pkb_buf *b)
 {
     pkb_buf_printf(b, "### Hold %g ms: the seed's table\n\n", hold);
     pkb_buf_puts(b, "| rate/s | observer | CPU-s, median (min–max) | attributed N of M churned | "
                     "attributed, median (min–max) |\n|---:|---|---:|---:|---:|\n");
-    size_t r, o;
-    const json_t *rv, *ov;
-    json_array_foreach(json_object_get(sum, "rates"), r, rv)
-        json_array_foreach(json_object_get(sum, "observers"), o, ov)
-    {
-        const json_t *c = pkb__obs_cell(sum, hold, json_number_value(rv), json_string_value(ov));
-        if (c == NULL)
-            continue;
-        pkb_buf_printf(b, "| %g | ", json_number_value(rv));
-        pkb_md_code(b, json_string_value(ov));
-        if (!pkb__obs_measured(c)) {
-            pkb_buf_printf(b, " | %s: ", json_string_value(json_object_get(c, "status")));
-            pkb_md_text(b, json_string_value(json_object_get(c, "reason")));
-            pkb_buf_puts(b, " | | |\n");
-            continue;
-        }
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_range(b, json_object_get(c, "cpu_s"), 1, "");
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "attributed"));
-        pkb_buf_puts(b, " of ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "churned"));
-        pkb_buf_puts(b, " | ");
-        const json_t *a = json_object_get(c, "attribution");
-        if (json_is_object(a)) {
-            pkb__obs_fmt_pct(b, pkb__obs_num(a, "median"));
-            pkb_buf_puts(b, " (");
-            pkb__obs_fmt_pct(b, pkb__obs_num(a, "min"));
-            pkb_buf_puts(b, "–");
-            pkb__obs_fmt_pct(b, pkb__obs_num(a, "max"));
-            pkb_buf_puts(b, ")");
-        } else {
-            pkb_buf_puts(b, "–");
-        }
-        pkb_buf_puts(b, " |\n");
-    }
+    md_cells(sum, hold, seed_row, b);
     pkb_buf_puts(b, "\n");
+}
+
+/* The open sockets seen against the truth, the long-lived connections and the server's side. */
+static void attribution_cells(const json_t *c, const char *observer, pkb_buf *b)
+{
+    if (strcmp(observer, "none") == 0) {
+        /* It watches nothing: only the truth. */
+        pkb_buf_puts(b, " | – / ");
+        pkb__obs_fmt_count(b, pkb__obs_num(c, "open_truth"));
+        pkb_buf_puts(b, " | – | – |\n");
+        return;
+    }
+    pkb_buf_puts(b, " | ");
+    counts(b, c, "open_observed", " / ", "open_truth");
+    if (pkb__obs_num(c, "open_equal") < pkb__obs_num(c, "n"))
+        pkb_buf_printf(b, " (**%.0f of %.0f equal**)", pkb__obs_num(c, "open_equal"),
+                       pkb__obs_num(c, "n"));
+    pkb_buf_puts(b, " | ");
+    counts(b, c, "long_attributed", "/", "long_lived");
+    pkb_buf_puts(b, " | ");
+    counts(b, c, "server_attributed", "/", "accepted");
+    pkb_buf_puts(b, " |\n");
+}
+
+static void extra_row(const json_t *c, double rate, const char *observer, pkb_buf *b)
+{
+    if (!pkb__obs_measured(c))
+        return;
+    row_head(b, rate, observer);
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_s(b, pkb__obs_median(c, "setup_cpu_s"));
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_s(b, pkb__obs_median(c, "workload_cpu_s"));
+    double d = pkb__obs_num(c, "workload_delta_s");
+    if (isfinite(d) && strcmp(observer, "none") != 0) {
+        pkb_buf_puts(b, d >= 0 ? " (+" : " (");
+        pkb__obs_fmt_s(b, d);
+        pkb_buf_puts(b, ")");
+    }
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_range(b, json_object_get(c, "bpf_ms"), 1, "");
+    pkb_buf_puts(b, " | ");
+    double epc = pkb__obs_median(c, "events_per_conn");
+    if (isfinite(epc))
+        pkb_buf_printf(b, "%.2f", epc);
+    else
+        pkb_buf_puts(b, "–");
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_count(b, pkb__obs_num(c, "drops_total"));
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_count(b, pkb__obs_num(c, "wakeups"));
+    pkb_buf_puts(b, " | ");
+    pkb__obs_fmt_count(b, pkb__obs_num(c, "polls"));
+    attribution_cells(c, observer, b);
 }
 
 static void md_extra_table(const json_t *sum, double hold, pkb_buf *b)
@@ -156,64 +225,7 @@ static void md_extra_table(const json_t *sum, double hold, pkb_buf *b)
                     "events/conn | drops | wake-ups | polls | open at end: seen / truth | "
                     "long-lived | server side |\n"
                     "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    size_t r, o;
-    const json_t *rv, *ov;
-    json_array_foreach(json_object_get(sum, "rates"), r, rv)
-        json_array_foreach(json_object_get(sum, "observers"), o, ov)
-    {
-        const json_t *c = pkb__obs_cell(sum, hold, json_number_value(rv), json_string_value(ov));
-        if (!pkb__obs_measured(c))
-            continue;
-        pkb_buf_printf(b, "| %g | ", json_number_value(rv));
-        pkb_md_code(b, json_string_value(ov));
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_s(b, pkb__obs_median(c, "setup_cpu_s"));
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_s(b, pkb__obs_median(c, "workload_cpu_s"));
-        double d = pkb__obs_num(c, "workload_delta_s");
-        if (isfinite(d) && strcmp(json_string_value(ov), "none") != 0) {
-            pkb_buf_puts(b, d >= 0 ? " (+" : " (");
-            pkb__obs_fmt_s(b, d);
-            pkb_buf_puts(b, ")");
-        }
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_range(b, json_object_get(c, "bpf_ms"), 1, "");
-        pkb_buf_puts(b, " | ");
-        double epc = pkb__obs_median(c, "events_per_conn");
-        if (isfinite(epc))
-            pkb_buf_printf(b, "%.2f", epc);
-        else
-            pkb_buf_puts(b, "–");
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "drops_total"));
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "wakeups"));
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "polls"));
-        if (strcmp(json_string_value(ov), "none") == 0) {
-            /* It watches nothing: only the truth. */
-            pkb_buf_puts(b, " | – / ");
-            pkb__obs_fmt_count(b, pkb__obs_num(c, "open_truth"));
-            pkb_buf_puts(b, " | – | – |\n");
-            continue;
-        }
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "open_observed"));
-        pkb_buf_puts(b, " / ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "open_truth"));
-        if (pkb__obs_num(c, "open_equal") < pkb__obs_num(c, "n"))
-            pkb_buf_printf(b, " (**%.0f of %.0f equal**)", pkb__obs_num(c, "open_equal"),
-                           pkb__obs_num(c, "n"));
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "long_attributed"));
-        pkb_buf_puts(b, "/");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "long_lived"));
-        pkb_buf_puts(b, " | ");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "server_attributed"));
-        pkb_buf_puts(b, "/");
-        pkb__obs_fmt_count(b, pkb__obs_num(c, "accepted"));
-        pkb_buf_puts(b, " |\n");
-    }
+    md_cells(sum, hold, extra_row, b);
     pkb_buf_puts(b, "\nMedians over the repetitions. *Setup*: the observer's CPU before watching "
                     "(loading and attaching BPF, opening sockets). *Workload*: the client's and "
                     "server's own CPU from T0; Δ against `none` in the same cell is what the "

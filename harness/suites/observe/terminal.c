@@ -20,14 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Adds c's text as the next cell and empties c for the next one. */
-static void take(pkb_table *t, pkb_tone tone, pkb_buf *c, pkb_buf *out)
-{
-    pkb_table_add(t, tone, "%s", c->failed || c->data == NULL ? "" : c->data);
-    out->failed |= c->failed;
-    pkb_buf_free(c);
-}
-
 /* One row: a measured cell of the grid. */
 static void cell_row(pkb_table *t, const json_t *c, pkb_buf *out)
 {
@@ -35,13 +27,13 @@ static void cell_row(pkb_table *t, const json_t *c, pkb_buf *out)
     pkb_table_add(t, 0, "%.0f", pkb__obs_num(c, "rate"));
     pkb_table_add(t, 0, "%s", json_string_value(json_object_get(c, "observer")));
     pkb__obs_fmt_range(&b, json_object_get(c, "cpu_s"), 1, "");
-    take(t, 0, &b, out);
+    pkb_table_take(t, 0, &b, out);
     double churned = pkb__obs_num(c, "churned"), attributed = pkb__obs_num(c, "attributed");
     pkb__obs_fmt_count(&b, attributed);
     pkb_buf_puts(&b, " of ");
     pkb__obs_fmt_count(&b, churned);
     bool all = churned > 0 && attributed == churned;
-    take(t, all ? PKB_TONE_GOOD : 0, &b, out);
+    pkb_table_take(t, all ? PKB_TONE_GOOD : 0, &b, out);
     bool none = strcmp(json_string_value(json_object_get(c, "observer")), "none") == 0;
     double delta = pkb__obs_num(c, "workload_delta_s");
     if (none || isnan(delta)) /* none is what the others are measured against */
@@ -84,9 +76,7 @@ static void hold_table(const json_t *sum, double hold, bool color, pkb_buf *out)
                 cell_row(t, c, out);
         }
     }
-    pkb_table_render(t, "  ", color, out);
-    pkb_table_free(t);
-    pkb_buf_puts(out, "\n");
+    pkb_table_finish(t, color, out);
 }
 
 /* The observers refused everywhere, once each, with the reason. */

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "suites/observe/text.h"
 
+#include "common/md.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,19 +71,32 @@ void pkb__obs_fmt_s(pkb_buf *b, double s)
         pkb_buf_printf(b, "%.4f", s);
 }
 
-void pkb__obs_fmt_range(pkb_buf *b, const json_t *r, double scale, const char *unit)
+/* "median (min–max)" of a range object, each number written by `fmt` (times scale), `unit`
+ * after the median; "–" when there is none. */
+static void fmt_range_with(
+    pkb_buf *b, const json_t *r, double scale, const char *unit, void (*fmt)(pkb_buf *, double))
 {
     if (!json_is_object(r)) {
         pkb_buf_puts(b, "–");
         return;
     }
-    pkb__obs_fmt_s(b, pkb__obs_num(r, "median") * scale);
+    fmt(b, pkb__obs_num(r, "median") * scale);
     pkb_buf_puts(b, unit);
     pkb_buf_puts(b, " (");
-    pkb__obs_fmt_s(b, pkb__obs_num(r, "min") * scale);
+    fmt(b, pkb__obs_num(r, "min") * scale);
     pkb_buf_puts(b, "–");
-    pkb__obs_fmt_s(b, pkb__obs_num(r, "max") * scale);
+    fmt(b, pkb__obs_num(r, "max") * scale);
     pkb_buf_puts(b, ")");
+}
+
+void pkb__obs_fmt_range(pkb_buf *b, const json_t *r, double scale, const char *unit)
+{
+    fmt_range_with(b, r, scale, unit, pkb__obs_fmt_s);
+}
+
+void pkb__obs_fmt_pct_range(pkb_buf *b, const json_t *r)
+{
+    fmt_range_with(b, r, 1, "", pkb__obs_fmt_pct);
 }
 
 void pkb__obs_fmt_count(pkb_buf *b, double v)
@@ -90,13 +105,7 @@ void pkb__obs_fmt_count(pkb_buf *b, double v)
         pkb_buf_puts(b, "–");
         return;
     }
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%.0f", v);
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && digits[i - 1] != '-' && (n - i) % 3 == 0)
-            pkb_buf_puts(b, ",");
-        pkb_buf_printf(b, "%c", digits[i]);
-    }
+    pkb_fmt_count(b, v);
 }
 
 void pkb__obs_fmt_pct(pkb_buf *b, double ratio)

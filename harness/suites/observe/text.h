@@ -23,11 +23,12 @@ double pkb__obs_top_rate(const json_t *sum);
 double pkb__obs_duration(const pkb_results *r);
 
 /* CPU seconds with enough digits for small ones ("n/a" for NaN); a {"median", "min", "max"}
- * object as "median (min–max)" times scale ("–" when not an object); a count with thousands
- * separators; a ratio as a percentage; a ratio as "3.2×"; two ratios as "1.4×–1.9×" (one when
- * they print alike). */
+ * object as "median (min–max)" times scale ("–" when not an object), of seconds or of
+ * percentages; a count with thousands separators; a ratio as a percentage; a ratio as "3.2×"; two
+ * ratios as "1.4×–1.9×" (one when they print alike). */
 void pkb__obs_fmt_s(pkb_buf *b, double s);
 void pkb__obs_fmt_range(pkb_buf *b, const json_t *r, double scale, const char *unit);
+void pkb__obs_fmt_pct_range(pkb_buf *b, const json_t *r);
 void pkb__obs_fmt_count(pkb_buf *b, double v);
 void pkb__obs_fmt_pct(pkb_buf *b, double ratio);
 void pkb__obs_fmt_times(pkb_buf *b, double ratio);

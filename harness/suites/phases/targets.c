@@ -148,7 +148,5 @@ void pkb__phases_term_targets(const pkb_results *r, bool color, pkb_buf *out)
     pkb_term_puts(out, color, PKB_TONE_BOLD, "targets");
     pkb_buf_puts(out, "  (paired by round, 95% bootstrap CI: met or not met only when the whole "
                       "CI says so)\n");
-    pkb_table_render(t, "  ", color, out);
-    pkb_buf_puts(out, "\n");
-    pkb_table_free(t);
+    pkb_table_finish(t, color, out);
 }

@@ -16,14 +16,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* Adds c's text as the next cell and empties c for the next one. */
-static void take(pkb_table *t, pkb_tone tone, pkb_buf *c, pkb_buf *out)
-{
-    pkb_table_add(t, tone, "%s", c->failed || c->data == NULL ? "" : c->data);
-    out->failed |= c->failed;
-    pkb_buf_free(c);
-}
-
 static void phase_table(const pkb_results *r, const pkb__phases_view *v, bool color, pkb_buf *out)
 {
     pkb_term_puts(out, color, PKB_TONE_BOLD, "phase series");
@@ -41,11 +33,11 @@ static void phase_table(const pkb_results *r, const pkb__phases_view *v, bool co
         pkb_buf c = {0};
         pkb_table_add(t, (long)i == v->plain ? PKB_TONE_BOLD : 0, "%s", s->contender);
         pkb__us(&c, p->median);
-        take(t, 0, &c, out);
+        pkb_table_take(t, 0, &c, out);
         pkb__mean_sd_us(&c, s, p);
-        take(t, 0, &c, out);
+        pkb_table_take(t, 0, &c, out);
         pkb__vs_plain(r, v, i, &c);
-        take(t, 0, &c, out);
+        pkb_table_take(t, 0, &c, out);
     }
     if (pkb_table_rows(t) > 1)
         pkb_table_render(t, "  ", color, out);
@@ -76,15 +68,15 @@ static void recon_row(const pkb_results *r, const pkb__recon_row *row, pkb_table
     }
     const pkb_reconciliation *rec = &row->rec;
     pkb__us(&c, rec->predicted_ns);
-    take(t, 0, &c, out);
+    pkb_table_take(t, 0, &c, out);
     pkb__us(&c, rec->measured_ns);
-    take(t, 0, &c, out);
+    pkb_table_take(t, 0, &c, out);
     pkb__signed_us(&c, rec->residual_ns);
-    take(t, 0, &c, out);
+    pkb_table_take(t, 0, &c, out);
     pkb_fmt_delta(&c, rec->residual_fraction);
-    take(t, 0, &c, out);
+    pkb_table_take(t, 0, &c, out);
     pkb__us(&c, rec->threshold_ns);
-    take(t, 0, &c, out);
+    pkb_table_take(t, 0, &c, out);
     pkb_table_add(t, rec->flagged ? PKB_TONE_WARN : PKB_TONE_GOOD, "%s",
                   rec->flagged ? "flagged" : "within");
 }
