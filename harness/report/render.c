@@ -20,26 +20,17 @@
 
 /* ==== Shared sections ========================================================================= */
 
-void pkb_md_title(const pkb_results *r, pkb_buf *b)
+void pkb_md_provenance(const pkb_results *r, pkb_buf *b)
 {
-    pkb_buf_puts(b, "# ");
-    pkb_md_text(b, json_string_value(pkb_results_field(r, NULL, "suite")));
-    pkb_buf_puts(b, ": ");
-    pkb_md_text(b, json_string_value(pkb_results_field(r, NULL, "profile")));
-    pkb_buf_puts(b, " profile, ");
-    pkb_md_text(b, json_string_value(pkb_results_field(r, NULL, "created")));
-    pkb_buf_puts(b, "\n\nRendered by `pkbench report` from ");
     pkb_md_code(b, r->file);
     pkb_buf_puts(b, " (pkbench-results, schema version 1); generated, not edited by hand. "
                     "Command: `");
-    const json_t *cmd = pkb_results_field(r, NULL, "command");
     size_t i;
     const json_t *arg;
-    json_array_foreach(cmd, i, arg)
+    json_array_foreach(pkb_results_field(r, NULL, "command"), i, arg)
     {
         pkb_buf_puts(b, i > 0 ? " " : "");
-        const char *s = json_string_value(arg);
-        for (; *s; s++)
+        for (const char *s = json_string_value(arg); s != NULL && *s; s++)
             pkb_buf_printf(b, "%c", *s == '`' ? '\'' : *s == '\n' ? ' ' : *s);
     }
     pkb_buf_puts(b, "`.");
@@ -49,6 +40,18 @@ void pkb_md_title(const pkb_results *r, pkb_buf *b)
         pkb_md_code(b, filter);
         pkb_buf_puts(b, ".");
     }
+}
+
+void pkb_md_title(const pkb_results *r, pkb_buf *b)
+{
+    pkb_buf_puts(b, "# ");
+    pkb_md_text(b, json_string_value(pkb_results_field(r, NULL, "suite")));
+    pkb_buf_puts(b, ": ");
+    pkb_md_text(b, json_string_value(pkb_results_field(r, NULL, "profile")));
+    pkb_buf_puts(b, " profile, ");
+    pkb_md_text(b, json_string_value(pkb_results_field(r, NULL, "created")));
+    pkb_buf_puts(b, "\n\nRendered by `pkbench report` from ");
+    pkb_md_provenance(r, b);
     const char *finished = json_string_value(pkb_results_field(r, NULL, "finished"));
     if (finished != NULL) {
         pkb_buf_puts(b, " Finished: ");

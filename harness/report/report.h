@@ -105,6 +105,10 @@ void pkb_term_not_timed(const pkb_results *r,
 /* The title and the provenance line (suite, profile, created, command, filter, finished; a
  * warning when the run is incomplete). First in every report. */
 void pkb_md_title(const pkb_results *r, pkb_buf *b);
+/* Where the numbers come from: "`file` (pkbench-results, schema version 1); generated, not edited
+ * by hand. Command: `...`." and " Filter: `...`." when the run had one (pkb_md_title's middle,
+ * for a suite that writes its own title). */
+void pkb_md_provenance(const pkb_results *r, pkb_buf *b);
 /* Priming, settings, environment, and the noisy-repetition footnote. Last in every report. */
 void pkb_md_appendix(const pkb_results *r, pkb_buf *b);
 /* "- `name`: refused — reason" for series s, which was not measured (the reason the file gives,

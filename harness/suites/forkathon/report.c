@@ -86,24 +86,7 @@ static void md_title(const pkb_results *r, pkb_buf *b)
     pkb_buf_puts(b, " profile, ");
     pkb_md_text(b, json_string_value(json_object_get(root, "created")));
     pkb_buf_puts(b, "\n\nThe fork/vfork study, rendered by `pkbench report` from ");
-    pkb_md_code(b, r->file);
-    pkb_buf_puts(b, " (pkbench-results, schema version 1); generated, not edited by hand. "
-                    "Command: `");
-    size_t i;
-    const json_t *arg;
-    json_array_foreach(json_object_get(root, "command"), i, arg)
-    {
-        pkb_buf_puts(b, i > 0 ? " " : "");
-        for (const char *s = json_string_value(arg); s != NULL && *s; s++)
-            pkb_buf_printf(b, "%c", *s == '`' ? '\'' : *s == '\n' ? ' ' : *s);
-    }
-    pkb_buf_puts(b, "`.");
-    const char *filter = json_string_value(json_object_get(root, "filter"));
-    if (filter != NULL) {
-        pkb_buf_puts(b, " Filter: ");
-        pkb_md_code(b, filter);
-        pkb_buf_puts(b, ".");
-    }
+    pkb_md_provenance(r, b);
     pkb_buf_puts(b, "\n\n");
     if (!json_is_true(json_object_get(root, "complete")))
         pkb_buf_puts(b, "> **Incomplete run.** It was interrupted: only the samples taken before "
