@@ -1,14 +1,16 @@
 /*
- * The suite runner: times a list of series through Google Benchmark (via the shim) and writes
- * the results file through results/. Suites (suites/<name>/) build the series; the runner owns
- * priming, timing, progress, interruption and the file.
+ * series — what a suite hands the runner (run/run.h, which includes this header): the series it
+ * built (pkb_series), the profile and the run's options, and what every layer of the runner does
+ * with a series (series.c: freed, written as the results file holds it, its disturbed share). The
+ * bottom of the run room: the orchestrator (run.c), re-measuring (remeasure.c), the rounds
+ * (rounds.c) and the collection layer (collect.c) all build on it, and it on none of them.
  */
-#ifndef PKB_RUN_H
-#define PKB_RUN_H
+#ifndef PKB_RUN_SERIES_H
+#define PKB_RUN_SERIES_H
 
 #include "common/buf.h"
 #include "results/results.h"
-#include "run/sample.h"
+#include "plugin/sample.h"
 
 #include <jansson.h>
 #include <signal.h>
@@ -80,8 +82,6 @@ typedef struct pkb_profile {
     double settle_s; /* rounds: untimed calls of the series itself before each sample */
 } pkb_profile;
 
-extern const pkb_profile pkb_profile_full, pkb_profile_quick;
-
 typedef struct pkb_suite_options {
     const char *suite;
     const pkb_profile *profile;
@@ -125,15 +125,6 @@ typedef struct pkb_suite_options {
  * every finished series. */
 extern volatile sig_atomic_t pkb_interrupted;
 
-/* Runs the series (those with status PENDING are timed; REFUSED ones are recorded, and so are
- * MEASURED or FAILED ones a suite settled itself: their samples, per-repetition arrays of nreps
- * entries and extra are written as they are) and writes the results file after every finished
- * series and at the end, atomically. A timed series more than PKB_REMEASURE_SHARE of whose
- * repetitions were disturbed is measured once more (not with --aa), both attempts kept.
- * Returns 0, 130 when interrupted (the file holds the finished series), or a negative errno
- * (message printed). */
-int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts);
-
 /* A series with more than this share of its repetitions disturbed is re-measured once. */
 #define PKB_REMEASURE_SHARE 0.25
 
@@ -142,7 +133,11 @@ void pkb_series_free(pkb_series *s);
 /* The series as the results file holds it (results.h's pkb_results_series_json). New reference. */
 json_t *pkb_series_json(const pkb_series *s);
 
-/* The current time, UTC, as ISO 8601 ("2026-12-01T02:21:45Z"). */
-void pkb_iso_time(char *buf, size_t cap);
+/* The series' record for the results writer (results.h): its own fields and the arrays of the
+ * attempt it uses (pkb_series_json adds both attempts of a re-measured series). */
+pkb_series_record pkb__series_record(const pkb_series *s);
 
-#endif /* PKB_RUN_H */
+/* The share of a series' repetitions marked disturbed (run/disturb.h). */
+double pkb__disturbed_share(const pkb_series *s);
+
+#endif /* PKB_RUN_SERIES_H */
