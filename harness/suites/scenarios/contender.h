@@ -15,7 +15,7 @@
 #ifndef PKB_CONTENDER_H
 #define PKB_CONTENDER_H
 
-#include "run/sample.h"
+#include "plugin/sample.h"
 
 #include <stdbool.h>
 #include <stddef.h>
