@@ -15,7 +15,7 @@
 #define _GNU_SOURCE
 #include "test.h"
 
-#include "suites/scenarios/contender.h"
+#include "contenders/registry.h"
 #include "suites/scenarios/scenario.h"
 
 #include <ctype.h>
