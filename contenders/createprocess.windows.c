@@ -18,7 +18,7 @@
  *   concurrent_fan_out   16 threads, each one child as above (one thread per child)
  *   spawn_only           CreateProcessW of the tiny helper, standard handles inherited, no pipes
  */
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 
 #include <errno.h>
 #include <stdio.h>

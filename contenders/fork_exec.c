@@ -10,8 +10,8 @@
  * execs the workload's program_path, resolved once by the harness, untimed: a resolved series.
  */
 #define _GNU_SOURCE
-#include "suites/scenarios/contender.h"
-#include "raw.h"
+#include "contenders/contender.h"
+#include "contenders/raw.h"
 
 #include <errno.h>
 #include <unistd.h>

@@ -24,7 +24,7 @@
  * asked to leave descriptors open it starts the child with fork, resets a few signal handlers and
  * closes every descriptor above 2 in it (close_range), and watches the exit through a pidfd.
  */
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 
 #include <errno.h>
 #include <glib-unix.h>

@@ -21,7 +21,7 @@
  * PATH on every run, like the other bare-name series.
  */
 #define _GNU_SOURCE
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 
 #include <errno.h>
 #include <stdbool.h>

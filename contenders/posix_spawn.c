@@ -15,8 +15,8 @@
  * the three raw series differ only in how the child is started.
  */
 #define _GNU_SOURCE
-#include "suites/scenarios/contender.h"
-#include "raw.h"
+#include "contenders/contender.h"
+#include "contenders/raw.h"
 
 #include <spawn.h>
 

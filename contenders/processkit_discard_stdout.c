@@ -11,7 +11,7 @@
  * it without an error (contender.h). It is a discard path, not an output-equivalent replacement
  * for capture, and only runs spawn_capture_small (as in the seed).
  */
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 #include "processkit.h"
 
 #include <errno.h>

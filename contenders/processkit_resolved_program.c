@@ -15,7 +15,7 @@
  * these VMs) and concurrent_fan_out, where the lookup is paid 16 times an iteration. Not
  * spawn_only, whose program is already an absolute path.
  */
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 #include "processkit.h"
 
 #include <errno.h>

@@ -21,7 +21,7 @@
  * disposition is touched: cat reads all of its stdin, so no write here can meet a closed pipe.
  */
 #define _GNU_SOURCE
-#include "raw.h"
+#include "contenders/raw.h"
 
 #include <errno.h>
 #include <fcntl.h>

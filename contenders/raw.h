@@ -7,7 +7,7 @@
 #ifndef PKB_RAW_H
 #define PKB_RAW_H
 
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 
 #include <sys/types.h>
 

@@ -1,14 +1,24 @@
 /*
- * The contenders pkbench knows, in report order: one line each. A contender's file defines
- * `const pkb_contender pkb_contender_<name>` (see harness/suites/scenarios/contender.h); its line
- * here is all the harness needs.
+ * The contenders pkbench knows, in report order: what the scenarios suite (and `pkbench list`)
+ * walks. The list itself is registry.c (registry.windows.c for the Windows build): one line per
+ * contender, whose file defines `const pkb_contender pkb_contender_<name>` (contender.h).
  */
-#define PKB_CONTENDER_LIST(X)                                                                      \
-    X(processkit)                                                                                  \
-    X(processkit_resolved_program)                                                                 \
-    X(processkit_discard_stdout)                                                                   \
-    X(posix_spawn)                                                                                 \
-    X(vfork_exec)                                                                                  \
-    X(fork_exec)                                                                                   \
-    X(libuv)                                                                                       \
-    X(glib)
+#ifndef PKB_CONTENDERS_REGISTRY_H
+#define PKB_CONTENDERS_REGISTRY_H
+
+#include "contenders/contender.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const pkb_contender *const pkb_contenders[];
+extern const size_t pkb_contender_count;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PKB_CONTENDERS_REGISTRY_H */

@@ -1,8 +1,14 @@
 /*
- * The Windows build's registry: registry.windows.h's list as the array pkbench walks.
+ * The Windows build's registry (see registry.c), in report order: processkit three ways and the
+ * baseline, CreateProcessW as a standard library uses it.
  */
-#include "suites/scenarios/contender.h"
-#include "registry.windows.h"
+#include "contenders/registry.h"
+
+#define PKB_CONTENDER_LIST(X)                                                                      \
+    X(processkit)                                                                                  \
+    X(processkit_resolved_program)                                                                 \
+    X(processkit_discard_stdout)                                                                   \
+    X(createprocess)
 
 #define PKB__DECLARE(name) extern const pkb_contender pkb_contender_##name;
 PKB_CONTENDER_LIST(PKB__DECLARE)

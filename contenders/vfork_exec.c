@@ -14,8 +14,8 @@
  * installs handlers would have to, as glibc's posix_spawn does.
  */
 #define _GNU_SOURCE
-#include "suites/scenarios/contender.h"
-#include "raw.h"
+#include "contenders/contender.h"
+#include "contenders/raw.h"
 
 #include <errno.h>
 #include <unistd.h>

@@ -21,7 +21,7 @@
 #include "common/term.h"
 #include "processkit.h"
 #include "regress/compare.h"
-#include "suites/scenarios/contender.h"
+#include "contenders/registry.h"
 #include "suites/suite.h"
 
 #include <errno.h>

@@ -268,6 +268,8 @@
     X(pkbench_phases_quick_run_renders, 60)                                                        \
     X(layout_rooms_include_downward, 10)                                                           \
     X(layout_checker_catches_back_edges, 10)                                                       \
+    X(layout_no_circles, 20)                                                                       \
+    X(layout_circle_checker_catches_circles, 10)                                                   \
     X(pkbench_options_take_effect, 90)                                                             \
     X(pkbench_option_values_rejected, 30)                                                          \
     X(pkbench_terminal_output_matches_results_file, 60)                                            \

@@ -1,5 +1,5 @@
 /*
- * The benchmark contenders (contenders/, harness/suites/scenarios/contender.h): every contender in
+ * The benchmark contenders (contenders/, contenders/contender.h): every contender in
  * the registry passes the harness's own correctness check in every scenario it supports, iteration
  * after iteration, leaking no descriptor and no child; the check refuses wrong counts with a reason
  * (including the rule for contenders that discard their output); the registry is well formed.
@@ -15,7 +15,7 @@
 #define _GNU_SOURCE
 #include "test.h"
 
-#include "suites/scenarios/contender.h"
+#include "contenders/registry.h"
 #include "suites/scenarios/scenario.h"
 
 #include <ctype.h>

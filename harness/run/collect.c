@@ -15,7 +15,6 @@
 #include "common/term.h"
 #include "run/calibrate.h"
 #include "run/disturb.h"
-#include "run/env.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,8 +24,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-volatile sig_atomic_t pkb_interrupted;
 
 double pkb__now_s(void)
 {
@@ -112,6 +109,27 @@ void pkb__show_finished(struct pkb__collect *c, bool final, bool eta)
         series_line(c, s, eta);
         s->shown = true;
     }
+}
+
+int pkb__register(pkb_series *s, const pkb_profile *prof)
+{
+    int rc = pkb_register(&(pkb_def){.name = s->name,
+                                     .fn = pkb__bench,
+                                     .user = s,
+                                     .time_mode = PKB_TIME_MANUAL,
+                                     .unit = PKB_UNIT_NS,
+                                     .repetitions = prof->repetitions,
+                                     .min_warmup_time = prof->warmup_s,
+                                     .min_time = prof->min_time_s});
+    if (rc != 0)
+        fprintf(stderr, "pkbench: cannot register %s: %s\n", s->name, strerror(-rc));
+    return rc;
+}
+
+bool pkb__remeasure_due(const struct pkb__collect *c, const pkb_series *s)
+{
+    return !c->opts->aa && !pkb_interrupted && s->status == PKB_SERIES_MEASURED && s->nreps > 0 &&
+           !s->remeasured && pkb__disturbed_share(s) > PKB_REMEASURE_SHARE;
 }
 
 /* ---- the benchmark function ---------------------------------------------------------------- */
@@ -278,58 +296,6 @@ static int grow_samples(pkb_series *s, size_t need)
     return 0;
 }
 
-/* The record of one attempt's arrays (the series' own fields filled by the caller). */
-static pkb_series_record attempt_record(const pkb_attempt *a)
-{
-    return (pkb_series_record){.n = a->nreps,
-                               .samples_ns = a->samples_ns,
-                               .child_cpu_ns = a->child_cpu_ns,
-                               .parent_cpu_ns = a->parent_cpu_ns,
-                               .iterations = a->iterations,
-                               .disturb = a->disturb,
-                               .round = a->round,
-                               .logical_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN)};
-}
-
-static pkb_series_record series_record(const pkb_series *s)
-{
-    pkb_series_record rec = attempt_record(&(pkb_attempt){.nreps = s->nreps,
-                                                          .samples_ns = s->samples_ns,
-                                                          .child_cpu_ns = s->child_cpu_ns,
-                                                          .parent_cpu_ns = s->parent_cpu_ns,
-                                                          .iterations = s->iterations,
-                                                          .disturb = s->disturb,
-                                                          .round = s->round});
-    rec.name = s->name;
-    rec.scenario = s->scenario;
-    rec.contender = s->contender;
-    rec.description = s->description;
-    rec.unit = s->unit;
-    rec.reason = s->reason;
-    rec.environmental = s->environmental;
-    rec.baseline = s->baseline;
-    rec.control = s->control;
-    rec.status = s->status;
-    rec.work_per_iteration = s->work_per_iteration;
-    rec.calibration = &s->calib;
-    rec.extra = s->extra;
-    return rec;
-}
-
-json_t *pkb_series_json(const pkb_series *s)
-{
-    pkb_series_record rec = series_record(s), attempts[2];
-    if (s->remeasured) {
-        /* In the order measured; attempt_used names the one the fields above hold. */
-        attempts[s->other_first ? 1 : 0] = rec;
-        attempts[s->other_first ? 0 : 1] = attempt_record(&s->other);
-        rec.attempts = attempts;
-        rec.nattempts = 2;
-        rec.attempt_used = s->other_first ? 1 : 0;
-    }
-    return pkb_results_series_json(&rec);
-}
-
 /* Rebuilds series[] and benchmarks[] from the finished series and writes the file. */
 int pkb__write_doc(struct pkb__collect *c)
 {
@@ -340,7 +306,7 @@ int pkb__write_doc(struct pkb__collect *c)
         if (!s->done)
             continue;
         json_array_append_new(series, pkb_series_json(s));
-        pkb_series_record rec = series_record(s);
+        pkb_series_record rec = pkb__series_record(s);
         if (pkb_results_gb_records(&rec, family++, benchmarks) != 0) {
             json_decref(benchmarks);
             benchmarks = NULL;

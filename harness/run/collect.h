@@ -1,11 +1,12 @@
 /*
- * What run.c, rounds.c and remeasure.c share (collect.c): the collection of runs into the results
- * document, the progress lines, and the benchmark function. Private to the run room.
+ * What run.c, remeasure.c and rounds.c share (collect.c), below all three: the benchmark function
+ * and its registration, the collection of runs into the series and the results document, and the
+ * progress lines. Private to the run room; it calls none of them.
  */
 #ifndef PKB_RUN_COLLECT_H
 #define PKB_RUN_COLLECT_H
 
-#include "run/run.h"
+#include "run/series.h"
 #include "run/shim/pkb_shim.h"
 
 struct pkb__progress {
@@ -32,8 +33,9 @@ struct pkb__collect {
     int write_error;
 };
 
-/* Registers one series with Google Benchmark as a sequential run does (run.c): the profile's
- * repetitions, warm-up and time per repetition, manual time. */
+/* Registers one series with Google Benchmark as a sequential run does (run.c, and remeasure.c
+ * measuring it again): the profile's repetitions, warm-up and time per repetition, manual time.
+ * Returns 0 or the shim's negative errno (message printed). */
 int pkb__register(pkb_series *s, const pkb_profile *prof);
 
 /* The Google Benchmark function of every series (user data: the pkb_series). */
@@ -55,15 +57,9 @@ double pkb__eta_s(void);
 /* CLOCK_MONOTONIC in seconds. */
 double pkb__now_s(void);
 
-/* remeasure.c: measures once more every timed series more than PKB_REMEASURE_SHARE of whose
- * repetitions were disturbed, the same way it was measured (in rounds, or one after another),
- * keeps both attempts and uses the less disturbed one. Returns 0 or a negative errno. */
-int pkb__remeasure(struct pkb__collect *c);
-/* The share of a series' repetitions marked disturbed. */
-double pkb__disturbed_share(const pkb_series *s);
-/* Whether pkb__remeasure would measure s again: a timed series more than PKB_REMEASURE_SHARE of
- * whose repetitions were disturbed, measured once so far, in a run that is not --aa and was not
- * interrupted. */
+/* Whether s is due to be measured again (remeasure.c): a timed series more than
+ * PKB_REMEASURE_SHARE of whose repetitions were disturbed, measured once so far, in a run that is
+ * not --aa and was not interrupted. Its progress line waits for the re-measure. */
 bool pkb__remeasure_due(const struct pkb__collect *c, const pkb_series *s);
 
 #endif /* PKB_RUN_COLLECT_H */

@@ -13,7 +13,7 @@
  * --aa: an A/A run measures the noise as it is.
  */
 #define _GNU_SOURCE
-#include "run/collect.h"
+#include "run/remeasure.h"
 
 #include "run/rounds.h"
 
@@ -22,60 +22,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-double pkb__disturbed_share(const pkb_series *s)
+static size_t mark(struct pkb__collect *c);
+static int sequential_again(struct pkb__collect *c);
+static void choose(pkb_series *s, size_t want);
+static pkb_attempt take_attempt(pkb_series *s);
+static void put_attempt(pkb_series *s, pkb_attempt a);
+static void free_attempt(pkb_attempt *a);
+
+int pkb__remeasure(struct pkb__collect *c)
 {
-    if (s->nreps == 0 || s->disturb == NULL)
+    size_t n = mark(c);
+    if (n == 0)
         return 0;
-    size_t marked = 0;
-    for (size_t i = 0; i < s->nreps; i++)
-        marked += s->disturb[i].disturbed;
-    return (double)marked / (double)s->nreps;
-}
-
-static void free_attempt(pkb_attempt *a)
-{
-    free(a->samples_ns);
-    free(a->child_cpu_ns);
-    free(a->parent_cpu_ns);
-    free(a->iterations);
-    free(a->disturb);
-    free(a->round);
-    memset(a, 0, sizeof *a);
-}
-
-/* The series' arrays as an attempt (ownership moves), the series emptied. */
-static pkb_attempt take_attempt(pkb_series *s)
-{
-    pkb_attempt a = {.nreps = s->nreps,
-                     .samples_ns = s->samples_ns,
-                     .child_cpu_ns = s->child_cpu_ns,
-                     .parent_cpu_ns = s->parent_cpu_ns,
-                     .iterations = s->iterations,
-                     .disturb = s->disturb,
-                     .round = s->round};
-    s->nreps = 0;
-    s->samples_ns = s->child_cpu_ns = s->parent_cpu_ns = NULL;
-    s->iterations = NULL;
-    s->disturb = NULL;
-    s->round = NULL;
-    return a;
-}
-
-static void put_attempt(pkb_series *s, pkb_attempt a)
-{
-    s->nreps = a.nreps;
-    s->samples_ns = a.samples_ns;
-    s->child_cpu_ns = a.child_cpu_ns;
-    s->parent_cpu_ns = a.parent_cpu_ns;
-    s->iterations = a.iterations;
-    s->disturb = a.disturb;
-    s->round = a.round;
-}
-
-bool pkb__remeasure_due(const struct pkb__collect *c, const pkb_series *s)
-{
-    return !c->opts->aa && !pkb_interrupted && s->status == PKB_SERIES_MEASURED && s->nreps > 0 &&
-           !s->remeasured && pkb__disturbed_share(s) > PKB_REMEASURE_SHARE;
+    pkb__progress.name = NULL;
+    pkb__progress.index = 0;
+    pkb__progress.total = n;
+    int rc = c->opts->interleave ? pkb__run_rounds_again(c) : sequential_again(c);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->series[i].remeasuring)
+            choose(&c->series[i], (size_t)c->opts->profile->repetitions);
+    pkb__write_doc(c);
+    return rc;
 }
 
 /* Marks the too-disturbed series and sets their first attempt aside; returns how many. */
@@ -98,6 +65,23 @@ static size_t mark(struct pkb__collect *c)
     if (n > 0)
         fprintf(stderr, "\n");
     return n;
+}
+
+/* One after another, as the first time: Google Benchmark's repetitions of each marked series. */
+static int sequential_again(struct pkb__collect *c)
+{
+    pkb_clear();
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < c->n; i++)
+        if (c->series[i].remeasuring)
+            rc = pkb__register(&c->series[i], c->opts->profile);
+    if (rc == 0)
+        rc = pkb_run_benchmarks(
+            &(pkb_run_options){
+                .filter = "all", .on_context = pkb__on_context, .on_run = pkb__on_run, .user = c},
+            NULL);
+    pkb_clear();
+    return rc;
 }
 
 /* Which attempt the series keeps (see the top of this file). */
@@ -138,35 +122,42 @@ static void choose(pkb_series *s, size_t want)
     }
 }
 
-/* One after another, as the first time: Google Benchmark's repetitions of each marked series. */
-static int sequential_again(struct pkb__collect *c)
+/* The series' arrays as an attempt (ownership moves), the series emptied. */
+static pkb_attempt take_attempt(pkb_series *s)
 {
-    pkb_clear();
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < c->n; i++)
-        if (c->series[i].remeasuring)
-            rc = pkb__register(&c->series[i], c->opts->profile);
-    if (rc == 0)
-        rc = pkb_run_benchmarks(
-            &(pkb_run_options){
-                .filter = "all", .on_context = pkb__on_context, .on_run = pkb__on_run, .user = c},
-            NULL);
-    pkb_clear();
-    return rc;
+    pkb_attempt a = {.nreps = s->nreps,
+                     .samples_ns = s->samples_ns,
+                     .child_cpu_ns = s->child_cpu_ns,
+                     .parent_cpu_ns = s->parent_cpu_ns,
+                     .iterations = s->iterations,
+                     .disturb = s->disturb,
+                     .round = s->round};
+    s->nreps = 0;
+    s->samples_ns = s->child_cpu_ns = s->parent_cpu_ns = NULL;
+    s->iterations = NULL;
+    s->disturb = NULL;
+    s->round = NULL;
+    return a;
 }
 
-int pkb__remeasure(struct pkb__collect *c)
+static void put_attempt(pkb_series *s, pkb_attempt a)
 {
-    size_t n = mark(c);
-    if (n == 0)
-        return 0;
-    pkb__progress.name = NULL;
-    pkb__progress.index = 0;
-    pkb__progress.total = n;
-    int rc = c->opts->interleave ? pkb__run_rounds_again(c) : sequential_again(c);
-    for (size_t i = 0; i < c->n; i++)
-        if (c->series[i].remeasuring)
-            choose(&c->series[i], (size_t)c->opts->profile->repetitions);
-    pkb__write_doc(c);
-    return rc;
+    s->nreps = a.nreps;
+    s->samples_ns = a.samples_ns;
+    s->child_cpu_ns = a.child_cpu_ns;
+    s->parent_cpu_ns = a.parent_cpu_ns;
+    s->iterations = a.iterations;
+    s->disturb = a.disturb;
+    s->round = a.round;
+}
+
+static void free_attempt(pkb_attempt *a)
+{
+    free(a->samples_ns);
+    free(a->child_cpu_ns);
+    free(a->parent_cpu_ns);
+    free(a->iterations);
+    free(a->disturb);
+    free(a->round);
+    memset(a, 0, sizeof *a);
 }

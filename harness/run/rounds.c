@@ -20,7 +20,6 @@
 #include "common/stats.h"
 #include "common/term.h"
 #include "run/calibrate.h"
-#include "run/env.h"
 
 #include <errno.h>
 #include <math.h>
@@ -47,162 +46,41 @@ struct rounds {
                            together (regress/drift.h) */
 };
 
-static bool in_play(const struct rounds *x, const pkb_series *s)
-{
-    if ((x->again && !s->remeasuring) || (x->recalibrating && !s->recalibrate))
-        return false;
-    return s->status != PKB_SERIES_REFUSED && s->status != PKB_SERIES_FAILED;
-}
+static int make_b_copies(struct rounds *x);
+static int run_all_rounds(struct rounds *x);
+static int run_round(struct rounds *x, size_t per_round, double first_measured);
+static int register_round(struct rounds *x);
+static int on_round_run(const pkb_run *run, void *user);
+static int on_round_context(const pkb_context *ctx, void *user);
+static int size_series(struct rounds *x);
+static void settle_round(struct rounds *x, size_t completed);
+static json_t *noise_floor(struct rounds *x);
+static bool in_play(const struct rounds *x, const pkb_series *s);
+static void fail_series(pkb_series *s, const char *why);
 
-static void fail_series(pkb_series *s, const char *why)
+int pkb__run_rounds(struct pkb__collect *c)
 {
-    if (s->status != PKB_SERIES_FAILED)
-        snprintf(s->reason, sizeof s->reason, "%s", why);
-    s->status = PKB_SERIES_FAILED;
-    s->done = true;
-}
-
-static int on_round_run(const pkb_run *run, void *user)
-{
-    struct rounds *x = user;
-    struct pkb__collect *c = x->c;
-    if (run->run_type != PKB_RUN_ITERATION)
-        return pkb_interrupted ? 1 : 0;
-    size_t i = 0;
-    bool is_b = false;
-    for (; i < c->n; i++) {
-        if (strcmp(c->series[i].name, run->function_name) == 0)
-            break;
-        if (x->b != NULL && strcmp(x->b[i].name, run->function_name) == 0) {
-            is_b = true;
-            break;
-        }
+    struct rounds x = {.c = c};
+    int rc = c->opts->aa ? make_b_copies(&x) : 0;
+    if (rc == 0)
+        rc = run_all_rounds(&x);
+    if (x.b != NULL) { /* written before the progress lines: their verdicts read it */
+        json_object_set_new(c->doc, "noise_floor", noise_floor(&x));
+        pkb__write_doc(c);
     }
-    if (i == c->n || pkb_interrupted)
-        return pkb_interrupted ? 1 : 0;
-    pkb_series *a = &c->series[i], *s = is_b ? &x->b[i] : a;
-    if (run->error_occurred) {
-        fail_series(a, run->error_message); /* a failing B copy fails the series */
-        return 0;
-    }
-    if (x->round == 0) {
-        if (!x->again) /* Google Benchmark's count: kept only if no call could size it */
-            a->rounds_iterations = run->iterations;
-        return 0;
-    }
-    long k = pkb__append_sample(s, run);
-    if (k < 0)
-        return -ENOMEM;
-    s->round[k] = x->offset + x->round;
-    /* One call of the benchmark function was this repetition: its disturbance is the call's. */
-    s->disturb[k] =
-        s->ncalls > 0 ? s->calls[s->ncalls - 1]
-                      : (pkb_disturbance){
-                            .procs_running = -1, .others_cpu = NAN, .steal = NAN, .migrations = -1};
-    return 0;
-}
-
-static int on_round_context(const pkb_context *ctx, void *user)
-{
-    return pkb__on_context(ctx, ((struct rounds *)user)->c);
-}
-
-/* Registers every series still in play for round x->round (A and B copies). */
-static int register_round(struct rounds *x)
-{
-    struct pkb__collect *c = x->c;
-    const pkb_profile *prof = c->opts->profile;
-    pkb_clear();
-    int rc = 0;
-    for (size_t k = 0; k < c->n && rc == 0; k++) {
-        size_t i = (k + (size_t)x->round) % c->n; /* rotate the order every round */
-        pkb_series *a = &c->series[i];
-        if (!in_play(x, a))
-            continue;
-        a->calibrating = x->round == 0 && !x->again; /* its calls size it (calibrate.h) */
-        pkb_series *copies[2] = {a, x->b != NULL && x->round > 0 ? &x->b[i] : NULL};
-        if (x->round % 2 == 0 && copies[1] != NULL) { /* B A in even rounds */
-            copies[0] = copies[1];
-            copies[1] = a;
-        }
-        for (int h = 0; h < 2 && rc == 0 && copies[h] != NULL; h++) {
-            pkb_def def = {.name = copies[h]->name,
-                           .fn = pkb__bench,
-                           .user = copies[h],
-                           .time_mode = PKB_TIME_MANUAL,
-                           .unit = PKB_UNIT_NS,
-                           .repetitions = 1};
-            if (x->round == 0 && !x->again) {
-                /* Calibrating again, the series is warm: a short warm-up (its calls are
-                 * candidates too) and Google Benchmark's sizing trials, a few times min_time in
-                 * all, not the profile's warm-up once more. */
-                def.min_warmup_time =
-                    x->recalibrating ? PKB_RECALIBRATION_WARMUP * prof->min_time_s : prof->warmup_s;
-                def.min_time = prof->min_time_s;
-            } else {
-                def.iterations = a->rounds_iterations > 0 ? a->rounds_iterations : 1;
-            }
-            /* A measured call settles first (run.c, "Settling"); a discarded warm round need
-             * not. */
-            copies[h]->settle_s = x->round > 0 ? c->opts->settle_s : 0;
-            rc = pkb_register(&def);
-            if (rc != 0)
-                fprintf(stderr, "pkbench: cannot register %s: %s\n", def.name, strerror(-rc));
-        }
-    }
+    for (size_t i = 0; x.b != NULL && i < c->n; i++)
+        pkb_series_free(&x.b[i]);
+    free(x.b);
+    /* Every series finished with the last round: a line for each one a re-measure will not
+     * replace (the others after it, run.c). */
+    pkb__show_finished(c, false, false);
     return rc;
 }
 
-/* The "noise_floor" object of an A/A run: per series, the MDE of A (samples_ns) against B. */
-static json_t *noise_floor(struct rounds *x)
+int pkb__run_rounds_again(struct pkb__collect *c)
 {
-    struct pkb__collect *c = x->c;
-    double alpha = c->opts->aa_alpha > 0 ? c->opts->aa_alpha : PKS_DEFAULT_ALPHA;
-    json_t *series = json_object();
-    for (size_t i = 0; i < c->n; i++) {
-        pkb_series *a = &c->series[i], *b = &x->b[i];
-        double mde;
-        pks_interval ci;
-        if (a->status != PKB_SERIES_MEASURED || a->nreps < 2 || b->nreps < 2 ||
-            pks_mde(a->samples_ns, a->nreps, b->samples_ns, b->nreps, alpha,
-                    &(pks_bootstrap){.seed = PKB_AA_SEED}, NULL, &mde, &ci) != 0 ||
-            !(mde <= PKB_RESULTS_MAX_MDE))
-            continue;
-        json_t *bs = json_array();
-        for (size_t k = 0; k < b->nreps; k++)
-            json_array_append_new(bs, json_real(b->samples_ns[k]));
-        json_object_set_new(series, a->name,
-                            json_pack("{s:f, s:f, s:[f, f], s:[i, i], s:o}", "mde", mde, "ratio",
-                                      ci.estimate, "ci", ci.lo, ci.hi, "n", (int)a->nreps,
-                                      (int)b->nreps, "samples_b_ns", bs));
-    }
-    return json_pack(
-        "{s:f, s:s, s:i, s:I, s:o}", "alpha", alpha, "definition",
-        "per series: max(|lo - 1|, |hi - 1|) of the (1 - alpha) percentile-bootstrap CI of "
-        "median(B) / median(A); A = the series' samples_ns, B = samples_b_ns, an identical copy "
-        "run next to it in every round of the same run (stats.h, pks_mde)",
-        "bootstrap_iterations", PKS_BOOTSTRAP_DEFAULT_ITERATIONS, "seed", (json_int_t)PKB_AA_SEED,
-        "series", series);
-}
-
-/* Marks every series in play as measured with the rounds it completed (and drops the samples of
- * a round cut short), so the file can be written between rounds. */
-static void settle_round(struct rounds *x, size_t completed)
-{
-    struct pkb__collect *c = x->c;
-    for (size_t i = 0; i < c->n; i++) {
-        pkb_series *a = &c->series[i];
-        if (x->again && !a->remeasuring)
-            continue;
-        if (a->nreps > completed)
-            a->nreps = completed;
-        if (x->b != NULL && x->b[i].nreps > completed)
-            x->b[i].nreps = completed;
-        if (in_play(x, a) && completed > 0 && !x->again) {
-            a->status = PKB_SERIES_MEASURED;
-            a->done = true;
-        }
-    }
+    struct rounds x = {.c = c, .again = true, .offset = c->opts->profile->repetitions};
+    return run_all_rounds(&x);
 }
 
 /* The B copies of --aa: same workload, same state, same iteration count, "<name> [B]". */
@@ -227,6 +105,35 @@ static int make_b_copies(struct rounds *x)
         b->expect_lines = a->expect_lines;
         b->expect_children = a->expect_children;
     }
+    return rc;
+}
+
+/* Rounds 0..R of x (see the top of this file); the file rewritten after every measured round. */
+static int run_all_rounds(struct rounds *x)
+{
+    struct pkb__collect *c = x->c;
+    const pkb_profile *prof = c->opts->profile;
+    size_t per_round = 0;
+    for (size_t i = 0; i < c->n; i++)
+        per_round += in_play(x, &c->series[i]) ? (x->b != NULL ? 2 : 1) : 0;
+    pkb__progress.rounds = true;
+    int completed = 0, rc = 0;
+    double first_measured = 0; /* when round 1 started: the pace of the measured rounds */
+    for (x->round = 0; rc == 0 && x->round <= prof->repetitions && !pkb_interrupted; x->round++) {
+        if (x->round == 1)
+            first_measured = pkb__now_s();
+        rc = run_round(x, per_round, first_measured);
+        if (rc == 0 && !pkb_interrupted && x->round == 0 && !x->again)
+            rc = size_series(x);
+        if (rc == 0 && !pkb_interrupted && x->round > 0) {
+            completed = x->round;
+            settle_round(x, (size_t)completed);
+            if (!x->again)
+                pkb__write_doc(c);
+        }
+    }
+    settle_round(x, (size_t)completed);
+    pkb__progress.phase[0] = '\0';
     return rc;
 }
 
@@ -282,6 +189,97 @@ static int run_round(struct rounds *x, size_t per_round, double first_measured)
     return rc;
 }
 
+/* Registers every series still in play for round x->round (A and B copies). */
+static int register_round(struct rounds *x)
+{
+    struct pkb__collect *c = x->c;
+    const pkb_profile *prof = c->opts->profile;
+    pkb_clear();
+    int rc = 0;
+    for (size_t k = 0; k < c->n && rc == 0; k++) {
+        size_t i = (k + (size_t)x->round) % c->n; /* rotate the order every round */
+        pkb_series *a = &c->series[i];
+        if (!in_play(x, a))
+            continue;
+        a->calibrating = x->round == 0 && !x->again; /* its calls size it (calibrate.h) */
+        pkb_series *copies[2] = {a, x->b != NULL && x->round > 0 ? &x->b[i] : NULL};
+        if (x->round % 2 == 0 && copies[1] != NULL) { /* B A in even rounds */
+            copies[0] = copies[1];
+            copies[1] = a;
+        }
+        for (int h = 0; h < 2 && rc == 0 && copies[h] != NULL; h++) {
+            pkb_def def = {.name = copies[h]->name,
+                           .fn = pkb__bench,
+                           .user = copies[h],
+                           .time_mode = PKB_TIME_MANUAL,
+                           .unit = PKB_UNIT_NS,
+                           .repetitions = 1};
+            if (x->round == 0 && !x->again) {
+                /* Calibrating again, the series is warm: a short warm-up (its calls are
+                 * candidates too) and Google Benchmark's sizing trials, a few times min_time in
+                 * all, not the profile's warm-up once more. */
+                def.min_warmup_time =
+                    x->recalibrating ? PKB_RECALIBRATION_WARMUP * prof->min_time_s : prof->warmup_s;
+                def.min_time = prof->min_time_s;
+            } else {
+                def.iterations = a->rounds_iterations > 0 ? a->rounds_iterations : 1;
+            }
+            /* A measured call settles first (run.c, "Settling"); a discarded warm round need
+             * not. */
+            copies[h]->settle_s = x->round > 0 ? c->opts->settle_s : 0;
+            rc = pkb_register(&def);
+            if (rc != 0)
+                fprintf(stderr, "pkbench: cannot register %s: %s\n", def.name, strerror(-rc));
+        }
+    }
+    return rc;
+}
+
+static int on_round_run(const pkb_run *run, void *user)
+{
+    struct rounds *x = user;
+    struct pkb__collect *c = x->c;
+    if (run->run_type != PKB_RUN_ITERATION)
+        return pkb_interrupted ? 1 : 0;
+    size_t i = 0;
+    bool is_b = false;
+    for (; i < c->n; i++) {
+        if (strcmp(c->series[i].name, run->function_name) == 0)
+            break;
+        if (x->b != NULL && strcmp(x->b[i].name, run->function_name) == 0) {
+            is_b = true;
+            break;
+        }
+    }
+    if (i == c->n || pkb_interrupted)
+        return pkb_interrupted ? 1 : 0;
+    pkb_series *a = &c->series[i], *s = is_b ? &x->b[i] : a;
+    if (run->error_occurred) {
+        fail_series(a, run->error_message); /* a failing B copy fails the series */
+        return 0;
+    }
+    if (x->round == 0) {
+        if (!x->again) /* Google Benchmark's count: kept only if no call could size it */
+            a->rounds_iterations = run->iterations;
+        return 0;
+    }
+    long k = pkb__append_sample(s, run);
+    if (k < 0)
+        return -ENOMEM;
+    s->round[k] = x->offset + x->round;
+    /* One call of the benchmark function was this repetition: its disturbance is the call's. */
+    s->disturb[k] =
+        s->ncalls > 0 ? s->calls[s->ncalls - 1]
+                      : (pkb_disturbance){
+                            .procs_running = -1, .others_cpu = NAN, .steal = NAN, .migrations = -1};
+    return 0;
+}
+
+static int on_round_context(const pkb_context *ctx, void *user)
+{
+    return pkb__on_context(ctx, ((struct rounds *)user)->c);
+}
+
 /* After round 0: calibrates once more every series whose calibration saw a disturbed call, then
  * fixes every series' iteration count (calibrate.h). */
 static int size_series(struct rounds *x)
@@ -317,56 +315,69 @@ static int size_series(struct rounds *x)
     return rc;
 }
 
-/* Rounds 0..R of x (see the top of this file); the file rewritten after every measured round. */
-static int run_all_rounds(struct rounds *x)
+/* Marks every series in play as measured with the rounds it completed (and drops the samples of
+ * a round cut short), so the file can be written between rounds. */
+static void settle_round(struct rounds *x, size_t completed)
 {
     struct pkb__collect *c = x->c;
-    const pkb_profile *prof = c->opts->profile;
-    size_t per_round = 0;
-    for (size_t i = 0; i < c->n; i++)
-        per_round += in_play(x, &c->series[i]) ? (x->b != NULL ? 2 : 1) : 0;
-    pkb__progress.rounds = true;
-    int completed = 0, rc = 0;
-    double first_measured = 0; /* when round 1 started: the pace of the measured rounds */
-    for (x->round = 0; rc == 0 && x->round <= prof->repetitions && !pkb_interrupted; x->round++) {
-        if (x->round == 1)
-            first_measured = pkb__now_s();
-        rc = run_round(x, per_round, first_measured);
-        if (rc == 0 && !pkb_interrupted && x->round == 0 && !x->again)
-            rc = size_series(x);
-        if (rc == 0 && !pkb_interrupted && x->round > 0) {
-            completed = x->round;
-            settle_round(x, (size_t)completed);
-            if (!x->again)
-                pkb__write_doc(c);
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *a = &c->series[i];
+        if (x->again && !a->remeasuring)
+            continue;
+        if (a->nreps > completed)
+            a->nreps = completed;
+        if (x->b != NULL && x->b[i].nreps > completed)
+            x->b[i].nreps = completed;
+        if (in_play(x, a) && completed > 0 && !x->again) {
+            a->status = PKB_SERIES_MEASURED;
+            a->done = true;
         }
     }
-    settle_round(x, (size_t)completed);
-    pkb__progress.phase[0] = '\0';
-    return rc;
 }
 
-int pkb__run_rounds(struct pkb__collect *c)
+/* The "noise_floor" object of an A/A run: per series, the MDE of A (samples_ns) against B. */
+static json_t *noise_floor(struct rounds *x)
 {
-    struct rounds x = {.c = c};
-    int rc = c->opts->aa ? make_b_copies(&x) : 0;
-    if (rc == 0)
-        rc = run_all_rounds(&x);
-    if (x.b != NULL) { /* written before the progress lines: their verdicts read it */
-        json_object_set_new(c->doc, "noise_floor", noise_floor(&x));
-        pkb__write_doc(c);
+    struct pkb__collect *c = x->c;
+    double alpha = c->opts->aa_alpha > 0 ? c->opts->aa_alpha : PKS_DEFAULT_ALPHA;
+    json_t *series = json_object();
+    for (size_t i = 0; i < c->n; i++) {
+        pkb_series *a = &c->series[i], *b = &x->b[i];
+        double mde;
+        pks_interval ci;
+        if (a->status != PKB_SERIES_MEASURED || a->nreps < 2 || b->nreps < 2 ||
+            pks_mde(a->samples_ns, a->nreps, b->samples_ns, b->nreps, alpha,
+                    &(pks_bootstrap){.seed = PKB_AA_SEED}, NULL, &mde, &ci) != 0 ||
+            !(mde <= PKB_RESULTS_MAX_MDE))
+            continue;
+        json_t *bs = json_array();
+        for (size_t k = 0; k < b->nreps; k++)
+            json_array_append_new(bs, json_real(b->samples_ns[k]));
+        json_object_set_new(series, a->name,
+                            json_pack("{s:f, s:f, s:[f, f], s:[i, i], s:o}", "mde", mde, "ratio",
+                                      ci.estimate, "ci", ci.lo, ci.hi, "n", (int)a->nreps,
+                                      (int)b->nreps, "samples_b_ns", bs));
     }
-    for (size_t i = 0; x.b != NULL && i < c->n; i++)
-        pkb_series_free(&x.b[i]);
-    free(x.b);
-    /* Every series finished with the last round: a line for each one a re-measure will not
-     * replace (the others after it, run.c). */
-    pkb__show_finished(c, false, false);
-    return rc;
+    return json_pack(
+        "{s:f, s:s, s:i, s:I, s:o}", "alpha", alpha, "definition",
+        "per series: max(|lo - 1|, |hi - 1|) of the (1 - alpha) percentile-bootstrap CI of "
+        "median(B) / median(A); A = the series' samples_ns, B = samples_b_ns, an identical copy "
+        "run next to it in every round of the same run (stats.h, pks_mde)",
+        "bootstrap_iterations", PKS_BOOTSTRAP_DEFAULT_ITERATIONS, "seed", (json_int_t)PKB_AA_SEED,
+        "series", series);
 }
 
-int pkb__run_rounds_again(struct pkb__collect *c)
+static bool in_play(const struct rounds *x, const pkb_series *s)
 {
-    struct rounds x = {.c = c, .again = true, .offset = c->opts->profile->repetitions};
-    return run_all_rounds(&x);
+    if ((x->again && !s->remeasuring) || (x->recalibrating && !s->recalibrate))
+        return false;
+    return s->status != PKB_SERIES_REFUSED && s->status != PKB_SERIES_FAILED;
+}
+
+static void fail_series(pkb_series *s, const char *why)
+{
+    if (s->status != PKB_SERIES_FAILED)
+        snprintf(s->reason, sizeof s->reason, "%s", why);
+    s->status = PKB_SERIES_FAILED;
+    s->done = true;
 }

@@ -78,6 +78,7 @@
 #include "run/collect.h"
 #include "run/disturb.h"
 #include "run/env.h"
+#include "run/remeasure.h"
 #include "run/rounds.h"
 #include "processkit.h"
 
@@ -93,88 +94,70 @@
 const pkb_profile pkb_profile_full = {"full", 20, 10.0, 0.25, 240.0, 0.15};
 const pkb_profile pkb_profile_quick = {"quick", 20, 0.05, 0.03, 15.0, 0.15};
 
-void pkb_iso_time(char *buf, size_t cap)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
-    strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
+static json_t *new_doc(const pkb_suite_options *opts, json_t *env);
+static long register_series(pkb_series *series, size_t n, const pkb_suite_options *opts);
+static void announce(const pkb_series *series, size_t n, const pkb_suite_options *opts);
+static json_t *prime(const pkb_profile *prof, bool enabled);
+static int time_series(struct pkb__collect *c);
+static void finish_doc(struct pkb__collect *c, json_t *env);
+static json_t *cpu_affinity(void);
 
-/* The CPUs this process may run on, as a list ("0-1", "1", "0,2-3"): `taskset -c 1 pkbench run`
- * records "1". Pinned and unpinned runs of spawn benchmarks differ by up to 2x on small VMs, so
- * `pkbench compare` checks this key. */
-static json_t *cpu_affinity(void)
+/* The run, top-down: the document's head, the series registered (or left to the rounds), the
+ * announcement, priming, the timing (rounds.c, or Google Benchmark's repetitions through
+ * collect.c), the re-measure (remeasure.c), the end fields. */
+int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
 {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return json_null();
-    char buf[256] = "";
-    size_t len = 0;
-    for (int cpu = 0; cpu < CPU_SETSIZE && len < sizeof buf - 16; cpu++) {
-        if (!CPU_ISSET(cpu, &set))
-            continue;
-        int last = cpu;
-        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
-            last++;
-        int w = last > cpu
-                    ? snprintf(buf + len, sizeof buf - len, "%s%d-%d", len ? "," : "", cpu, last)
-                    : snprintf(buf + len, sizeof buf - len, "%s%d", len ? "," : "", cpu);
-        len += w > 0 ? (size_t)w : 0;
-        cpu = last;
+    const pkb_profile *prof = opts->profile;
+    pkb__progress = (struct pkb__progress){
+        .tty = isatty(2) == 1,
+        .run_start = pkb__now_s(),
+        .prof = prof,
+        .per_series_s = prof->warmup_s + prof->repetitions * prof->min_time_s * 1.3 + 0.05,
+    };
+    json_t *env = opts->environment != NULL ? json_incref(opts->environment) : pkb_env_capture();
+    json_t *doc = env != NULL ? new_doc(opts, env) : NULL;
+    if (doc == NULL) {
+        fprintf(stderr, "pkbench: out of memory\n");
+        json_decref(env);
+        return -ENOMEM;
     }
-    return json_string(buf);
-}
-
-/* ---- priming ------------------------------------------------------------------------------- */
-
-static json_t *prime(const pkb_profile *prof, bool enabled)
-{
-    json_t *batches = json_array();
-    double start = pkb__now_s(), best = 0;
-    int stable = 0, count = 0;
-    static const char payload[] = "processkit small \n0123456789\nab\n";
-    while (enabled && !pkb_interrupted && stable < 5 &&
-           pkb__now_s() - start < prof->priming_budget_s) {
-        double t0 = pkb__now_s();
-        for (int i = 0; i < 16; i++) {
-            pk_result r;
-            pk_run(
-                &(pk_command){
-                    .program = "cat",
-                    .in = {.kind = PK_STDIO_BYTES, .data = payload, .len = sizeof payload - 1}},
-                &r);
-            pk_result_release(&r);
-        }
-        double ms = (pkb__now_s() - t0) * 1e3;
-        json_array_append_new(batches, json_real(ms));
-        count++;
-        if (best == 0 || ms < best) {
-            best = ms;
-            stable = 0; /* a new best resets the count */
-        } else if (ms <= best * 1.10) {
-            stable++;
-        } else {
-            stable = 0;
-        }
-        if (pkb__progress.tty) {
-            fprintf(stderr, "\r\033[Kpriming: batch %d, %.2f ms (best %.2f, %d/5 stable)", count,
-                    ms, best, stable);
-            fflush(stderr);
-        }
+    struct pkb__collect c = {.series = series, .n = n, .doc = doc, .opts = opts};
+    pkb_clear();
+    long timed = register_series(series, n, opts);
+    if (timed < 0) {
+        json_decref(env);
+        json_decref(doc);
+        pkb_clear();
+        return (int)timed;
     }
+    pkb__progress.total = (size_t)timed;
+    c.timed = (size_t)timed;
+    announce(series, n, opts);
+    pkb_context_capture(pkb__on_context, &c); /* GB's context, at the start of the run */
+    pkb__write_doc(&c); /* the file exists from the start: refused series and the environment */
+    json_object_set_new(doc, "priming", prime(prof, opts->prime && timed > 0));
+    pkb__write_doc(&c);
+
+    int rc = timed == 0 ? 0 : time_series(&c);
+    if (rc == 0 && timed > 0)
+        rc = pkb__remeasure(&c);
+    pkb__show_finished(&c, true, false); /* the re-measured series, now settled in the file */
     if (pkb__progress.tty)
         fprintf(stderr, "\r\033[K");
-    if (enabled && count > 0)
-        fprintf(stderr, "pkbench: primed: %d batches of 16 spawns in %.1f s, %s\n", count,
-                pkb__now_s() - start, stable >= 5 ? "stable" : "the budget ran out");
-    return json_pack("{s:b, s:i, s:i, s:f, s:o, s:b, s:f}", "performed", enabled, "batches", count,
-                     "runs_per_batch", 16, "seconds", pkb__now_s() - start, "batch_ms", batches,
-                     "stable", stable >= 5, "budget_s", prof->priming_budget_s);
+    if (rc < 0 && !pkb_interrupted)
+        fprintf(stderr, "pkbench: the benchmark run failed: %s\n", strerror(-rc));
+    finish_doc(&c, env);
+    json_decref(env);
+    json_decref(doc);
+    pkb_clear();
+    if (c.write_error != 0)
+        return c.write_error;
+    if (pkb_interrupted)
+        return 130;
+    return rc < 0 ? rc : 0;
 }
 
-/* ---- the run ------------------------------------------------------------------------------- */
+/* ---- the steps of the run, in order --------------------------------------------------------- */
 
 /* The document's head: what ran, where, with which settings. NULL when out of memory. */
 static json_t *new_doc(const pkb_suite_options *opts, json_t *env)
@@ -244,21 +227,6 @@ static long register_series(pkb_series *series, size_t n, const pkb_suite_option
     return timed;
 }
 
-int pkb__register(pkb_series *s, const pkb_profile *prof)
-{
-    int rc = pkb_register(&(pkb_def){.name = s->name,
-                                     .fn = pkb__bench,
-                                     .user = s,
-                                     .time_mode = PKB_TIME_MANUAL,
-                                     .unit = PKB_UNIT_NS,
-                                     .repetitions = prof->repetitions,
-                                     .min_warmup_time = prof->warmup_s,
-                                     .min_time = prof->min_time_s});
-    if (rc != 0)
-        fprintf(stderr, "pkbench: cannot register %s: %s\n", s->name, strerror(-rc));
-    return rc;
-}
-
 /* What is about to be timed and about how long it takes (priming aside), so a log says up front;
  * and the width the per-series lines align their names to. */
 static void announce(const pkb_series *series, size_t n, const pkb_suite_options *opts)
@@ -289,6 +257,51 @@ static void announce(const pkb_series *series, size_t n, const pkb_suite_options
             mode, about, budget);
 }
 
+static json_t *prime(const pkb_profile *prof, bool enabled)
+{
+    json_t *batches = json_array();
+    double start = pkb__now_s(), best = 0;
+    int stable = 0, count = 0;
+    static const char payload[] = "processkit small \n0123456789\nab\n";
+    while (enabled && !pkb_interrupted && stable < 5 &&
+           pkb__now_s() - start < prof->priming_budget_s) {
+        double t0 = pkb__now_s();
+        for (int i = 0; i < 16; i++) {
+            pk_result r;
+            pk_run(
+                &(pk_command){
+                    .program = "cat",
+                    .in = {.kind = PK_STDIO_BYTES, .data = payload, .len = sizeof payload - 1}},
+                &r);
+            pk_result_release(&r);
+        }
+        double ms = (pkb__now_s() - t0) * 1e3;
+        json_array_append_new(batches, json_real(ms));
+        count++;
+        if (best == 0 || ms < best) {
+            best = ms;
+            stable = 0; /* a new best resets the count */
+        } else if (ms <= best * 1.10) {
+            stable++;
+        } else {
+            stable = 0;
+        }
+        if (pkb__progress.tty) {
+            fprintf(stderr, "\r\033[Kpriming: batch %d, %.2f ms (best %.2f, %d/5 stable)", count,
+                    ms, best, stable);
+            fflush(stderr);
+        }
+    }
+    if (pkb__progress.tty)
+        fprintf(stderr, "\r\033[K");
+    if (enabled && count > 0)
+        fprintf(stderr, "pkbench: primed: %d batches of 16 spawns in %.1f s, %s\n", count,
+                pkb__now_s() - start, stable >= 5 ? "stable" : "the budget ran out");
+    return json_pack("{s:b, s:i, s:i, s:f, s:o, s:b, s:f}", "performed", enabled, "batches", count,
+                     "runs_per_batch", 16, "seconds", pkb__now_s() - start, "batch_ms", batches,
+                     "stable", stable >= 5, "budget_s", prof->priming_budget_s);
+}
+
 /* Times every registered series, one after another or in rounds. */
 static int time_series(struct pkb__collect *c)
 {
@@ -314,73 +327,38 @@ static void finish_doc(struct pkb__collect *c, json_t *env)
     pkb__write_doc(c);
 }
 
-int pkb_run_series(pkb_series *series, size_t n, const pkb_suite_options *opts)
-{
-    const pkb_profile *prof = opts->profile;
-    pkb__progress = (struct pkb__progress){
-        .tty = isatty(2) == 1,
-        .run_start = pkb__now_s(),
-        .prof = prof,
-        .per_series_s = prof->warmup_s + prof->repetitions * prof->min_time_s * 1.3 + 0.05,
-    };
-    json_t *env = opts->environment != NULL ? json_incref(opts->environment) : pkb_env_capture();
-    json_t *doc = env != NULL ? new_doc(opts, env) : NULL;
-    if (doc == NULL) {
-        fprintf(stderr, "pkbench: out of memory\n");
-        json_decref(env);
-        return -ENOMEM;
-    }
-    struct pkb__collect c = {.series = series, .n = n, .doc = doc, .opts = opts};
-    pkb_clear();
-    long timed = register_series(series, n, opts);
-    if (timed < 0) {
-        json_decref(env);
-        json_decref(doc);
-        pkb_clear();
-        return (int)timed;
-    }
-    pkb__progress.total = (size_t)timed;
-    c.timed = (size_t)timed;
-    announce(series, n, opts);
-    pkb_context_capture(pkb__on_context, &c); /* GB's context, at the start of the run */
-    pkb__write_doc(&c); /* the file exists from the start: refused series and the environment */
-    json_object_set_new(doc, "priming", prime(prof, opts->prime && timed > 0));
-    pkb__write_doc(&c);
+/* ---- helpers -------------------------------------------------------------------------------- */
 
-    int rc = timed == 0 ? 0 : time_series(&c);
-    if (rc == 0 && timed > 0)
-        rc = pkb__remeasure(&c);
-    pkb__show_finished(&c, true, false); /* the re-measured series, now settled in the file */
-    if (pkb__progress.tty)
-        fprintf(stderr, "\r\033[K");
-    if (rc < 0 && !pkb_interrupted)
-        fprintf(stderr, "pkbench: the benchmark run failed: %s\n", strerror(-rc));
-    finish_doc(&c, env);
-    json_decref(env);
-    json_decref(doc);
-    pkb_clear();
-    if (c.write_error != 0)
-        return c.write_error;
-    if (pkb_interrupted)
-        return 130;
-    return rc < 0 ? rc : 0;
+/* The CPUs this process may run on, as a list ("0-1", "1", "0,2-3"): `taskset -c 1 pkbench run`
+ * records "1". Pinned and unpinned runs of spawn benchmarks differ by up to 2x on small VMs, so
+ * `pkbench compare` checks this key. */
+static json_t *cpu_affinity(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return json_null();
+    char buf[256] = "";
+    size_t len = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && len < sizeof buf - 16; cpu++) {
+        if (!CPU_ISSET(cpu, &set))
+            continue;
+        int last = cpu;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            last++;
+        int w = last > cpu
+                    ? snprintf(buf + len, sizeof buf - len, "%s%d-%d", len ? "," : "", cpu, last)
+                    : snprintf(buf + len, sizeof buf - len, "%s%d", len ? "," : "", cpu);
+        len += w > 0 ? (size_t)w : 0;
+        cpu = last;
+    }
+    return json_string(buf);
 }
 
-void pkb_series_free(pkb_series *s)
+void pkb_iso_time(char *buf, size_t cap)
 {
-    free(s->samples_ns);
-    free(s->child_cpu_ns);
-    free(s->parent_cpu_ns);
-    free(s->iterations);
-    free(s->disturb);
-    free(s->round);
-    free(s->calls);
-    free(s->other.samples_ns);
-    free(s->other.child_cpu_ns);
-    free(s->other.parent_cpu_ns);
-    free(s->other.iterations);
-    free(s->other.disturb);
-    free(s->other.round);
-    json_decref(s->extra);
-    memset(s, 0, sizeof *s);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

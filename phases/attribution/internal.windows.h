@@ -52,12 +52,6 @@ struct pkb_phase_run {
     struct pkb__lock_pool *lock;
 };
 
-/* Finds the target's first thread. Direct: NtGetNextThread on the process handle (the snapshot
- * when ntdll has no such entry point); snapshot: every thread on the machine. *thread receives
- * an opened handle (THREAD_SUSPEND_RESUME) or NULL; the counts say what was seen. 0 or -errno. */
-int pkb__walk_direct(pkb_phase_run *run, HANDLE process, HANDLE *thread);
-int pkb__walk_snapshot(pkb_phase_run *run, DWORD pid, HANDLE *thread);
-
 /* The lock series' threads (series.windows.c). */
 void pkb__lock_release(pkb_phase_run *run);
 

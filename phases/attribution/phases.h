@@ -21,12 +21,13 @@
  * reconcile.c).
  *
  * This folder is a library like the programs beside it: it uses processkit's public API and
- * reports each iteration as the harness's runner expects (harness/run/sample.h).
+ * reports each iteration through the plugin contract (harness/plugin/sample.h), never through
+ * the runner or the suite that drives it.
  */
 #ifndef PKB_PHASES_H
 #define PKB_PHASES_H
 
-#include "run/sample.h"
+#include "plugin/sample.h"
 
 #include <jansson.h>
 #include <stdbool.h>

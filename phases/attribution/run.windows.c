@@ -1,15 +1,8 @@
 /*
- * Running one Windows series of the phases suite (the counterpart of run.c and walk.c):
- * refusing it when the host lacks what it needs, preparing it with one untimed iteration that
- * must succeed (and, for a walk, find the child's thread), timing iterations for the runner,
- * describing it in the results file (`extra`); and the two walks.
- *
- * The direct walk asks the kernel for the target's threads one at a time (ntdll's
- * NtGetNextThread, resolved at run time; undocumented but stable since Vista); the first one a
- * suspended child has is its primary thread. The snapshot is the documented way: ToolHelp's
- * TH32CS_SNAPTHREAD, which ignores its process-id argument and materialises every thread on the
- * machine, so its cost grows with the machine (the report records how many it saw). Without
- * NtGetNextThread the direct walk falls back to the snapshot, and the host record says so.
+ * Running one Windows series of the phases suite (the counterpart of run.c): refusing it when
+ * the host lacks what it needs, preparing it with one untimed iteration that must succeed (and,
+ * for a walk, find the child's thread: series.windows.c), timing iterations for the runner,
+ * describing it in the results file (`extra`).
  */
 #include "phases/attribution/internal.windows.h"
 
@@ -19,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <tlhelp32.h>
 
 const char *pkb_phase_kind_name(pkb_phase_kind kind)
 {
@@ -42,50 +33,6 @@ const pkb_phase_def *pkb_phase_find(const char *group, const char *name)
             strcmp(pkb_phase_defs[i].name, name) == 0)
             return &pkb_phase_defs[i];
     return NULL;
-}
-
-/* ---- the walks ----------------------------------------------------------------------------- */
-
-int pkb__walk_snapshot(pkb_phase_run *run, DWORD pid, HANDLE *thread)
-{
-    *thread = NULL;
-    run->threads_found = run->walk_processes = run->walk_threads = 0;
-    HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
-    if (snap == INVALID_HANDLE_VALUE) {
-        snprintf(run->error, sizeof run->error, "CreateToolhelp32Snapshot failed: %lu",
-                 GetLastError());
-        return -EIO;
-    }
-    THREADENTRY32 te = {.dwSize = sizeof te};
-    DWORD last_owner = (DWORD)-1;
-    for (BOOL ok = Thread32First(snap, &te); ok; ok = Thread32Next(snap, &te)) {
-        run->walk_threads++;
-        if (te.th32OwnerProcessID != last_owner)
-            run->walk_processes++, last_owner = te.th32OwnerProcessID;
-        if (te.th32OwnerProcessID == pid && *thread == NULL) {
-            run->threads_found++;
-            *thread = OpenThread(THREAD_SUSPEND_RESUME, FALSE, te.th32ThreadID);
-        }
-    }
-    CloseHandle(snap);
-    return 0;
-}
-
-int pkb__walk_direct(pkb_phase_run *run, HANDLE process, HANDLE *thread)
-{
-    *thread = NULL;
-    if (run->env->next_thread == NULL)
-        return pkb__walk_snapshot(run, GetProcessId(process), thread);
-    run->threads_found = 0;
-    LONG st = run->env->next_thread(process, NULL, THREAD_SUSPEND_RESUME, 0, 0, thread);
-    if (st < 0) {
-        *thread = NULL;
-        snprintf(run->error, sizeof run->error, "NtGetNextThread: NTSTATUS 0x%08lX",
-                 (unsigned long)st);
-        return -EIO;
-    }
-    run->threads_found = 1;
-    return 0;
 }
 
 /* ---- a series ------------------------------------------------------------------------------ */

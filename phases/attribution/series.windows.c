@@ -20,6 +20,14 @@
  * thread_snapshot_walk, program_lookup_absolute_path / _bare_name (pk_resolve_program: cmd.exe's
  * path, and "cmd" across PATH x PATHEXT). Lock: 16 threads each starting one child at once,
  * without and with one process-global lock around CreateProcessW.
+ *
+ * The walks, used here only: the direct walk asks the kernel for the target's threads one at a
+ * time (ntdll's NtGetNextThread, resolved at run time; undocumented but stable since Vista); the
+ * first one a suspended child has is its primary thread. The snapshot is the documented way:
+ * ToolHelp's TH32CS_SNAPTHREAD, which ignores its process-id argument and materialises every
+ * thread on the machine, so its cost grows with the machine (the report records how many it
+ * saw). Without NtGetNextThread the direct walk falls back to the snapshot, and the host record
+ * says so.
  */
 #include "phases/attribution/internal.windows.h"
 
@@ -31,6 +39,55 @@
 #include <string.h>
 
 #include <tlhelp32.h>
+
+/* ---- the walks ----------------------------------------------------------------------------- */
+
+/* Finds the target's first thread. Direct: NtGetNextThread on the process handle (the snapshot
+ * when ntdll has no such entry point); snapshot: every thread on the machine. *thread receives
+ * an opened handle (THREAD_SUSPEND_RESUME) or NULL; the counts say what was seen. 0 or -errno. */
+static int walk_snapshot(pkb_phase_run *run, DWORD pid, HANDLE *thread)
+{
+    *thread = NULL;
+    run->threads_found = run->walk_processes = run->walk_threads = 0;
+    HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+    if (snap == INVALID_HANDLE_VALUE) {
+        snprintf(run->error, sizeof run->error, "CreateToolhelp32Snapshot failed: %lu",
+                 GetLastError());
+        return -EIO;
+    }
+    THREADENTRY32 te = {.dwSize = sizeof te};
+    DWORD last_owner = (DWORD)-1;
+    for (BOOL ok = Thread32First(snap, &te); ok; ok = Thread32Next(snap, &te)) {
+        run->walk_threads++;
+        if (te.th32OwnerProcessID != last_owner)
+            run->walk_processes++, last_owner = te.th32OwnerProcessID;
+        if (te.th32OwnerProcessID == pid && *thread == NULL) {
+            run->threads_found++;
+            *thread = OpenThread(THREAD_SUSPEND_RESUME, FALSE, te.th32ThreadID);
+        }
+    }
+    CloseHandle(snap);
+    return 0;
+}
+
+static int walk_direct(pkb_phase_run *run, HANDLE process, HANDLE *thread)
+{
+    *thread = NULL;
+    if (run->env->next_thread == NULL)
+        return walk_snapshot(run, GetProcessId(process), thread);
+    run->threads_found = 0;
+    LONG st = run->env->next_thread(process, NULL, THREAD_SUSPEND_RESUME, 0, 0, thread);
+    if (st < 0) {
+        *thread = NULL;
+        snprintf(run->error, sizeof run->error, "NtGetNextThread: NTSTATUS 0x%08lX",
+                 (unsigned long)st);
+        return -EIO;
+    }
+    run->threads_found = 1;
+    return 0;
+}
+
+/* ---- the series ---------------------------------------------------------------------------- */
 
 static int win_fail(pkb_phase_run *run, const char *what)
 {
@@ -115,9 +172,9 @@ static int run_sequence(pkb_phase_run *run)
         rc = win_fail(run, "AssignProcessToJobObject");
     HANDLE thread = NULL;
     if (rc == 0 && suspend && d->walk == PKB_WALK_DIRECT)
-        rc = pkb__walk_direct(run, pi.hProcess, &thread);
+        rc = walk_direct(run, pi.hProcess, &thread);
     else if (rc == 0 && suspend && d->walk == PKB_WALK_SNAPSHOT)
-        rc = pkb__walk_snapshot(run, pi.dwProcessId, &thread);
+        rc = walk_snapshot(run, pi.dwProcessId, &thread);
     if (rc == 0 && suspend) {
         HANDLE t = d->walk == PKB_WALK_HANDLE ? pi.hThread : thread;
         if (t == NULL || ResumeThread(t) == (DWORD)-1)
@@ -174,7 +231,7 @@ static int prim_job(pkb_phase_run *run)
 static int prim_direct(pkb_phase_run *run)
 {
     HANDLE thread = NULL;
-    int rc = pkb__walk_direct(run, GetCurrentProcess(), &thread);
+    int rc = walk_direct(run, GetCurrentProcess(), &thread);
     if (thread != NULL)
         CloseHandle(thread);
     return rc;
@@ -183,7 +240,7 @@ static int prim_direct(pkb_phase_run *run)
 static int prim_snapshot(pkb_phase_run *run)
 {
     HANDLE thread = NULL;
-    int rc = pkb__walk_snapshot(run, GetCurrentProcessId(), &thread);
+    int rc = walk_snapshot(run, GetCurrentProcessId(), &thread);
     if (thread != NULL)
         CloseHandle(thread);
     return rc;

@@ -16,7 +16,7 @@
  * The scripts embed no number but the axis range and scale, which come from the same data: the
  * figures come from the .dat, which comes from the results file, and a reader can redraw them.
  */
-#include "suites/scenarios/report.h"
+#include "suites/scenarios/view.h"
 
 #include "common/md.h"
 
@@ -156,6 +156,72 @@ static void write_gp(const struct figure *f, pkb_buf *b)
     pkb_buf_free(&what);
 }
 
+/* The matplotlib script's body, after its settings (write_py): reads the .dat's two blocks, draws
+ * the median bars with their labels and every repetition beside them, the axes and the legend. */
+static const char py_plot[] =
+    "bars, points, block = [], [], 0\n"
+    "with open(DATA, encoding=\"utf-8\") as f:\n"
+    "    for line in f:\n"
+    "        if line.startswith(\"# block 1\"):\n"
+    "            block = 1\n"
+    "        if line.startswith(\"#\") or not line.strip():\n"
+    "            continue\n"
+    "        cols = line.rstrip(\"\\n\").split(\"\\t\")\n"
+    "        if block == 0:\n"
+    "            bars.append((int(cols[0]), cols[1], float(cols[2]), cols[3], cols[4] == "
+    "\"1\",\n"
+    "                         cols[6] == \"1\"))\n"
+    "        else:\n"
+    "            points.append((int(cols[0]) + float(cols[1]), float(cols[2]), cols[3] == "
+    "\"1\"))\n"
+    "\n"
+    "fig, ax = plt.subplots(figsize=(9.6, 6.0), dpi=100)\n"
+    "x = [i - 0.1 for i, *_ in bars]\n"
+    "heights = [m for _, _, m, *_ in bars]\n"
+    "colors = [\"" COLOR_BASELINE "\" if base else \"" COLOR_OTHER "\" for *_, base, _ in bars]\n"
+    "ax.bar(x, heights, width=0.34, color=colors, edgecolor=\"#333333\")\n"
+    "for xi, (_, _, m, label, _, _) in zip(x, bars):\n"
+    "    ax.annotate(label, (xi, m), textcoords=\"offset points\", xytext=(0, 4),\n"
+    "                ha=\"center\", va=\"bottom\", fontsize=8)\n"
+    "calm = [(px, v) for px, v, d in points if not d]\n"
+    "rough = [(px, v) for px, v, d in points if d]\n"
+    "if calm:\n"
+    "    ax.scatter([p[0] for p in calm], [p[1] for p in calm], s=12, color=\"#333333\",\n"
+    "               zorder=3)\n"
+    "if rough:\n"
+    "    ax.scatter([p[0] for p in rough], [p[1] for p in rough], s=30, marker=\"x\",\n"
+    "               color=\"" COLOR_DISTURBED "\", zorder=3)\n"
+    "ax.set_xticks(range(len(bars)))\n"
+    "ax.set_xticklabels([name + (\"\\n(re-measured)\" if again else \"\")\n"
+    "                    for _, name, _, _, _, again in bars],\n"
+    "                   rotation=25 if ROTATE else 0, ha=\"right\" if ROTATE else \"center\")\n"
+    "if LOG:\n"
+    "    ax.set_yscale(\"log\")\n"
+    "    plain = FuncFormatter(lambda v, _: f\"{v:g}\")\n"
+    "    ax.yaxis.set_major_formatter(plain)\n"
+    "    ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))\n"
+    "    ax.yaxis.set_minor_formatter(plain)\n"
+    "ax.set_ylim(*YRANGE)\n"
+    "ax.set_xlim(-0.6, len(bars) - 0.4)\n"
+    "ax.set_xlabel(\"contender\")\n"
+    "ax.set_ylabel(YLABEL)\n"
+    "ax.set_title(TITLE, fontsize=11)\n"
+    "ax.grid(axis=\"y\", color=\"#dddddd\")\n"
+    "ax.set_axisbelow(True)\n"
+    "ax.spines[\"top\"].set_visible(False)\n"
+    "ax.spines[\"right\"].set_visible(False)\n"
+    "ax.legend(handles=[\n"
+    "    Patch(facecolor=\"" COLOR_BASELINE "\", edgecolor=\"#333333\", label=\"median, "
+    "baseline\"),\n"
+    "    Patch(facecolor=\"" COLOR_OTHER "\", edgecolor=\"#333333\", label=\"median\"),\n"
+    "    Line2D([], [], ls=\"\", marker=\"o\", ms=4, color=\"#333333\", "
+    "label=\"repetition\"),\n"
+    "    Line2D([], [], ls=\"\", marker=\"x\", ms=6, color=\"" COLOR_DISTURBED "\",\n"
+    "           label=\"disturbed repetition\")], loc=\"upper left\", fontsize=9)\n"
+    "fig.tight_layout()\n"
+    "fig.savefig(OUT)\n"
+    "plt.close(fig)\n";
+
 static void write_py(const struct figure *f, pkb_buf *b)
 {
     pkb_buf title_text = {0}, ylabel = {0}, what = {0};
@@ -170,76 +236,13 @@ static void write_py(const struct figure *f, pkb_buf *b)
     pkb_py_string(b, title_text.failed ? "" : title_text.data);
     pkb_buf_puts(b, "\nYLABEL = ");
     pkb_py_string(b, ylabel.failed ? "" : ylabel.data);
-    pkb_buf_printf(
-        b,
-        "\nROTATE = %s\n"
-        "LOG = %s\n"
-        "YRANGE = (%g, %g)\n"
-        "\n"
-        "bars, points, block = [], [], 0\n"
-        "with open(DATA, encoding=\"utf-8\") as f:\n"
-        "    for line in f:\n"
-        "        if line.startswith(\"# block 1\"):\n"
-        "            block = 1\n"
-        "        if line.startswith(\"#\") or not line.strip():\n"
-        "            continue\n"
-        "        cols = line.rstrip(\"\\n\").split(\"\\t\")\n"
-        "        if block == 0:\n"
-        "            bars.append((int(cols[0]), cols[1], float(cols[2]), cols[3], cols[4] == "
-        "\"1\",\n"
-        "                         cols[6] == \"1\"))\n"
-        "        else:\n"
-        "            points.append((int(cols[0]) + float(cols[1]), float(cols[2]), cols[3] == "
-        "\"1\"))\n"
-        "\n"
-        "fig, ax = plt.subplots(figsize=(9.6, 6.0), dpi=100)\n"
-        "x = [i - 0.1 for i, *_ in bars]\n"
-        "heights = [m for _, _, m, *_ in bars]\n"
-        "colors = [\"" COLOR_BASELINE "\" if base else \"" COLOR_OTHER
-        "\" for *_, base, _ in bars]\n"
-        "ax.bar(x, heights, width=0.34, color=colors, edgecolor=\"#333333\")\n"
-        "for xi, (_, _, m, label, _, _) in zip(x, bars):\n"
-        "    ax.annotate(label, (xi, m), textcoords=\"offset points\", xytext=(0, 4),\n"
-        "                ha=\"center\", va=\"bottom\", fontsize=8)\n"
-        "calm = [(px, v) for px, v, d in points if not d]\n"
-        "rough = [(px, v) for px, v, d in points if d]\n"
-        "if calm:\n"
-        "    ax.scatter([p[0] for p in calm], [p[1] for p in calm], s=12, color=\"#333333\",\n"
-        "               zorder=3)\n"
-        "if rough:\n"
-        "    ax.scatter([p[0] for p in rough], [p[1] for p in rough], s=30, marker=\"x\",\n"
-        "               color=\"" COLOR_DISTURBED "\", zorder=3)\n"
-        "ax.set_xticks(range(len(bars)))\n"
-        "ax.set_xticklabels([name + (\"\\n(re-measured)\" if again else \"\")\n"
-        "                    for _, name, _, _, _, again in bars],\n"
-        "                   rotation=25 if ROTATE else 0, ha=\"right\" if ROTATE else \"center\")\n"
-        "if LOG:\n"
-        "    ax.set_yscale(\"log\")\n"
-        "    plain = FuncFormatter(lambda v, _: f\"{v:g}\")\n"
-        "    ax.yaxis.set_major_formatter(plain)\n"
-        "    ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))\n"
-        "    ax.yaxis.set_minor_formatter(plain)\n"
-        "ax.set_ylim(*YRANGE)\n"
-        "ax.set_xlim(-0.6, len(bars) - 0.4)\n"
-        "ax.set_xlabel(\"contender\")\n"
-        "ax.set_ylabel(YLABEL)\n"
-        "ax.set_title(TITLE, fontsize=11)\n"
-        "ax.grid(axis=\"y\", color=\"#dddddd\")\n"
-        "ax.set_axisbelow(True)\n"
-        "ax.spines[\"top\"].set_visible(False)\n"
-        "ax.spines[\"right\"].set_visible(False)\n"
-        "ax.legend(handles=[\n"
-        "    Patch(facecolor=\"" COLOR_BASELINE "\", edgecolor=\"#333333\", label=\"median, "
-        "baseline\"),\n"
-        "    Patch(facecolor=\"" COLOR_OTHER "\", edgecolor=\"#333333\", label=\"median\"),\n"
-        "    Line2D([], [], ls=\"\", marker=\"o\", ms=4, color=\"#333333\", "
-        "label=\"repetition\"),\n"
-        "    Line2D([], [], ls=\"\", marker=\"x\", ms=6, color=\"" COLOR_DISTURBED "\",\n"
-        "           label=\"disturbed repetition\")], loc=\"upper left\", fontsize=9)\n"
-        "fig.tight_layout()\n"
-        "fig.savefig(OUT)\n"
-        "plt.close(fig)\n",
-        f->rotate ? "True" : "False", f->log ? "True" : "False", f->ymin, f->ymax);
+    pkb_buf_printf(b,
+                   "\nROTATE = %s\n"
+                   "LOG = %s\n"
+                   "YRANGE = (%g, %g)\n"
+                   "\n",
+                   f->rotate ? "True" : "False", f->log ? "True" : "False", f->ymin, f->ymax);
+    pkb_buf_puts(b, py_plot);
     pkb_buf_free(&title_text);
     pkb_buf_free(&ylabel);
     pkb_buf_free(&what);

@@ -14,18 +14,55 @@
  *
  * Nothing is typed in: change the file and every number and verdict follows. The verdicts, a
  * table's unit and its cells come from table.c (shared with the terminal view), the conclusions
- * and targets are worded in verdict.c, the figures drawn from figures.c's data.
+ * and targets are worded in verdict.c (both in words.c's words), the figures drawn from
+ * figures.c's data. This file reads top-down: the report, then its sections in order.
  */
-#include "suites/scenarios/report.h"
+#include "suites/scenarios/view.h"
 
 #include "common/md.h"
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void md_how_to_read(const pkb_results *r, const pkb_verdict_set *vs, pkb_buf *b);
+static void md_contenders(const pkb_results *r, pkb_buf *b);
+static void md_scenario(const pkb_results *r,
+                        const pkb_results_scenario *sc,
+                        const pkb_verdict_set *vs,
+                        bool plots,
+                        pkb_buf *b);
+static void md_table_head(const pkb_results *r, const pkb__table *t, pkb_buf *b);
+static void
+md_row(const pkb__table *t, const pkb_verdict_set *vs, const pkb_results_series *s, pkb_buf *b);
+static void md_not_timed(const pkb_results *r, const pkb_results_scenario *sc, pkb_buf *b);
+static void md_plot_links(const pkb_results *r, const pkb_results_scenario *sc, pkb_buf *b);
+
+/* The report: title, how to read it, the measured results per scenario, the conclusions and
+ * targets (verdict.c), the appendix (report/report.h). */
+int pkb__scenarios_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *err, size_t err_len)
+{
+    pkb_verdict_set vs;
+    int rc = pkb__scenarios_verdicts(r, &vs, err, err_len);
+    if (rc != 0)
+        return rc;
+    pkb_md_title(r, b);
+    md_how_to_read(r, &vs, b);
+    pkb_buf_puts(b, "## Measured results\n\n");
+    md_contenders(r, b);
+    if (r->nscenarios == 0)
+        pkb_buf_puts(b, "The file holds no series.\n\n");
+    for (size_t i = 0; i < r->nscenarios; i++)
+        md_scenario(r, &r->scenarios[i], &vs, plots, b);
+    pkb__md_conclusions(r, &vs, b);
+    pkb__md_targets(r, b);
+    pkb_md_appendix(r, b);
+    pkb_verdict_set_free(&vs);
+    return b->failed ? pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file) : 0;
+}
 
 static void md_how_to_read(const pkb_results *r, const pkb_verdict_set *vs, pkb_buf *b)
 {
@@ -117,40 +154,42 @@ static void md_contenders(const pkb_results *r, pkb_buf *b)
         pkb_buf_puts(b, "\n");
 }
 
-static void md_not_timed(const pkb_results *r, const pkb_results_scenario *sc, pkb_buf *b)
+static void md_scenario(const pkb_results *r,
+                        const pkb_results_scenario *sc,
+                        const pkb_verdict_set *vs,
+                        bool plots,
+                        pkb_buf *b)
 {
-    bool any = false;
-    for (size_t k = 0; k < sc->count; k++) {
-        const pkb_results_series *s = &r->series[sc->members[k]];
-        if (s->measured)
-            continue;
-        if (!any)
-            pkb_buf_puts(b, "Not timed:\n\n");
-        any = true;
-        pkb_buf_puts(b, "- ");
-        pkb_md_code(b, s->contender);
-        if (strcmp(s->status, "measured") == 0) {
-            pkb_buf_puts(b, ": measured, but the file holds no samples\n");
-            continue;
-        }
-        pkb_buf_printf(b, ": %s — ", s->status);
-        pkb_md_text(b, s->reason ? s->reason : "no reason given");
-        pkb_buf_puts(b, "\n");
+    pkb_buf_puts(b, "### ");
+    pkb_md_code(b, sc->name);
+    pkb_buf_puts(b, "\n\n");
+    int known = pkb_scenario_from_name(sc->name);
+    if (known >= 0) {
+        pkb_buf_puts(b, "Workload: ");
+        pkb_md_text(b, pkb_scenario_description((pkb_scenario)known));
+        pkb_buf_puts(b, ".\n\n");
     }
-    if (any)
+    pkb__table t;
+    pkb__scenario_table(r, sc, &t);
+    if (sc->measured > 0)
+        md_table_head(r, &t, b);
+    for (size_t k = 0; k < sc->count; k++)
+        if (r->series[sc->members[k]].measured)
+            md_row(&t, vs, &r->series[sc->members[k]], b);
+    if (sc->measured > 0)
         pkb_buf_puts(b, "\n");
-}
-
-static void md_plot_links(const pkb_results *r, const pkb_results_scenario *sc, pkb_buf *b)
-{
-    char stem[256];
-    pkb_figure_stem(r, sc->name, stem, sizeof stem);
-    pkb_buf alt = {0};
-    pkb_md_code(&alt, sc->name);
-    pkb_buf_puts(&alt, ": median time per iteration by contender, every repetition shown");
-    pkb_md_figure(b, stem, alt.failed ? "" : alt.data);
-    b->failed |= alt.failed;
-    pkb_buf_free(&alt);
+    bool controls_only = sc->count > 0;
+    for (size_t k = 0; k < sc->count; k++)
+        controls_only &= r->series[sc->members[k]].control && !r->series[sc->members[k]].baseline;
+    if (sc->measured > 0 && t.base == NULL && controls_only)
+        pkb_buf_puts(b, "Control series only: nothing to compare them with in one run. "
+                        "`pkbench compare` measures the machine's drift between two runs from "
+                        "them.\n\n");
+    else if (sc->measured > 0 && t.base == NULL)
+        pkb_buf_puts(b, "No measured baseline in this scenario: no deltas.\n\n");
+    md_not_timed(r, sc, b);
+    if (plots && sc->measured > 0)
+        md_plot_links(r, sc, b);
 }
 
 /* The table's header: every time column in the table's unit, throughput in the series' unit. */
@@ -198,61 +237,38 @@ md_row(const pkb__table *t, const pkb_verdict_set *vs, const pkb_results_series 
     pkb_buf_puts(b, " |\n");
 }
 
-static void md_scenario(const pkb_results *r,
-                        const pkb_results_scenario *sc,
-                        const pkb_verdict_set *vs,
-                        bool plots,
-                        pkb_buf *b)
+static void md_not_timed(const pkb_results *r, const pkb_results_scenario *sc, pkb_buf *b)
 {
-    pkb_buf_puts(b, "### ");
-    pkb_md_code(b, sc->name);
-    pkb_buf_puts(b, "\n\n");
-    int known = pkb_scenario_from_name(sc->name);
-    if (known >= 0) {
-        pkb_buf_puts(b, "Workload: ");
-        pkb_md_text(b, pkb_scenario_description((pkb_scenario)known));
-        pkb_buf_puts(b, ".\n\n");
-    }
-    pkb__table t;
-    pkb__scenario_table(r, sc, &t);
-    if (sc->measured > 0)
-        md_table_head(r, &t, b);
-    for (size_t k = 0; k < sc->count; k++)
-        if (r->series[sc->members[k]].measured)
-            md_row(&t, vs, &r->series[sc->members[k]], b);
-    if (sc->measured > 0)
+    bool any = false;
+    for (size_t k = 0; k < sc->count; k++) {
+        const pkb_results_series *s = &r->series[sc->members[k]];
+        if (s->measured)
+            continue;
+        if (!any)
+            pkb_buf_puts(b, "Not timed:\n\n");
+        any = true;
+        pkb_buf_puts(b, "- ");
+        pkb_md_code(b, s->contender);
+        if (strcmp(s->status, "measured") == 0) {
+            pkb_buf_puts(b, ": measured, but the file holds no samples\n");
+            continue;
+        }
+        pkb_buf_printf(b, ": %s — ", s->status);
+        pkb_md_text(b, s->reason ? s->reason : "no reason given");
         pkb_buf_puts(b, "\n");
-    bool controls_only = sc->count > 0;
-    for (size_t k = 0; k < sc->count; k++)
-        controls_only &= r->series[sc->members[k]].control && !r->series[sc->members[k]].baseline;
-    if (sc->measured > 0 && t.base == NULL && controls_only)
-        pkb_buf_puts(b, "Control series only: nothing to compare them with in one run. "
-                        "`pkbench compare` measures the machine's drift between two runs from "
-                        "them.\n\n");
-    else if (sc->measured > 0 && t.base == NULL)
-        pkb_buf_puts(b, "No measured baseline in this scenario: no deltas.\n\n");
-    md_not_timed(r, sc, b);
-    if (plots && sc->measured > 0)
-        md_plot_links(r, sc, b);
+    }
+    if (any)
+        pkb_buf_puts(b, "\n");
 }
 
-int pkb__scenarios_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *err, size_t err_len)
+static void md_plot_links(const pkb_results *r, const pkb_results_scenario *sc, pkb_buf *b)
 {
-    pkb_verdict_set vs;
-    int rc = pkb__scenarios_verdicts(r, &vs, err, err_len);
-    if (rc != 0)
-        return rc;
-    pkb_md_title(r, b);
-    md_how_to_read(r, &vs, b);
-    pkb_buf_puts(b, "## Measured results\n\n");
-    md_contenders(r, b);
-    if (r->nscenarios == 0)
-        pkb_buf_puts(b, "The file holds no series.\n\n");
-    for (size_t i = 0; i < r->nscenarios; i++)
-        md_scenario(r, &r->scenarios[i], &vs, plots, b);
-    pkb__md_conclusions(r, &vs, b);
-    pkb__md_targets(r, b);
-    pkb_md_appendix(r, b);
-    pkb_verdict_set_free(&vs);
-    return b->failed ? pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file) : 0;
+    char stem[256];
+    pkb_figure_stem(r, sc->name, stem, sizeof stem);
+    pkb_buf alt = {0};
+    pkb_md_code(&alt, sc->name);
+    pkb_buf_puts(&alt, ": median time per iteration by contender, every repetition shown");
+    pkb_md_figure(b, stem, alt.failed ? "" : alt.data);
+    b->failed |= alt.failed;
+    pkb_buf_free(&alt);
 }

@@ -1,6 +1,7 @@
 /*
- * Scenarios: their names, the workloads built once before any timing, and the correctness check
- * every contender must pass before it is timed.
+ * Scenarios: the workloads built once before any timing, and the correctness check every
+ * contender must pass before it is timed (the scenarios' names are the contract's,
+ * contenders/contender.h).
  *
  * Payloads follow the seed exactly: the small capture is 32 bytes in 3 lines; the stream is 8,000
  * lines of 128 bytes plus a newline (1,032,000 bytes), fed through cat's stdin and read back line
@@ -16,56 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-
-const char *pkb_scenario_name(pkb_scenario s)
-{
-    switch (s) {
-#define PKB__SCENARIO_NAME(id, name, unit, desc)                                                   \
-    case PKB_##id:                                                                                 \
-        return name;
-        PKB_SCENARIO_MAP(PKB__SCENARIO_NAME)
-#undef PKB__SCENARIO_NAME
-    case PKB_SCENARIO_COUNT:
-        break;
-    }
-    return "unknown";
-}
-
-const char *pkb_scenario_unit(pkb_scenario s)
-{
-    switch (s) {
-#define PKB__SCENARIO_UNIT(id, name, unit, desc)                                                   \
-    case PKB_##id:                                                                                 \
-        return unit;
-        PKB_SCENARIO_MAP(PKB__SCENARIO_UNIT)
-#undef PKB__SCENARIO_UNIT
-    case PKB_SCENARIO_COUNT:
-        break;
-    }
-    return "";
-}
-
-const char *pkb_scenario_description(pkb_scenario s)
-{
-    switch (s) {
-#define PKB__SCENARIO_DESC(id, name, unit, desc)                                                   \
-    case PKB_##id:                                                                                 \
-        return desc;
-        PKB_SCENARIO_MAP(PKB__SCENARIO_DESC)
-#undef PKB__SCENARIO_DESC
-    case PKB_SCENARIO_COUNT:
-        break;
-    }
-    return "";
-}
-
-int pkb_scenario_from_name(const char *name)
-{
-    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-        if (strcmp(name, pkb_scenario_name((pkb_scenario)s)) == 0)
-            return s;
-    return -1;
-}
 
 /* 32 bytes in 3 lines, as in the seed. */
 static const char small_payload[] = "processkit small \n0123456789\nab\n";

@@ -1,10 +1,11 @@
 /*
- * Workloads for the scenarios suite (see contender.h for the contract).
+ * Workloads for the scenarios suite and the check a contender passes before it is timed (the
+ * contract is contenders/contender.h).
  */
 #ifndef PKB_SCENARIO_H
 #define PKB_SCENARIO_H
 
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 
 /* Builds the workload of scenario `s`. `cat_path` is cat resolved to an absolute path,
  * `tiny_path` the tiny static helper. Returns 0, -ENOMEM or -EINVAL. */
@@ -13,6 +14,13 @@ int pkb_workload_build(pkb_scenario s,
                        const char *tiny_path,
                        pkb_workload *w);
 void pkb_workload_free(pkb_workload *w);
+
+/* Runs one untimed iteration and compares it with the workload: every child reaped, none exited
+ * non-zero, and exactly expect_bytes and expect_lines per child read (0 and 0 when the contender
+ * discards_output). Returns 0 when all match; otherwise a negative errno and a one-line reason in
+ * `why`. */
+int pkb_check_contender(
+    const pkb_contender *c, void *state, const pkb_workload *w, char *why, size_t why_len);
 
 /* calibration.c: one iteration of the control series PKB_CALIBRATION_SCENARIO/
  * PKB_CALIBRATION_CONTENDER (contender.h), a fixed pure-CPU loop; always returns 0. */

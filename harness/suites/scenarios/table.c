@@ -6,7 +6,7 @@
  * run` prints (terminal.c) all read them from here, so the terminal can never show a number or a
  * word the report computes differently.
  */
-#include "suites/scenarios/report.h"
+#include "suites/scenarios/view.h"
 
 #include "common/md.h"
 
@@ -77,15 +77,6 @@ void pkb__cell_delta(pkb_buf *b, const pkb__row *row)
         pkb_buf_puts(b, "n/a");
     else
         pkb_fmt_delta(b, row->v->s.delta);
-}
-
-void pkb__fmt_ci(pkb_buf *b, const pks_interval *ci)
-{
-    pkb_buf_puts(b, "[");
-    pkb_fmt_delta(b, ci->lo - 1);
-    pkb_buf_puts(b, ", ");
-    pkb_fmt_delta(b, ci->hi - 1);
-    pkb_buf_puts(b, "]");
 }
 
 void pkb__cell_ci(pkb_buf *b, const pkb__row *row)

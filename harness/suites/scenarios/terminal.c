@@ -9,11 +9,11 @@
  * why, then the project's targets. Every number and word comes from table.c and verdict.c, the
  * code the Markdown report uses, over the same verdicts, so both show the same.
  */
-#include "suites/scenarios/report.h"
+#include "suites/scenarios/view.h"
 
 #include "common/md.h"
 #include "common/term.h"
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  * Part of report.c's Markdown; the targets are also tables of the terminal view
  * (pkb__term_targets), decided and worded by the same functions.
  */
-#include "suites/scenarios/report.h"
+#include "suites/scenarios/view.h"
 
 #include "common/md.h"
 #include "common/term.h"
@@ -52,37 +52,6 @@ static int rank(const char *contender)
     if (strcmp(contender, "processkit") == 0)
         return 0;
     return strncmp(contender, "processkit_", 11) == 0 ? 1 : 2;
-}
-
-pkb__bucket pkb__bucket_of(const pkb_verdict *v)
-{
-    switch (v->d.verdict) {
-    case PKS_REGRESSED:
-        return PKB__SLOWER;
-    case PKS_IMPROVED:
-        return PKB__FASTER;
-    case PKS_UNDECIDABLE:
-        return PKB__UNDECIDABLE;
-    case PKS_NO_CHANGE:
-        break;
-    }
-    return fabs(v->s.delta) <= v->d.bar ? PKB__NEGLIGIBLE : PKB__NOT_DISTINGUISHABLE;
-}
-
-pkb__bucket pkb__series_bucket(const pkb_results_series *s, const pkb_verdict *v)
-{
-    return !s->measured ? PKB__UNTIMED : v == NULL ? PKB__NO_BASELINE : pkb__bucket_of(v);
-}
-
-const char *pkb__bucket_word(pkb__bucket k)
-{
-    static const char *const words[PKB__NBUCKETS] = {
-        [PKB__NEGLIGIBLE] = "negligible",   [PKB__NOT_DISTINGUISHABLE] = "not distinguishable",
-        [PKB__SLOWER] = "slower",           [PKB__FASTER] = "faster",
-        [PKB__UNDECIDABLE] = "undecidable", [PKB__UNTIMED] = "not timed",
-        [PKB__NO_BASELINE] = "no baseline",
-    };
-    return (unsigned)k < PKB__NBUCKETS ? words[k] : "?";
 }
 
 /* ---- conclusions ------------------------------------------------------------------------------

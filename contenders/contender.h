@@ -1,8 +1,11 @@
 /*
- * The contract between the scenarios suite and a contender (contenders/<name>.c).
+ * The contract between the scenarios suite (harness/suites/scenarios/) and a contender
+ * (contenders/<name>.c). It includes nothing of the harness but the plugin contract
+ * (harness/plugin/sample.h: what an iteration reports), so a contender depends on this header,
+ * that one and processkit.h, never on the suite that drives it.
  *
  * A contender is one file that fills one `pkb_contender` and is listed by one line in
- * contenders/registry.h; nothing in the harness names a contender. For each scenario it supports,
+ * contenders/registry.c; nothing in the harness names a contender. For each scenario it supports,
  * the harness builds the workload once (outside any timed region), calls setup, runs the
  * correctness check (one untimed `run` whose counts must match the workload exactly, or the
  * contender is not timed and the reason is printed), then times `run` repeatedly, then calls
@@ -12,10 +15,10 @@
  * the scenario says, reap. It must reap every child it started before returning (the harness
  * measures children's CPU as the RUSAGE_CHILDREN delta across the call) and report what it read.
  */
-#ifndef PKB_CONTENDER_H
-#define PKB_CONTENDER_H
+#ifndef PKB_CONTENDERS_CONTENDER_H
+#define PKB_CONTENDERS_CONTENDER_H
 
-#include "run/sample.h"
+#include "plugin/sample.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,6 +48,7 @@ typedef enum pkb_scenario {
 
 #define PKB_SCENARIO_BIT(s) (1u << (s))
 
+/* The map's columns (contender.c). */
 const char *pkb_scenario_name(pkb_scenario s);
 const char *pkb_scenario_unit(pkb_scenario s);
 const char *pkb_scenario_description(pkb_scenario s);
@@ -103,19 +107,8 @@ typedef struct pkb_contender {
     "a fixed pure-CPU loop (65,536 dependent xorshift steps in registers: no memory traffic, no "  \
     "system call, no child); a drift control for pkbench compare, not a contender"
 
-/* The registry: every contender listed in contenders/registry.h, in report order. */
-extern const pkb_contender *const pkb_contenders[];
-extern const size_t pkb_contender_count;
-
-/* Runs one untimed iteration and compares it with the workload: every child reaped, none exited
- * non-zero, and exactly expect_bytes and expect_lines per child read (0 and 0 when the contender
- * discards_output). Returns 0 when all match; otherwise a negative errno and a one-line reason in
- * `why`. */
-int pkb_check_contender(
-    const pkb_contender *c, void *state, const pkb_workload *w, char *why, size_t why_len);
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* PKB_CONTENDER_H */
+#endif /* PKB_CONTENDERS_CONTENDER_H */

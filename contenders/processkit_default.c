@@ -1,5 +1,6 @@
 /*
- * processkit — the library as a user calls it, with its defaults: the bare program name resolved
+ * processkit (this file is processkit_default.c, so it is never taken for the library's header
+ * processkit.h) — the library as a user calls it, with its defaults: the bare program name resolved
  * on every run, and a private kill-on-close group per run (a pooled cgroup v2 leaf the child is
  * born in, or a process group where no cgroup is delegated). That containment is the price of
  * the library's tree guarantee and is deliberately not switched off: the raw baselines have none,
@@ -22,7 +23,7 @@
  * stdout only, so each pays for the same two pipes.
  */
 #define _GNU_SOURCE
-#include "suites/scenarios/contender.h"
+#include "contenders/contender.h"
 #include "processkit.h"
 
 #include <errno.h>

@@ -1,9 +1,11 @@
 /*
- * sample — what one timed iteration reports to the runner, whoever performed it: a contender
- * (contenders/), a phases series (phases/attribution/) or a suite's own loop.
+ * sample — the plugin contract: what one timed iteration reports to the runner, whoever performed
+ * it (a contender, contenders/contender.h; a phases series, phases/attribution/phases.h; or a
+ * suite's own loop). A leaf: it includes nothing of the harness, so a plugin that includes it
+ * depends on this contract and on nothing the harness does with it.
  */
-#ifndef PKB_RUN_SAMPLE_H
-#define PKB_RUN_SAMPLE_H
+#ifndef PKB_PLUGIN_SAMPLE_H
+#define PKB_PLUGIN_SAMPLE_H
 
 #include <stdint.h>
 
@@ -27,4 +29,4 @@ typedef int (*pkb_iterate_fn)(void *ctx, pkb_sample *out);
 }
 #endif
 
-#endif /* PKB_RUN_SAMPLE_H */
+#endif /* PKB_PLUGIN_SAMPLE_H */
