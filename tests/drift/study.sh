@@ -2,7 +2,9 @@
 # The drift study (`just drift-study`): how often `pkbench compare` of two separate runs raises a
 # false alarm, with and without its drift correction (harness/regress/drift.h), whether it still
 # catches a real slowdown of processkit, and what it says when the whole machine slows down.
-# METHODOLOGY.md ("Comparing two separate runs: machine drift") quotes its summary.
+# reports/notes/2026-12-02-drift-study.md quotes a study's summary (`summarize.py --from-summary`
+# regenerates its tables from the committed summary.json); METHODOLOGY.md ("Comparing two separate
+# runs: machine drift") links it.
 #
 # Per pair i = 1..N, separate quick runs of the scenarios suite (each its own pkbench process,
 # unpinned, a minute or two apart, as a user makes a "before" and an "after" run):

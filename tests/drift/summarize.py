@@ -4,9 +4,12 @@ pair of separate runs, with its drift correction and without it, read from the c
 alone (compare/pair-P-KIND-{corrected,raw}.json, `pkbench compare --format json`) and the runs'
 own results files (their load averages).
 
-Writes DIR/summary.json (every number, per pair and in total) and DIR/summary.md (the tables
-METHODOLOGY.md quotes). Exit status: 0 written; 1 bad arguments or a directory without a single
-complete comparison (named on stderr).
+Writes DIR/summary.json (every number, per pair and in total) and DIR/summary.md (its tables,
+rendered from summary.json alone). With --from-summary it reads DIR/summary.json instead of the
+comparisons, which are not committed, and renders the tables again: that is how a note in
+reports/notes/ that quotes a study regenerates them from the committed summary.json. Exit status:
+0 written; 1 bad arguments, a directory without a single complete comparison, or a bad
+summary.json (named on stderr).
 
 Definitions (per comparison; a "series" is a non-control row — controls never get a verdict):
   decided      a series with a verdict: regressed, improved or unchanged (not undecidable)
@@ -108,10 +111,13 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--slowdown", type=float, default=10)
     ap.add_argument("--hogs", type=int, default=1)
+    ap.add_argument("--from-summary", action="store_true",
+                    help="read DIR/summary.json (written before) instead of DIR/compare/, and "
+                         "only render: summary.md, and FILE with --into")
     ap.add_argument("--into", metavar="FILE",
                     help="also put the totals' tables (not the per-pair one) into FILE "
-                         "(METHODOLOGY.md) between the lines <!-- drift-study-results --> and "
-                         "<!-- /drift-study-results -->, headings demoted to ####")
+                         "(a note in reports/notes/) between the lines <!-- TAG --> and "
+                         "<!-- /TAG -->, headings demoted to ####")
     ap.add_argument("--tag", default="drift-study-results",
                     help="the markers' name for --into (default drift-study-results), so one "
                          "file can quote several studies")
@@ -121,6 +127,23 @@ def main():
     if not os.path.isdir(a.dir):
         die(f"{a.dir}: not a directory")
 
+    if a.from_summary:
+        summary = load(os.path.join(a.dir, "summary.json"))
+        if summary.get("schema") != "pkbench-drift-study" or "totals" not in summary:
+            die(f"{a.dir}/summary.json: not a drift study's summary")
+    else:
+        summary = measure(a)
+    md = render(summary)
+    tmp = os.path.join(a.dir, "summary.md.tmp")
+    with open(tmp, "w") as f:
+        f.write("\n".join(md) + "\n")
+    os.replace(tmp, os.path.join(a.dir, "summary.md"))
+    if a.into:
+        into(a.into, md, a.tag)
+
+
+def measure(a):
+    """summary.json from the comparison files in a.dir/compare and the runs' results files."""
     pairs = {}
     for path in sorted(glob.glob(os.path.join(a.dir, "compare", "pair-*-corrected.json"))):
         m = re.match(r"pair-(\d+)-(same|slow|hog)-corrected\.json$", os.path.basename(path))
@@ -179,9 +202,15 @@ def main():
         json.dump(summary, f, indent=2)
         f.write("\n")
     os.replace(tmp, os.path.join(a.dir, "summary.json"))
+    return summary
 
-    md = [f"# Drift study: {len(pairs)} pairs of separate quick runs\n",
-          f"From `{a.dir}` (tests/drift/study.sh; tests/drift/summarize.py). Series = non-control "
+
+def render(summary):
+    """summary.md's lines, from summary.json's content alone."""
+    totals = summary["totals"]
+    pairs = {int(p): v for p, v in summary["per_pair"].items()}
+    md = [f"# Drift study: {summary['pairs']} pairs of separate quick runs\n",
+          f"From `{summary['dir']}` (tests/drift/study.sh; tests/drift/summarize.py). Series = non-control "
           "rows; decided = regressed, improved or unchanged. Each pair is compared four ways: "
           "with and without the drift correction, each with compare's default 10% cv limit and "
           "with none.\n"]
@@ -209,7 +238,7 @@ def main():
         md.append(drift_sentence(t))
     if "slow" in totals:
         t = totals["slow"]
-        md += [f"## processkit {a.slowdown:g}% slower (a separate build), {t['pairs']} pairs\n"]
+        md += [f"## processkit {summary['slowdown_pct']:g}% slower (a separate build), {t['pairs']} pairs\n"]
         md += table(t, [("pairs caught (a processkit series regressed, exit 2)", lambda m: f"{m['pairs_caught']}/{t['pairs']}"),
                         ("processkit series regressed / decided", lambda m: fmt_rate(m["pk_regressed"], m["pk_decided"])),
                         ("other series regressed / decided (false)", lambda m: fmt_rate(m["other_regressed"], m["other_decided"])),
@@ -219,7 +248,7 @@ def main():
         md.append(drift_sentence(t))
     if "hog" in totals:
         t = totals["hog"]
-        md += [f"## The whole machine slowed: {a.hogs} busy loop(s) during the new run, {t['pairs']} pairs\n"]
+        md += [f"## The whole machine slowed: {summary['hogs']} busy loop(s) during the new run, {t['pairs']} pairs\n"]
         md += table(t, [("series regressed / decided", lambda m: fmt_rate(m["regressed"], m["decided"])),
                         ("series improved", lambda m: str(m["improved"])), undec, exits])
         md.append(drift_sentence(t))
@@ -238,12 +267,7 @@ def main():
                 dr += " (cannot correct: " + ", ".join(bad) + ")"
             cells = " | ".join(f"{r[m]['regressed']}/{r[m]['decided']}, {r[m]['status']}" for m in MODES)
             md.append(f"| {p} | {kind} | {dr} | {cells} | {r['load']['new']['start']} |")
-    tmp = os.path.join(a.dir, "summary.md.tmp")
-    with open(tmp, "w") as f:
-        f.write("\n".join(md) + "\n")
-    os.replace(tmp, os.path.join(a.dir, "summary.md"))
-    if a.into:
-        into(a.into, md, a.tag)
+    return md
 
 
 def into(path, md, tag):
