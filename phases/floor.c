@@ -26,7 +26,7 @@
  */
 #define _GNU_SOURCE
 #include "bench_util.h"
-#include "floor.h"
+#include "floor_methods.h"
 #include "processkit.h"
 
 #include <errno.h>

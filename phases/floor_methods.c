@@ -1,5 +1,5 @@
 /*
- * pk_floor's methods: one spawn+wait each (floor.h).
+ * pk_floor's methods: one spawn+wait each (floor_methods.h).
  *
  * The raw ladder mirrors the library's contained spawn (lib/src/spawn.linux.c, child.linux.c,
  * engine.linux.c) one step at a time, with raw system calls only, so each step's price shows:
@@ -34,7 +34,7 @@
  * posix_spawn (glibc) and fork_execve are the peers.
  */
 #define _GNU_SOURCE
-#include "floor.h"
+#include "floor_methods.h"
 #include "raw_clone3.h"
 #include "processkit.h"
 

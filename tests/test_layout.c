@@ -247,7 +247,7 @@ TEST_IMPL(layout_checker_catches_back_edges)
     ASSERT_EQ(nfailures, 1);
     check_include("harness/suites/phases/suite.c", 2, suites, "run/collect.h");
     ASSERT_EQ(nfailures, 2);
-    check_include("harness/suites/phases/suite.c", 3, suites, "suites/forkathon/report.h");
+    check_include("harness/suites/phases/suite.c", 3, suites, "suites/forkathon/view.h");
     ASSERT_EQ(nfailures, 3);
     check_include("harness/suites/phases/suite.c", 4, suites, "view.h");
     ASSERT_EQ(nfailures, 4);
@@ -277,7 +277,7 @@ TEST_IMPL(layout_checker_catches_back_edges)
     check_include("harness/suites/observe/suite.c", 21, suites, "suites/observe/bpf/event.h");
     ASSERT_EQ(nfailures, 9);
     check_include("harness/suites/observe/observers/none.c", 22, suites,
-                  "suites/forkathon/report.h");
+                  "suites/forkathon/view.h");
     check_include("harness/suites/forkathon/suite.c", 23, suites,
                   "suites/observe/observers/poll.h");
     ASSERT_EQ(nfailures, 11);

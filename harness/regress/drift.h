@@ -68,8 +68,9 @@
 
 #define PKB_DRIFT_DEFAULT_LIMIT 0.25 /* |drift| beyond 25%: the machine changed too much */
 /* A scenario's drift more than 15% away from that of every control together: the machine did not
- * slow everything alike (METHODOLOGY.md: on a quiet machine, 20 A/A and 20 slowed pairs, no
- * scenario's drift was more than 12% from the whole; beside a CPU hog the fan-out's was 28-40%). */
+ * slow everything alike (reports/notes/2026-12-02-drift-study.md: on a quiet machine, 20 A/A and
+ * 20 slowed pairs, no scenario's drift was more than 12% from the whole; beside a CPU hog the
+ * fan-out's was 28-40%). */
 #define PKB_DRIFT_UNEVEN_ABOVE 0.15
 #define PKB_DRIFT_ALL          "all" /* the group of every control */
 

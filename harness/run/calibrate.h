@@ -6,7 +6,7 @@
  * time per iteration. A busy loop during that trial makes every iteration look slower, so the
  * series gets fewer iterations per sample for the whole run: shorter, noisier samples, and a
  * verdict that turns undecidable although no measured round was disturbed (METHODOLOGY.md,
- * "Rounds"). Here every call of the benchmark function in the calibration round (warm-up and
+ * "Sizing the samples"; reports/notes/2026-12-02-calibration-hog.md). Here every call of the benchmark function in the calibration round (warm-up and
  * sizing trials alike) that lasted at least half of min_time is a candidate, with its mean
  * iteration time and its disturbance mark; the count uses the same 1.4 x min_time rule on the
  * fastest undisturbed one. A series with a disturbed candidate is calibrated once more after the

@@ -19,7 +19,7 @@
  * redraws a figure.
  */
 #define _GNU_SOURCE
-#include "suites/forkathon/report.h"
+#include "suites/forkathon/view.h"
 
 #include "suites/forkathon/forkathon.h"
 

@@ -1,5 +1,5 @@
 /*
- * The Markdown report of a forkathon results file (report.h).
+ * The Markdown report of a forkathon results file (view.h).
  *
  * Every number comes from the file's series through pkb_forkathon_summarize (forkathon.h), the
  * same code the suite used for the summary it stored; the memory at each ladder step comes from
@@ -14,7 +14,7 @@
  *     least-squares line through (measured RSS in MiB, median µs): slope in µs per MiB, R².
  */
 #define _GNU_SOURCE
-#include "suites/forkathon/report.h"
+#include "suites/forkathon/view.h"
 
 #include "common/md.h"
 #include "suites/forkathon/forkathon.h"
@@ -60,7 +60,7 @@ static void fmt_step(pkb_buf *b, double mib)
         pkb_buf_printf(b, "%.0f MiB", mib);
 }
 
-/* For the terminal view (terminal.c), the same formatters (report.h). */
+/* For the terminal view (terminal.c), the same formatters (view.h). */
 double pkb__fk_num(const json_t *o, const char *key)
 {
     return numv(o, key);

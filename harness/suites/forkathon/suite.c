@@ -38,7 +38,7 @@
 #include "run/disturb.h"
 #include "suites/forkathon/ballast.h"
 #include "suites/forkathon/forkathon.h"
-#include "suites/forkathon/report.h"
+#include "suites/forkathon/view.h"
 
 #include <errno.h>
 #include <math.h>

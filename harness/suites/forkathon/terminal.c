@@ -8,7 +8,7 @@
  * 2003 ratios (vfork vs fork, dynamic vs static, by wall time and by CPU), and the RSS ladder's
  * least-squares fits (µs per MiB of resident parent, R², the extra cost at 1 GiB).
  */
-#include "suites/forkathon/report.h"
+#include "suites/forkathon/view.h"
 
 #include "common/md.h"
 #include "common/term.h"

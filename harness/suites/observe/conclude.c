@@ -1,5 +1,5 @@
 /*
- * conclude — the observe report's reading of its numbers (report.h): the conclusions, each
+ * conclude — the observe report's reading of its numbers (view.h): the conclusions, each
  * worded from the cells it rests on and silent where the file has no data for it; the seed's
  * prototype set against this run; and the time inside the BPF programs.
  *
@@ -8,7 +8,7 @@
  * against this run per second of watching, because the cells' lengths differ.
  */
 #define _GNU_SOURCE
-#include "suites/observe/report.h"
+#include "suites/observe/view.h"
 
 #include "common/md.h"
 #include "run/disturb.h"

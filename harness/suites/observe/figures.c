@@ -1,5 +1,5 @@
 /*
- * The observe report's figures (report.h), each drawn by gnuplot (PNG, SVG) and by matplotlib
+ * The observe report's figures (view.h), each drawn by gnuplot (PNG, SVG) and by matplotlib
  * (PNG) from one data file through report/figure.h's pipeline. One panel per hold time, the
  * rate on x, one line per observer with its median and min–max over the repetitions:
  *
@@ -13,7 +13,7 @@
  * and the block indexes, so `gnuplot <stem>.gp` or `/usr/bin/python3 <stem>.py` redraws.
  */
 #define _GNU_SOURCE
-#include "suites/observe/report.h"
+#include "suites/observe/view.h"
 
 #include "suites/observe/observe.h"
 #include "suites/observe/text.h"

@@ -1,5 +1,5 @@
 /*
- * The Markdown report of an observe results file (report.h).
+ * The Markdown report of an observe results file (view.h).
  *
  * Every number comes from the file: the cells' numbers through pkb_observe_summarize
  * (observe.h), the same code the suite used for the summary it stored, and the gates from the
@@ -8,7 +8,7 @@
  * conclusions and sets the seed's prototype against this run.
  */
 #define _GNU_SOURCE
-#include "suites/observe/report.h"
+#include "suites/observe/view.h"
 
 #include "common/md.h"
 #include "suites/observe/observe.h"

@@ -31,7 +31,7 @@
 #include "suites/observe/netns.h"
 #include "suites/observe/observe.h"
 #include "suites/observe/observers/bpf.h"
-#include "suites/observe/report.h"
+#include "suites/observe/view.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,7 +9,7 @@
  * pkb_observe_summarize (observe.h), the code the Markdown report and the stored summary use, so
  * none is computed another way.
  */
-#include "suites/observe/report.h"
+#include "suites/observe/view.h"
 
 #include "common/term.h"
 #include "suites/observe/observe.h"

@@ -14,7 +14,7 @@
  * thread-self, the netlink socket because it is created there.
  */
 #define _GNU_SOURCE
-#include "suites/observe/observers/poll.h"
+#include "suites/observe/observers/tables.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -14,8 +14,8 @@
  *     <name>-attribution.{...}     the share of churned connections attributed, against the rate
  *     <name>-workload.{...}        the workload's own CPU against the rate, per observer
  */
-#ifndef PKB_SUITES_OBSERVE_REPORT_H
-#define PKB_SUITES_OBSERVE_REPORT_H
+#ifndef PKB_SUITES_OBSERVE_VIEW_H
+#define PKB_SUITES_OBSERVE_VIEW_H
 
 #include "report/report.h"
 #include "results/results.h"
@@ -38,4 +38,4 @@ extern const char *const pkb__observe_figure_names[3];
 /* Whether the summary (observe.h) has data for figure `what`. */
 bool pkb__observe_has_figure(const json_t *summary, const char *what);
 
-#endif /* PKB_SUITES_OBSERVE_REPORT_H */
+#endif /* PKB_SUITES_OBSERVE_VIEW_H */

@@ -3,7 +3,7 @@
  * suite.c puts into the suite's registry entry.
  *
  * What a forkathon report writes into out_dir (name = the results file's basename without
- * ".json"; the figure stems are sanitized as report.h's):
+ * ".json"; the figure stems are sanitized as report/report.h's):
  *
  *     <name>.md                     Wemm's time(1) table and ratio table (with his 2003 numbers),
  *                                   the RSS ladder's cost table, least-squares fits (slope per MiB,
@@ -16,8 +16,8 @@
  * .gnuplot.svg, .py, .matplotlib.png). A part without measured series has no section body and no
  * figure.
  */
-#ifndef PKB_SUITES_FORKATHON_REPORT_H
-#define PKB_SUITES_FORKATHON_REPORT_H
+#ifndef PKB_SUITES_FORKATHON_VIEW_H
+#define PKB_SUITES_FORKATHON_VIEW_H
 
 #include "report/report.h"
 #include "results/results.h"
@@ -44,4 +44,4 @@ int pkb__forkathon_figures(const pkb_results *r, pkb_figures *figs, char *err, s
  * it (figures.c). */
 bool pkb__forkathon_figure(const pkb_results *r, const char *figure, char *stem, size_t cap);
 
-#endif /* PKB_SUITES_FORKATHON_REPORT_H */
+#endif /* PKB_SUITES_FORKATHON_VIEW_H */

@@ -4,8 +4,8 @@
  * one at a time, so the table shows what each step costs next to processkit itself (METHODOLOGY.md,
  * "The spawn floor").
  */
-#ifndef PK_FLOOR_H
-#define PK_FLOOR_H
+#ifndef PK_FLOOR_METHODS_H
+#define PK_FLOOR_METHODS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,4 +35,4 @@ int pkf_method_index(const char *name);
 unsigned pkf_methods_open(char *why, size_t why_len);
 void pkf_methods_close(void);
 
-#endif /* PK_FLOOR_H */
+#endif /* PK_FLOOR_METHODS_H */
