@@ -9,7 +9,8 @@
  *   output.c          the JSON outcome and what pkrun says about a run (--verbose, a failed start)
  *   output.posix.c,   the one rule for writing a file, and pkrun's own stdout
  *   output.windows.c
- *   pkrun.c           the POSIX run (with signals.c, relay.c, tty.c: see pkrun.posix.h)
+ *   pkrun.posix.c     the POSIX run (with signals.posix.c, relay.posix.c, tty.posix.c: see
+ *                     pkrun.posix.h)
  *   pkrun.windows.c   the Windows run
  */
 #ifndef PKRUN_H

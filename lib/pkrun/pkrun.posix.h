@@ -2,13 +2,13 @@
  * The POSIX pkrun's own modules (on top of pkrun.h): the signals it catches, the relay that
  * forwards the command's output when an option needs it, and the terminal.
  *
- *   pkrun.c       set-up, the spawn, the event loop (limits, signals, the exit), the exit status
- *   args.posix.c  signal names and numbers, --containment's choices, the POSIX lines of --help
- *   signals.c     which signals are caught, the self-pipe their handler writes, re-raising at the
- *                 end
- *   relay.c       the pipes between the command and pkrun's stdout/stderr, when an option needs
- *                 them; how each stream reached pkrun's output, for the outcome
- *   tty.c         handing the terminal to a command in its own process group, and job control
+ *   pkrun.posix.c    set-up, the spawn, the event loop (limits, signals, the exit), the exit status
+ *   args.posix.c     signal names and numbers, --containment's choices, the POSIX lines of --help
+ *   signals.posix.c  which signals are caught, the self-pipe their handler writes, re-raising at
+ *                    the end
+ *   relay.posix.c    the pipes between the command and pkrun's stdout/stderr, when an option
+ *                    needs them; how each stream reached pkrun's output, for the outcome
+ *   tty.posix.c      handing the terminal to a command in its own process group, and job control
  */
 #ifndef PKRUN_POSIX_H
 #define PKRUN_POSIX_H
@@ -20,7 +20,7 @@
 /* "TERM", "KILL", "RTMIN+3", "EXIT" for 0 (args.posix.c). */
 const char *pkr_signal_name(int signo, char buf[16]);
 
-/* ---- signals (signals.c) ------------------------------------------------------------------- */
+/* ---- signals (signals.posix.c) --------------------------------------------------------------- */
 
 /* A signal pkrun caught, as its handler recorded it. */
 struct pkr_signal {
@@ -39,19 +39,19 @@ size_t pkr_signals_take(struct pkr_signal *sigs, size_t cap);
  * signals for pkrun and blocks SIGTTIN and SIGTTOU, so pkrun's own terminal writes and tcsetpgrp
  * from the background never stop it. */
 void pkr_signals_after_spawn(void);
-/* Asks for SIGCHLD on the command's stops (job control, tty.c). */
+/* Asks for SIGCHLD on the command's stops (job control, tty.posix.c). */
 void pkr_signals_watch_stops(void);
 /* Ends pkrun the way the command ended: by the same signal (no core file of pkrun's own), or
  * 128 + signo when that signal cannot end it. */
 _Noreturn void pkr_die_like(int signo);
 
-/* ---- the relay (relay.c) ------------------------------------------------------------------- */
+/* ---- the relay (relay.posix.c) --------------------------------------------------------------- */
 
 /* Where a stream is forwarded: pkrun's own stdout or stderr. */
 struct pkr_out {
     int fd;         /* what pkrun writes to (its own descriptor, or a non-blocking reopen) */
     int reopened;   /* the reopen to close, -1 when none */
-    int mode;       /* how a write is made without blocking the loop (relay.c) */
+    int mode;       /* how a write is made without blocking the loop (relay.posix.c) */
     bool is_pipe;   /* a pipe or FIFO: splice and tee can move bytes into it */
     bool is_file;   /* a regular file: splice can (unless it is O_APPEND) */
     bool gone;      /* its reader went away (EPIPE) */
@@ -64,7 +64,7 @@ struct pkr_stream {
     int src;       /* pkrun's read end of the command's pipe, -1 once closed */
     int child_end; /* the write end the command gets, -1 once closed */
     struct pkr_out *out;
-    int how;      /* relay.c: copy through pkrun; splice (pipe to pipe, nothing captured); or
+    int how;      /* relay.posix.c: copy through pkrun; splice (pipe to pipe, nothing captured); or
                      tee (pipe to pipe, the capture reads what was duplicated into the output) */
     bool blocked; /* a write would block: wait for the output, read nothing meanwhile */
     char *buf;
@@ -113,7 +113,7 @@ void pkr_relay_release(struct pkr_relay *r);
 /* How each stream reached pkrun's output, for the outcome: out[0] stdout, out[1] stderr. */
 void pkr_relay_report(struct pkr_relay *r, struct pkr_stream_report out[2]);
 
-/* ---- the terminal (tty.c) ------------------------------------------------------------------ */
+/* ---- the terminal (tty.posix.c) -------------------------------------------------------------- */
 
 struct pkr_tty {
     int fd;      /* pkrun's controlling terminal among 0..2, -1 when none or not foreground */

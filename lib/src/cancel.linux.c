@@ -5,7 +5,7 @@
  * write(2), so a program can cancel from its SIGINT handler (pkrun does).
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "internal.posix.h"
 
 #include <errno.h>
 #include <stdlib.h>

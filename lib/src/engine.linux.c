@@ -34,7 +34,7 @@
  * the payload is discarded when the run ends, as a shell would discard it.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "internal.posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

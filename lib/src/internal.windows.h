@@ -1,6 +1,6 @@
 /*
- * Private declarations of the Windows build. The POSIX build's internal.h describes a child plan
- * for clone3 and a cgroup; here a start is a CreateProcessW call, a group is a Job Object, and
+ * Private declarations of the Windows build. The POSIX build's internal.posix.h describes a child
+ * plan for clone3 and a cgroup; here a start is a CreateProcessW call, a group is a Job Object, and
  * every run's pipes complete on an I/O completion port. Only pump.h (the stream pump),
  * command.h (validating a command) and timelimits.h (the time-limit policy) are shared.
  *

@@ -16,7 +16,7 @@
  * loop's pollable fd, so a host loop can wait on it and call pk_loop_step(loop, 0).
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "internal.posix.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "command.h"
-#include "internal.h"
+#include "internal.posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /*
- * Signals sent to pkrun: caught, recorded, and acted on by the event loop (pkrun.c).
+ * Signals sent to pkrun: caught, recorded, and acted on by the event loop (pkrun.posix.c).
  *
  * Every asynchronous signal whose default action ends a process is caught — HUP, INT, QUIT,
  * TERM, ALRM, USR1, USR2, PIPE, XCPU, XFSZ, VTALRM, PROF, IO, PWR, STKFLT and the real-time

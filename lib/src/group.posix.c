@@ -8,7 +8,7 @@
  * silent. This file dispatches; the two mechanism files do the work.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "internal.posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

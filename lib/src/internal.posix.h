@@ -1,5 +1,5 @@
 /*
- * Private declarations shared by processkit's modules. Nothing here is part of the public API;
+ * Private declarations of the POSIX build (Linux). Nothing here is part of the public API;
  * internal non-static functions carry the pk__ prefix.
  *
  * Module map:
@@ -9,15 +9,15 @@
  *   pump.c           line splitting, decoding, capture policies
  *   engine.linux.c   one run's state machine (I/O, exit, timeouts, cancel) and its ppoll driver
  *   loop.linux.c     the epoll driver for many runs
- *   group.c          pk_group API; cgroup.linux.c and pgroup.posix.c do the work
+ *   group.posix.c    pk_group API; cgroup.linux.c and pgroup.posix.c do the work
  *   cancel.linux.c   cancel handles (eventfd)
  *   null.posix.c     /dev/null kept open for the children's streams
  *   command.c        validating a command, the streams' effective kinds (shared with Windows)
  *   timelimits.c     the time-limit policy: which limit fired, the grace (shared with Windows)
  *   env.posix.c, resolve.posix.c, error.c
  */
-#ifndef PK_INTERNAL_H
-#define PK_INTERNAL_H
+#ifndef PK_INTERNAL_POSIX_H
+#define PK_INTERNAL_POSIX_H
 
 #include "processkit.h"
 #include "timelimits.h"
@@ -166,7 +166,7 @@ static inline void pk__inject_slowdown(int64_t start_ns)
 
 /* ---- the stream pump: pump.h (shared with the Windows build) ----------------------------- */
 
-/* ---- groups (group.c, cgroup.linux.c, pgroup.posix.c) -------------------------------------- */
+/* ---- groups (group.posix.c, cgroup.linux.c, pgroup.posix.c) -------------------------------- */
 
 struct pk_group {
     pk_containment mech; /* PK_CONTAIN_CGROUP or PK_CONTAIN_PGROUP */
@@ -326,4 +326,4 @@ bool pk__engine_done(const struct pk_process *p);
 /* Fills *res from a finished run and returns what pk_run returns. */
 int pk__engine_result(struct pk_process *p, pk_result *res);
 
-#endif /* PK_INTERNAL_H */
+#endif /* PK_INTERNAL_POSIX_H */

@@ -4,12 +4,12 @@
  * untouched.
  *
  * The run, in order: parse (args.c); give closed standard descriptors a placeholder so nothing of
- * pkrun's lands on 0..2; catch the terminating signals (signals.c); check the --json path; set up
- * the relay only when an option needs the output (relay.c), else the command inherits pkrun's
- * stdin, stdout and stderr; spawn it with processkit (its own group, PR_SET_PDEATHSIG, a
+ * pkrun's lands on 0..2; catch the terminating signals (signals.posix.c); check the --json path;
+ * set up the relay only when an option needs the output (relay.posix.c), else the command inherits
+ * pkrun's stdin, stdout and stderr; spawn it with processkit (its own group, PR_SET_PDEATHSIG, a
  * shebang-less script run by /bin/sh as execvp does); hand it the terminal if it leads its own
- * process group (tty.c). Then one ppoll loop waits on the command's pidfd, the signal self-pipe,
- * the relay's descriptors and the next deadline:
+ * process group (tty.posix.c). Then one ppoll loop waits on the command's pidfd, the signal
+ * self-pipe, the relay's descriptors and the next deadline:
  *   - a limit (DURATION, --idle-timeout, or SIGALRM, which means "time is up" as for timeout)
  *     sends -s's signal to the tree, then SIGCONT, and SIGKILL after -k;
  *   - a terminating signal pkrun receives goes to the tree the same way, except one the terminal
@@ -337,7 +337,7 @@ int main(int argc, char **argv)
         .containment = containment_for(&r.o),
         .pdeathsig = SIGKILL,
         /* In process-group mode the command's group takes the terminal before it runs, so no
-         * Ctrl-C typed after its first output can reach pkrun instead (tty.c). */
+         * Ctrl-C typed after its first output can reach pkrun instead (tty.posix.c). */
         .take_terminal = true,
     };
     bool relay = pkr_output_needed(&r.o);
