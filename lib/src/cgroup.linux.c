@@ -41,7 +41,7 @@
  * before exec, so it still never runs outside the leaf).
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>

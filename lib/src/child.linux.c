@@ -33,7 +33,7 @@
  * typed spawn failure, never a bare exit code.
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * pk__clone3_raw for architectures without a trampoline in this tree: it reports ENOSYS, and the
  * mechanism probe falls back to clone(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) through glibc's wrapper.
  */
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 

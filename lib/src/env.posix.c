@@ -7,7 +7,7 @@
  * (a later entry replaces an earlier one of the same name), then remove unset names.
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

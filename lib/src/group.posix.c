@@ -1,18 +1,18 @@
 /*
- * Groups: kill-on-close containers for process trees, and the choice between mechanisms.
+ * Groups on POSIX: kill-on-close containers for process trees, and the choice between mechanisms.
  *
  * A group is a cgroup v2 leaf when the host delegates one to us (cgroup.linux.c), else a POSIX
  * process group (pgroup.posix.c). AUTO tries the cgroup first — the mkdir is the delegation check
  * — and falls back on a permission or absence error; the mechanism actually in use is always
  * reported (pk_group_mechanism, pk_result.containment, pkrun's JSON), so a downgrade is never
- * silent. This file dispatches; the two mechanism files do the work.
+ * silent. This file dispatches; the two mechanism files do the work, and the public API over it
+ * is shared with Windows (group.c).
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,11 +21,10 @@ pk_containment pk_host_containment(void)
     return pk__cgroup_usable() ? PK_CONTAIN_CGROUP : PK_CONTAIN_PGROUP;
 }
 
-int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
+/* The mechanism for `want`: a cgroup leaf (borrowed from the pool for a private run), else a
+ * process group when AUTO may fall back to one. */
+static int choose(struct pk_group *g, pk_containment want, bool private_run)
 {
-    memset(g, 0, sizeof *g);
-    g->dirfd = g->events_fd = g->procs_pin = -1;
-    pthread_mutex_init(&g->lock, NULL);
     if (want == PK_CONTAIN_NONE || (int)want < 0 || want > PK_CONTAIN_JOB)
         return -EINVAL;
     if (want == PK_CONTAIN_JOB)
@@ -46,6 +45,22 @@ int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
     return 0;
 }
 
+int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
+{
+    memset(g, 0, sizeof *g);
+    g->dirfd = g->events_fd = g->procs_pin = -1;
+    pthread_mutex_init(&g->lock, NULL);
+    int rc = choose(g, want, private_run);
+    if (rc != 0) {
+        pthread_mutex_destroy(&g->lock);
+        return rc;
+    }
+    /* Only a shared group's leaf is ever renewed, so only it needs the leaf's lock. */
+    if (!private_run)
+        pthread_rwlock_init(&g->leaf_lock, NULL);
+    return 0;
+}
+
 void pk__group_teardown(struct pk_group *g)
 {
     if (g->mech == PK_CONTAIN_CGROUP) {
@@ -62,7 +77,15 @@ int pk__group_signal(struct pk_group *g, int signo)
     return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_signal(g, signo) : pk__pgroup_signal(g, signo);
 }
 
-static int wait_empty(struct pk_group *g, int64_t timeout_ms)
+void pk__group_close(struct pk_group *g)
+{
+    pk__group_teardown(g);
+    pthread_mutex_destroy(&g->lock);
+    if (g->heap)
+        pthread_rwlock_destroy(&g->leaf_lock);
+}
+
+int pk__group_wait_empty(struct pk_group *g, int64_t timeout_ms)
 {
     return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_wait_empty(g, timeout_ms)
                                         : pk__pgroup_wait_empty(g, timeout_ms);
@@ -73,7 +96,7 @@ int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms)
     int rc = pk__group_signal(g, SIGKILL);
     if (rc != 0)
         return rc;
-    return wait_empty(g, timeout_ms);
+    return pk__group_wait_empty(g, timeout_ms);
 }
 
 /* A shared cgroup group's leaf, held while its descriptors are used (see leaf_lock). */
@@ -82,13 +105,13 @@ static bool shared_leaf(const struct pk_group *g)
     return g->heap && g->mech == PK_CONTAIN_CGROUP;
 }
 
-static void leaf_hold(struct pk_group *g)
+void pk__group_lock(struct pk_group *g)
 {
     if (shared_leaf(g))
         pthread_rwlock_rdlock(&g->leaf_lock);
 }
 
-static void leaf_release(struct pk_group *g)
+void pk__group_unlock(struct pk_group *g)
 {
     if (shared_leaf(g))
         pthread_rwlock_unlock(&g->leaf_lock);
@@ -111,7 +134,7 @@ int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan)
 {
     if (g->mech == PK_CONTAIN_CGROUP) {
         /* Held until pk__group_plan_done: the leaf cannot be replaced under the clone. */
-        leaf_hold(g);
+        pk__group_lock(g);
         if (g->killed && shared_leaf(g) && pk__spawn_into_cgroup())
             renew_killed_leaf(g);
         /* Not into a leaf that was ever killed: the kernel kills such clones (cgroup.linux.c). */
@@ -122,7 +145,7 @@ int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan)
             plan->cgroup_procs_fd = openat(g->dirfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
             if (plan->cgroup_procs_fd < 0) {
                 int err = -errno;
-                leaf_release(g);
+                pk__group_unlock(g);
                 return err;
             }
         }
@@ -151,128 +174,28 @@ void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan)
     if (g->mech == PK_CONTAIN_PGROUP)
         pthread_mutex_unlock(&g->lock);
     else
-        leaf_release(g);
+        pk__group_unlock(g);
 }
 
-/* ---- public API ---------------------------------------------------------------------------- */
+/* ---- the work behind the public API (group.c holds the leaf around it) ------------------- */
 
-int pk_group_new(const pk_group_options *opts, pk_group **out)
+int pk__group_freeze(struct pk_group *g, bool frozen)
 {
-    if (out == NULL)
-        return -EINVAL;
-    *out = NULL;
-    pk_group *g = malloc(sizeof *g);
-    if (g == NULL)
-        return -ENOMEM;
-    int rc = pk__group_init(g, opts != NULL ? opts->containment : PK_CONTAIN_AUTO, false);
-    if (rc != 0) {
-        pthread_mutex_destroy(&g->lock);
-        free(g);
-        return rc;
-    }
-    pthread_rwlock_init(&g->leaf_lock, NULL);
-    g->heap = true;
-    *out = g;
-    return 0;
-}
-
-void pk_group_free(pk_group *g)
-{
-    if (g == NULL)
-        return;
-    pk__group_teardown(g);
-    pthread_mutex_destroy(&g->lock);
-    pthread_rwlock_destroy(&g->leaf_lock);
-    free(g);
-}
-
-pk_containment pk_group_mechanism(const pk_group *g)
-{
-    return g != NULL ? g->mech : PK_CONTAIN_NONE;
-}
-
-int pk_group_signal(pk_group *g, int signo)
-{
-    if (g == NULL)
-        return -EINVAL;
-    leaf_hold(g);
-    int rc = pk__group_signal(g, signo);
-    leaf_release(g);
-    return rc;
-}
-
-int pk_group_kill(pk_group *g)
-{
-    if (g == NULL)
-        return -EINVAL;
-    leaf_hold(g);
-    int rc = pk__group_kill_wait(g, 5000);
-    leaf_release(g);
-    return rc;
-}
-
-int pk_group_shutdown(pk_group *g, int64_t grace_ms, bool escalate)
-{
-    if (g == NULL || grace_ms < 0)
-        return -EINVAL;
-    leaf_hold(g);
-    int rc = pk__group_signal(g, SIGTERM);
-    if (rc == 0) {
-        /* A stopped member acts on SIGTERM only once continued. */
-        (void)pk__group_signal(g, SIGCONT);
-        rc = wait_empty(g, grace_ms);
-    }
-    if (rc == -ETIMEDOUT && escalate)
-        rc = pk__group_kill_wait(g, 5000);
-    leaf_release(g);
-    return rc;
-}
-
-int pk_group_suspend(pk_group *g)
-{
-    if (g == NULL)
-        return -EINVAL;
     if (g->mech != PK_CONTAIN_CGROUP)
-        return pk__pgroup_signal(g, SIGSTOP);
-    leaf_hold(g);
-    int rc = pk__cgroup_freeze(g, true);
-    leaf_release(g);
-    return rc;
+        return pk__pgroup_signal(g, frozen ? SIGSTOP : SIGCONT);
+    return pk__cgroup_freeze(g, frozen);
 }
 
-int pk_group_resume(pk_group *g)
+int pk__group_members(struct pk_group *g, int *pids, size_t cap, size_t *count)
 {
-    if (g == NULL)
-        return -EINVAL;
-    if (g->mech != PK_CONTAIN_CGROUP)
-        return pk__pgroup_signal(g, SIGCONT);
-    leaf_hold(g);
-    int rc = pk__cgroup_freeze(g, false);
-    leaf_release(g);
-    return rc;
-}
-
-int pk_group_members(pk_group *g, int *pids, size_t cap, size_t *count)
-{
-    if (g == NULL || count == NULL || (pids == NULL && cap > 0))
-        return -EINVAL;
     if (g->mech != PK_CONTAIN_CGROUP)
         return pk__pgroup_members(g, pids, cap, count);
-    leaf_hold(g);
-    int rc = pk__cgroup_members(g, pids, cap, count);
-    leaf_release(g);
-    return rc;
+    return pk__cgroup_members(g, pids, cap, count);
 }
 
-int pk_group_stats_get(pk_group *g, pk_group_stats *st)
+int pk__group_stats(struct pk_group *g, pk_group_stats *st)
 {
-    if (g == NULL || st == NULL)
-        return -EINVAL;
-    memset(st, 0, sizeof *st);
     if (g->mech != PK_CONTAIN_CGROUP)
         return pk__pgroup_stats(g, st);
-    leaf_hold(g);
-    int rc = pk__cgroup_stats(g, st);
-    leaf_release(g);
-    return rc;
+    return pk__cgroup_stats(g, st);
 }

@@ -3,7 +3,7 @@
  * and pooled leaves go without a holder (holder.linux.c), flipping between populated and empty on
  * every run as they did before holders existed.
  */
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 

@@ -24,7 +24,7 @@
  * pays for a clone it cannot use; shared groups (pk_group_new) never have one.
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,7 +13,7 @@
  * the last one, and a spin never pays for another spin).
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 static _Thread_local int64_t last_spin_end;
 

@@ -2,19 +2,18 @@
  * Private declarations of the POSIX build (Linux). Nothing here is part of the public API;
  * internal non-static functions carry the pk__ prefix.
  *
- * Module map:
- *   process.posix.c  command -> child plan, pipes, containment set-up; the pk_process handle
+ * internal.h includes them before what both platforms share.
+ *
+ * Module map (beside the halves both platforms share, listed in internal.h):
+ *   process.posix.c  command -> child plan, pipes, containment set-up; the pidfd and descriptors
  *   spawn.linux.c    mechanism probe, clone3/clone paths      spawn.posix.c  vfork, posix_spawn
  *   child.linux.c    the child side between clone and execve  wait.linux.c   reap, signal
- *   pump.c           line splitting, decoding, capture policies
- *   engine.linux.c   one run's state machine (I/O, exit, timeouts, cancel) and its ppoll driver
- *   loop.linux.c     the epoll driver for many runs
- *   group.posix.c    pk_group API; cgroup.linux.c and pgroup.posix.c do the work
- *   cancel.linux.c   cancel handles (eventfd)
+ *   engine.linux.c   one run's I/O and exit steps, and its ppoll driver
+ *   loop.linux.c     pk_loop's epoll set
+ *   group.posix.c    a group's mechanism: cgroup.linux.c (with holder.linux.c) or pgroup.posix.c
+ *   cancel.linux.c   cancel handles' eventfd
  *   null.posix.c     /dev/null kept open for the children's streams
- *   command.c        validating a command, the streams' effective kinds (shared with Windows)
- *   timelimits.c     the time-limit policy: which limit fired, the grace (shared with Windows)
- *   env.posix.c, resolve.posix.c, error.c
+ *   env.posix.c, resolve.posix.c, errname.linux.c
  */
 #ifndef PK_INTERNAL_POSIX_H
 #define PK_INTERNAL_POSIX_H
@@ -139,7 +138,10 @@ bool pk__sigchld_ignored(void);
 /* Sends signo through the pidfd (kill(2) only when there is none). Returns 0 or -errno. */
 int pk__signal(int pid, int pidfd, int signo);
 
-int64_t pk__now_ns(void);
+/* The signal numbers the shared files name (internal.windows.h gives the same names). */
+#define PK__SIGKILL SIGKILL
+#define PK__SIGTERM SIGTERM
+#define PK__SIGCONT SIGCONT
 
 /* ---- /dev/null, kept open (null.posix.c) ---------------------------------------------------- */
 
@@ -219,12 +221,8 @@ int pk__pgroup_wait_empty(struct pk_group *g, int64_t timeout_ms);
 int pk__pgroup_members(struct pk_group *g, int *pids, size_t cap, size_t *count);
 int pk__pgroup_stats(struct pk_group *g, pk_group_stats *st);
 
-/* Sets up g for mechanism `want` (AUTO picks); a private group borrows a pooled leaf. */
-int pk__group_init(struct pk_group *g, pk_containment want, bool private_run);
-/* Kill-on-close: kills the tree, waits, releases the cgroup. The struct stays allocated. */
-void pk__group_teardown(struct pk_group *g);
-int pk__group_signal(struct pk_group *g, int signo);
-int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms);
+/* pk__group_init and the rest of what both platforms' groups do: internal.h. */
+
 /* Fills the child plan's containment fields; records a new process group's leader afterwards
  * through pk__group_joined. */
 int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan);
@@ -257,6 +255,27 @@ struct pk_cancel {
     volatile sig_atomic_t signo; /* the first signal to send, SIGTERM by default */
     volatile sig_atomic_t fired;
 };
+
+/* ---- pk_loop's fields on Linux (loop.linux.c; the loop itself: loop.h) ------------------- */
+
+struct pk__loop_run;
+
+/* One epoll registration: the run, and which of its descriptors it is (loop.linux.c's W_*). */
+struct pk__loop_watch {
+    struct pk__loop_run *run;
+    int what;
+};
+#define PK__LOOP_WATCHES 6
+
+/* A run's timer (-1 until it has a time limit), its own duplicate of the cancel handle's
+ * eventfd (-1: none), the wake-up the timer is armed for, and one registration per descriptor. */
+#define PK__LOOP_RUN_FIELDS                                                                        \
+    int timerfd;                                                                                   \
+    int cancel_fd;                                                                                 \
+    int64_t armed_ns;                                                                              \
+    struct pk__loop_watch w[PK__LOOP_WATCHES];
+/* The loop's epoll set: its pollable descriptor. */
+#define PK__LOOP_FIELDS int epfd;
 
 /* ---- one run: the pk_process handle and its engine (engine.linux.c) ------------------------ */
 
@@ -300,30 +319,13 @@ struct pk_process {
     pk_outcome outcome;
 };
 
-/* Starts a run. `exit_only` says the caller only awaits the end and hands out no handle (pk_run):
- * then the child gets a pidfd only when the engine must poll for its exit next to pipes, time
- * limits or a cancel handle. */
-int pk__process_start(const pk_command *cmd,
-                      struct pk_process *proc,
-                      pk_result *failure,
-                      bool exit_only);
-/* Runs the engine until the run is over, then fills *res. */
-int pk__process_finish(struct pk_process *proc, pk_result *res);
-void pk__process_close(struct pk_process *proc);
+/* pk__process_start, pk__process_finish and the engine's shared steps: internal.h. */
 
-/* Engine steps, shared by the ppoll driver and the epoll loop. */
+/* Engine steps of the POSIX build, shared by the ppoll driver and the epoll loop. */
 void pk__engine_stdin(struct pk_process *p);
 /* Reads one chunk of stream i and delivers its lines to the callback (unless pulling). */
 void pk__engine_read(struct pk_process *p, int i);
 /* The pidfd is readable: reap, tear down a private group, drain what is buffered. */
 void pk__engine_exited(struct pk_process *p);
-/* Acts on passed deadlines and on a triggered cancel handle. */
-void pk__engine_timers(struct pk_process *p, int64_t now);
-/* The next time the engine must act (absolute ns), or 0 for none. */
-int64_t pk__engine_next_wakeup(const struct pk_process *p);
-/* True when nothing remains to be done but building the result. */
-bool pk__engine_done(const struct pk_process *p);
-/* Fills *res from a finished run and returns what pk_run returns. */
-int pk__engine_result(struct pk_process *p, pk_result *res);
 
 #endif /* PK_INTERNAL_POSIX_H */

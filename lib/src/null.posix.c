@@ -16,7 +16,7 @@
  * pk_cleanup, which closes both, never pulls a descriptor away from under a spawn.
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * Members are found by scanning /proc for the group id (an introspection path, not a hot one).
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>

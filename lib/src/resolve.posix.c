@@ -12,7 +12,7 @@
  * still execs the file the preflight named.
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

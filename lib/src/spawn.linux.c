@@ -31,7 +31,7 @@
  * it creates the child, and the mask is left alone on both sides.
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * It cannot set a parent-death signal, and it joins a cgroup only after the start.
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,7 +17,7 @@
  * SIGCHLD is ignored; a host that starts ignoring it while such a run is in flight gets -ECHILD.
  */
 #define _GNU_SOURCE
-#include "internal.posix.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <sys/ioctl.h>
