@@ -17,7 +17,7 @@
  * pkrun's own pid); the write's EPIPE says the same thing to the relay.
  */
 #define _GNU_SOURCE
-#include "pkrun.posix.h"
+#include "signals.posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,7 +19,8 @@
  * of this is needed.
  */
 #define _GNU_SOURCE
-#include "pkrun.posix.h"
+#include "signals.posix.h"
+#include "tty.posix.h"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -1,51 +1,16 @@
 /*
- * The POSIX pkrun's own modules (on top of pkrun.h): the signals it catches, the relay that
- * forwards the command's output when an option needs it, and the terminal.
- *
- *   pkrun.posix.c    set-up, the spawn, the event loop (limits, signals, the exit), the exit status
- *   args.posix.c     signal names and numbers, --containment's choices, the POSIX lines of --help
- *   signals.posix.c  which signals are caught, the self-pipe their handler writes, re-raising at
- *                    the end
- *   relay.posix.c    the pipes between the command and pkrun's stdout/stderr, when an option
- *                    needs them; how each stream reached pkrun's output, for the outcome
- *   tty.posix.c      handing the terminal to a command in its own process group, and job control
+ * The relay (relay.posix.c): the pipes between the command and pkrun's stdout and stderr, set up
+ * only when an option needs the output to pass through pkrun, and how each stream reached pkrun's
+ * output, for the outcome.
  */
-#ifndef PKRUN_POSIX_H
-#define PKRUN_POSIX_H
+#ifndef PKRUN_RELAY_POSIX_H
+#define PKRUN_RELAY_POSIX_H
 
-#include "pkrun.h"
+#include "capture.h"
+#include "output.h"
+#include "types.h"
 
 #include <poll.h>
-
-/* "TERM", "KILL", "RTMIN+3", "EXIT" for 0 (args.posix.c). */
-const char *pkr_signal_name(int signo, char buf[16]);
-
-/* ---- signals (signals.posix.c) --------------------------------------------------------------- */
-
-/* A signal pkrun caught, as its handler recorded it. */
-struct pkr_signal {
-    int signo;
-    bool from_kernel; /* si_code SI_KERNEL: sent by the terminal (Ctrl-C, hang-up), not kill(2) */
-};
-
-/* Catches every asynchronous terminating signal that was not ignored at start (a signal ignored
- * then stays ignored, for pkrun and the command: nohup), resets SIGCHLD to its default, and makes
- * the self-pipe whose read end pkr_signals_fd returns. Returns 0 or -errno. */
-int pkr_signals_init(void);
-int pkr_signals_fd(void);
-/* Reads what the handlers recorded into sigs (up to cap); returns how many. */
-size_t pkr_signals_take(struct pkr_signal *sigs, size_t cap);
-/* After the spawn (the command keeps the mask pkrun was started with): unblocks the caught
- * signals for pkrun and blocks SIGTTIN and SIGTTOU, so pkrun's own terminal writes and tcsetpgrp
- * from the background never stop it. */
-void pkr_signals_after_spawn(void);
-/* Asks for SIGCHLD on the command's stops (job control, tty.posix.c). */
-void pkr_signals_watch_stops(void);
-/* Ends pkrun the way the command ended: by the same signal (no core file of pkrun's own), or
- * 128 + signo when that signal cannot end it. */
-_Noreturn void pkr_die_like(int signo);
-
-/* ---- the relay (relay.posix.c) --------------------------------------------------------------- */
 
 /* Where a stream is forwarded: pkrun's own stdout or stderr. */
 struct pkr_out {
@@ -113,23 +78,4 @@ void pkr_relay_release(struct pkr_relay *r);
 /* How each stream reached pkrun's output, for the outcome: out[0] stdout, out[1] stderr. */
 void pkr_relay_report(struct pkr_relay *r, struct pkr_stream_report out[2]);
 
-/* ---- the terminal (tty.posix.c) -------------------------------------------------------------- */
-
-struct pkr_tty {
-    int fd;      /* pkrun's controlling terminal among 0..2, -1 when none or not foreground */
-    int pgid;    /* the command's process group */
-    bool handed; /* the terminal is the command's */
-};
-
-/* For a command that leads its own process group, on pkrun's controlling terminal: when pkrun is
- * in the terminal's foreground, gives the terminal to the command's group (as a shell gives it to
- * a job) and continues it; either way watches the command's stops. */
-void pkr_tty_start(struct pkr_tty *t, int command_pgid, int pidfd);
-/* SIGCHLD arrived: when the command stopped for job control (Ctrl-Z, background tty access),
- * takes the terminal back, stops pkrun so that the shell sees the job stopped, and on `fg` gives
- * the terminal back and continues the command. */
-void pkr_tty_check_stop(struct pkr_tty *t, int pidfd);
-/* Gives the terminal back to pkrun's own process group. */
-void pkr_tty_restore(struct pkr_tty *t);
-
-#endif /* PKRUN_POSIX_H */
+#endif /* PKRUN_RELAY_POSIX_H */
