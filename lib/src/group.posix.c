@@ -81,7 +81,7 @@ void pk__group_close(struct pk_group *g)
 {
     pk__group_teardown(g);
     pthread_mutex_destroy(&g->lock);
-    if (g->heap)
+    if (g->heap) /* a shared group (pk_group_new's): its leaf's lock too */
         pthread_rwlock_destroy(&g->leaf_lock);
 }
 
