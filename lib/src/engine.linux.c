@@ -46,14 +46,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void close_fd(int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        *fd = -1;
-    }
-}
-
 /* Closes a descriptor a pk_loop may be watching. Its registration goes first: epoll forgets a
  * descriptor only once its open file description is gone, and a copy can outlive our close (a
  * holder being born with a copy of our table until it closes it, a host thread's fork), whose
@@ -62,7 +54,7 @@ static void close_watched(struct pk_process *p, int *fd)
 {
     if (*fd >= 0 && p->epfd >= 0)
         (void)epoll_ctl(p->epfd, EPOLL_CTL_DEL, *fd, NULL);
-    close_fd(fd);
+    pk__close_fd(fd);
 }
 
 /* ---- engine steps -------------------------------------------------------------------------- */
@@ -72,7 +64,7 @@ static void close_watched(struct pk_process *p, int *fd)
 static void close_stdin(struct pk_process *p)
 {
     close_watched(p, &p->in_fd);
-    close_fd(&p->in_reader);
+    pk__close_fd(&p->in_reader);
 }
 
 void pk__engine_stdin(struct pk_process *p)
@@ -383,7 +375,7 @@ void pk__process_close(struct pk_process *p)
     if (pidfd_watched)
         close_watched(p, &p->pidfd);
     else
-        close_fd(&p->pidfd);
+        pk__close_fd(&p->pidfd);
     close_stdin(p);
     for (int i = 1; i < 3; i++) {
         close_watched(p, &p->streams[i].fd);

@@ -34,13 +34,6 @@
 
 #define STATUS_CONTROL_C_EXIT_ 0xC000013Au
 
-static void close_h(HANDLE *h)
-{
-    if (*h != NULL)
-        CloseHandle(*h);
-    *h = NULL;
-}
-
 /* ---- issuing I/O --------------------------------------------------------------------------- */
 
 static void issue_write(struct pk_process *p)
@@ -50,7 +43,7 @@ static void issue_write(struct pk_process *p)
     if (p->in == NULL || op->pending || p->closing)
         return;
     if (left == 0) {
-        close_h(&p->in); /* the child reads end-of-file */
+        pk__close_handle(&p->in); /* the child reads end-of-file */
         return;
     }
     DWORD n = left > 65536 ? 65536 : (DWORD)left;
@@ -58,7 +51,7 @@ static void issue_write(struct pk_process *p)
     if (!WriteFile(p->in, p->in_data + p->in_off, n, NULL, &op->ov) &&
         GetLastError() != ERROR_IO_PENDING) {
         /* The child closed its stdin: the rest is discarded, as on POSIX. */
-        close_h(&p->in);
+        pk__close_handle(&p->in);
         return;
     }
     op->pending = true;
@@ -81,7 +74,7 @@ static void end_stream(struct pk_process *p, int i)
         if (p->streams[i].lines)
             pk__engine_deliver(p, i);
     }
-    close_h(&p->pipe[i]);
+    pk__close_handle(&p->pipe[i]);
 }
 
 static void issue_read(struct pk_process *p, int i)
@@ -247,7 +240,7 @@ static void exited(struct pk_process *p)
     if (p->ops[PK__OP_STDIN].pending)
         CancelIoEx(p->in, &p->ops[PK__OP_STDIN].ov);
     else
-        close_h(&p->in);
+        pk__close_handle(&p->in);
     for (int i = 1; i < 3; i++)
         drain_after_exit(p, i);
 }
@@ -283,7 +276,7 @@ void pk__engine_packet(struct pk_process *p, struct pk__op *op, DWORD bytes, DWO
     switch (op->kind) {
     case PK__OP_STDIN:
         if (err != 0 || p->exited) {
-            close_h(&p->in);
+            pk__close_handle(&p->in);
         } else {
             p->in_off += bytes;
             issue_write(p);
@@ -408,12 +401,12 @@ void pk__process_close(struct pk_process *p)
         pk__process_quiesce(p);
     while (p->pending > 0 && pk__engine_wait_packet(p->iocp, 5000, NULL) > 0)
         ;
-    close_h(&p->in);
+    pk__close_handle(&p->in);
     for (int i = 1; i < 3; i++) {
-        close_h(&p->pipe[i]);
+        pk__close_handle(&p->pipe[i]);
         pk__stream_release(&p->streams[i]);
     }
-    close_h(&p->process);
+    pk__close_handle(&p->process);
     if (p->has_own)
         pk__group_close(&p->own);
     p->has_own = false;

@@ -7,9 +7,9 @@
  * The platform's own declarations come first, from internal.posix.h or internal.windows.h: the
  * structs behind the handles (pk_process, pk_group, pk_cancel) differ, but the shared files use
  * only the fields both define with the same name and meaning — of pk_process: pid, start_ns,
- * streams, lim, cancel, on_line, line_user, pulling, group, own, has_own, containment, exited,
- * reaped, taken, heap, error, outcome; of pk_group: mech, heap; of pk_cancel: signo, fired — and
- * the signal numbers PK__SIGKILL, PK__SIGTERM and PK__SIGCONT.
+ * in_data, in_len, streams, lim, cancel, on_line, line_user, pulling, group, own, has_own,
+ * containment, exited, reaped, taken, heap, error, outcome; of pk_group: mech, heap; of pk_cancel:
+ * signo, fired — and the signal numbers PK__SIGKILL, PK__SIGTERM and PK__SIGCONT.
  *
  * Module map of the shared halves:
  *   process.c     pk_run, pk_spawn, waiting; what every start begins with, the run's own group
@@ -53,6 +53,9 @@ int pk__process_check(const pk_command *cmd, pk_result *failure, const char **pr
 /* Gives the run its own group unless the command names one or asks for none, so that nothing
  * the child starts outlives the run (process.c). */
 int pk__process_contain(const pk_command *cmd, struct pk_process *proc);
+/* The parent's side of a started run: what the engine needs to feed stdin (`fed`: the run has a
+ * stdin pipe), deliver lines and enforce the limits (process.c). */
+void pk__process_arm(const pk_command *cmd, struct pk_process *proc, bool fed);
 /* Sends signo to the direct child alone, which is not reaped yet (process.posix.c,
  * process.windows.c). */
 int pk__process_signal(struct pk_process *proc, int signo);

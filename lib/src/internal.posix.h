@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <unistd.h>
 
 /* ---- the child plan ------------------------------------------------------------------------ */
 
@@ -137,6 +138,15 @@ bool pk__sigchld_ignored(void);
 
 /* Sends signo through the pidfd (kill(2) only when there is none). Returns 0 or -errno. */
 int pk__signal(int pid, int pidfd, int signo);
+
+/* Closes *fd unless it is -1, and marks it closed. */
+static inline void pk__close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
 
 /* The signal numbers the shared files name (internal.windows.h gives the same names). */
 #define PK__SIGKILL SIGKILL

@@ -46,6 +46,14 @@ int pk__utf8(const wchar_t *s, char **out);
 /* A Win32 error code as a negative errno (-EIO when there is no better one). */
 int pk__win_error(DWORD err);
 
+/* Closes *h unless it is none (NULL or INVALID_HANDLE_VALUE), and marks it closed. */
+static inline void pk__close_handle(HANDLE *h)
+{
+    if (*h != NULL && *h != INVALID_HANDLE_VALUE)
+        CloseHandle(*h);
+    *h = NULL;
+}
+
 /* ---- cmdline.windows.c --------------------------------------------------------------------- */
 
 /* The command line for argv, quoted so that CommandLineToArgvW (and the C runtime) give back

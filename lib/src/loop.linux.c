@@ -51,14 +51,6 @@ static int watch(pk_loop *loop, struct pk__loop_run *r, int what, int fd, uint32
     return epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
 }
 
-static void close_fd(int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        *fd = -1;
-    }
-}
-
 /* Arms the run's timer for the engine's next wake-up when that is earlier than what is armed. */
 static int arm(struct pk__loop_run *r, bool fired)
 {
@@ -81,7 +73,7 @@ static void unwatch_cancel(pk_loop *loop, struct pk__loop_run *r)
 {
     if (r->cancel_fd >= 0)
         epoll_ctl(loop->epfd, EPOLL_CTL_DEL, r->cancel_fd, NULL);
-    close_fd(&r->cancel_fd);
+    pk__close_fd(&r->cancel_fd);
 }
 
 void pk__loop_drop(pk_loop *loop, struct pk__loop_run *r)
@@ -90,7 +82,7 @@ void pk__loop_drop(pk_loop *loop, struct pk__loop_run *r)
     pk__process_close(&r->proc); /* unwatches the run's pipes and pidfd as it closes them */
     if (r->timerfd >= 0)
         epoll_ctl(loop->epfd, EPOLL_CTL_DEL, r->timerfd, NULL);
-    close_fd(&r->timerfd);
+    pk__close_fd(&r->timerfd);
 }
 
 void pk__loop_end(pk_loop *loop)

@@ -47,6 +47,18 @@ int pk__process_contain(const pk_command *cmd, struct pk_process *proc)
     return 0;
 }
 
+void pk__process_arm(const pk_command *cmd, struct pk_process *proc, bool fed)
+{
+    if (fed) {
+        proc->in_data = cmd->in.data;
+        proc->in_len = cmd->in.len;
+    }
+    proc->on_line = cmd->on_line;
+    proc->line_user = cmd->line_user;
+    proc->cancel = cmd->cancel;
+    pk__limits_arm(&proc->lim, cmd, proc->start_ns);
+}
+
 /* ---- public API ---------------------------------------------------------------------------- */
 
 int pk_run(const pk_command *cmd, pk_result *res)

@@ -25,14 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void close_fd(int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        *fd = -1;
-    }
-}
-
 /* Fills the child's plan for one stream; creates a pipe when the stream is captured or fed.
  * *child_end receives the descriptor the parent must close after the spawn. /dev/null comes from
  * the kept descriptors in null_fds ([0] read, [1] write). */
@@ -99,7 +91,7 @@ static int fail_start(struct pk_process *proc,
         rc = -plan->err_errno;
     }
     pk__set_failure(failure, stage, rc);
-    close_fd(&proc->in_fd);
+    pk__close_fd(&proc->in_fd);
     for (int i = 1; i < 3; i++)
         pk__stream_release(&proc->streams[i]);
     if (proc->has_own) {
@@ -239,18 +231,11 @@ static int spawn_child(struct pk_process *proc, struct pk__child_plan *plan, pk_
  * enforce the limits. */
 static void arm_run(const pk_command *cmd, struct pk_process *proc)
 {
-    if (proc->in_fd >= 0) {
-        proc->in_data = cmd->in.data;
-        proc->in_len = cmd->in.len;
-        /* Up to PIPE_BUF bytes go into the fresh pipe at once in one blocking write; a larger
-         * payload is fed by the poll loop, which needs a non-blocking descriptor. */
-        if (proc->in_len > PIPE_BUF)
-            (void)set_nonblock(proc->in_fd);
-    }
-    proc->on_line = cmd->on_line;
-    proc->line_user = cmd->line_user;
-    proc->cancel = cmd->cancel;
-    pk__limits_arm(&proc->lim, cmd, proc->start_ns);
+    pk__process_arm(cmd, proc, proc->in_fd >= 0);
+    /* Up to PIPE_BUF bytes go into the fresh pipe at once in one blocking write; a larger payload
+     * is fed by the poll loop, which needs a non-blocking descriptor. */
+    if (proc->in_fd >= 0 && proc->in_len > PIPE_BUF)
+        (void)set_nonblock(proc->in_fd);
 }
 
 /* The caller's controlling terminal among 0..2 when its process group is the foreground one
@@ -319,7 +304,7 @@ int pk__process_start(const pk_command *cmd,
     if (null_locked)
         pk__null_unlock();
     for (int i = 0; i < 3; i++)
-        close_fd(&child_ends[i]);
+        pk__close_fd(&child_ends[i]);
     free(owned_env);
 
     if (rc != 0)

@@ -19,13 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void close_h(HANDLE *h)
-{
-    if (*h != NULL && *h != INVALID_HANDLE_VALUE)
-        CloseHandle(*h);
-    *h = NULL;
-}
-
 /* ---- the start ----------------------------------------------------------------------------- */
 
 static void init_handle(struct pk_process *p)
@@ -44,29 +37,17 @@ fail_start(struct pk_process *p, struct pk__start *st, pk_result *failure, pk_st
 {
     pk__set_failure(failure, stage, rc);
     pk__spawn_release(st);
-    close_h(&p->in);
+    pk__close_handle(&p->in);
     for (int i = 1; i < 3; i++) {
-        close_h(&p->pipe[i]);
+        pk__close_handle(&p->pipe[i]);
         pk__stream_release(&p->streams[i]);
     }
     if (p->has_own)
         pk__group_close(&p->own);
     p->has_own = false;
     if (p->own_iocp)
-        close_h(&p->iocp);
+        pk__close_handle(&p->iocp);
     return rc;
-}
-
-static void arm_run(const pk_command *cmd, struct pk_process *p)
-{
-    if (p->in != NULL) {
-        p->in_data = cmd->in.data;
-        p->in_len = cmd->in.len;
-    }
-    p->on_line = cmd->on_line;
-    p->line_user = cmd->line_user;
-    p->cancel = cmd->cancel;
-    pk__limits_arm(&p->lim, cmd, p->start_ns);
 }
 
 /* Our pipe ends complete on the port; the exit and cancel waits post there too. */
@@ -116,7 +97,7 @@ int pk__process_start_on(const pk_command *cmd,
     if (rc != 0)
         return fail_start(p, &st, failure, stage, rc);
     pk__spawn_release(&st); /* the child has its copies: we keep only our ends */
-    arm_run(cmd, p);
+    pk__process_arm(cmd, p, p->in != NULL);
     rc = pk__engine_arm(p);
     if (rc != 0) {
         pk__set_failure(failure, PK_STAGE_PREPARE, rc);

@@ -75,13 +75,6 @@ bool pk_spawn_clears_sighand(void)
 
 /* ---- standard handles ---------------------------------------------------------------------- */
 
-static void close_h(HANDLE *h)
-{
-    if (*h != NULL && *h != INVALID_HANDLE_VALUE)
-        CloseHandle(*h);
-    *h = NULL;
-}
-
 /* A pipe for one stream: *ours overlapped (reads for outputs, writes for stdin), *theirs
  * synchronous and inheritable. */
 static int make_pipe(bool child_reads, HANDLE *ours, HANDLE *theirs)
@@ -103,7 +96,7 @@ static int make_pipe(bool child_reads, HANDLE *ours, HANDLE *theirs)
     if (*theirs == INVALID_HANDLE_VALUE) {
         int rc = pk__win_error(GetLastError());
         *theirs = NULL;
-        close_h(ours);
+        pk__close_handle(ours);
         return rc;
     }
     return 0;
@@ -177,7 +170,7 @@ void pk__spawn_release(struct pk__start *st)
     free(st->env);
     free(st->cwd);
     for (int i = 0; i < 3; i++)
-        close_h(&st->theirs[i]);
+        pk__close_handle(&st->theirs[i]);
 }
 
 int pk__spawn_text(const pk_command *cmd,
