@@ -6,7 +6,7 @@
  * misalignment of the start, with one high byte at every position, and with none.
  */
 #include "test.h"
-#include "../lib/src/pump.h"
+#include "../lib/src/ascii.h"
 
 #include <stdio.h>
 #include <string.h>

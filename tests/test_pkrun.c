@@ -405,7 +405,8 @@ TEST_IMPL(pkrun_opt_max_bytes)
 
 /* Megabytes through the teed relay (stdout a pipe, --json recording it): every byte forwarded, and
  * the record exact: the totals, and the tail (the last whole lines within the default 1 MiB cap),
- * after the capture's side pipe filled and was read back several times (lib/pkrun/relay.c). */
+ * after the capture's side pipe filled and was read back several times (lib/pkrun/relay.posix.c).
+ */
 TEST_IMPL(pkrun_teed_capture_of_megabytes)
 {
     char path[512], opt[600];

@@ -8,7 +8,7 @@
  * checked against a byte loop at every length and alignment.
  */
 #define _GNU_SOURCE
-#include "pkrun.h"
+#include "capture.h"
 #include "test.h"
 
 #include <stdlib.h>

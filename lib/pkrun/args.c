@@ -17,7 +17,8 @@
  * containments there are, the help's lines on them) comes from args.posix.c or args.windows.c.
  */
 #define _GNU_SOURCE
-#include "pkrun.h"
+#include "args.h"
+#include "output.h"
 
 #include <ctype.h>
 #include <errno.h>

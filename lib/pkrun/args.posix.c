@@ -4,7 +4,7 @@
  * take, and the lines of --help that speak of signals, process groups and cgroups.
  */
 #define _GNU_SOURCE
-#include "pkrun.posix.h"
+#include "args.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * (125) rather than ignored; --containment offers what Windows has, a Job Object; and the lines
  * of --help say what a limit and Ctrl+C do there.
  */
-#include "pkrun.h"
+#include "args.h"
 
 #include <stddef.h>
 

@@ -16,7 +16,7 @@
  * A final line without a newline is a line. Memory stays within max_bytes + 1 bytes.
  */
 #define _GNU_SOURCE
-#include "pkrun.h"
+#include "capture.h"
 
 #include <errno.h>
 #include <stdlib.h>

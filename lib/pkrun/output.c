@@ -8,7 +8,7 @@
  * open_memstream) and written by pkr_output_write: "-" is pkrun's stdout, anything else follows
  * the one rule for files (pkr_file_write: output.posix.c, output.windows.c).
  */
-#include "pkrun.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -11,7 +11,7 @@
  * waiting forever. The path is checked before the command runs, so a typo costs nothing.
  */
 #define _GNU_SOURCE
-#include "pkrun.h"
+#include "output.h"
 
 #include <errno.h>
 #include <fcntl.h>

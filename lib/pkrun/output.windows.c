@@ -14,7 +14,7 @@
  *
  * Every write is WriteFile on a handle: the bytes unchanged, no text-mode translation.
  */
-#include "pkrun.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdio.h>

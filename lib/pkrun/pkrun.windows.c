@@ -21,7 +21,9 @@
  * heeded Ctrl+Break, so 137 would say nothing here); 128 + N when the tree ended by signal N (137:
  * terminated after Ctrl+C); a crash's NTSTATUS, as cmd.exe shows it; 125, 126, 127 as on POSIX.
  */
-#include "pkrun.h"
+#include "args.h"
+#include "capture.h"
+#include "output.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * everything is ASCII, as four 8-byte loads ORed together. (One 32-byte memcpy into an array was
  * compiled into vector loads stored to the stack and read back as words: twice the time.)
  */
-#include "pump.h"
+#include "ascii.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * stream's scan went from 324,000 instructions (the portable four-word loop, ascii.generic.c) to
  * about a third of that.
  */
-#include "pump.h"
+#include "ascii.h"
 
 #include <immintrin.h>
 #include <stdatomic.h>

@@ -19,7 +19,7 @@
  * a % (variable expansion) or a line break, or a control character — cannot be passed safely at
  * all: such an argument is refused with PK_EUNSAFEARG and nothing runs.
  */
-#include "internal.windows.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,15 +1,16 @@
 /*
- * One run's engine and its single-run driver.
+ * One run's engine on Linux and its single-run driver.
  *
  * The engine is a set of steps over a pk_process — feed stdin, read a stream and deliver its
- * lines, react to the exit, act on passed deadlines or a fired cancel handle — shared by two
- * drivers: the ppoll loop here (one run, no epoll set-up to pay for) and the epoll loop of
- * loop.linux.c (many runs). The child's exit is seen on its pidfd, never through SIGCHLD. A pk_run
- * without time limits, a cancel handle or more than PIPE_BUF of stdin to feed (see the end of this
- * comment) has no pidfd at first: with no pipe it blocks in waitid on the child's pid; with pipes
- * it polls them, learns the exit when they end (then the same waitid), and takes a pidfd with
- * pidfd_open only if the child outlives PK__LAZY_PIDFD_NS, so that a grandchild holding a pipe
- * cannot keep the run going past the child's exit.
+ * lines, react to the exit, act on passed deadlines or a fired cancel handle (the steps that do
+ * not depend on how we wait are shared with Windows: engine.c) — shared by two drivers: the ppoll
+ * loop here (one run, no epoll set-up to pay for) and the epoll loop of loop.linux.c (many runs).
+ * The child's exit is seen on its pidfd, never through SIGCHLD. A pk_run without time limits, a
+ * cancel handle or more than PIPE_BUF of stdin to feed (see the end of this comment) has no pidfd
+ * at first: with no pipe it blocks in waitid on the child's pid; with pipes it polls them, learns
+ * the exit when they end (then the same waitid), and takes a pidfd with pidfd_open only if the
+ * child outlives PK__LAZY_PIDFD_NS, so that a grandchild holding a pipe cannot keep the run going
+ * past the child's exit.
  *
  * The end of a run. It ends when the direct child exits: then the child is reaped and a private
  * group torn down (a cgroup leaf after the reap: one read of cgroup.events, cgroup.kill only when
@@ -45,14 +46,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void close_fd(int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        *fd = -1;
-    }
-}
-
 /* Closes a descriptor a pk_loop may be watching. Its registration goes first: epoll forgets a
  * descriptor only once its open file description is gone, and a copy can outlive our close (a
  * holder being born with a copy of our table until it closes it, a host thread's fork), whose
@@ -61,13 +54,7 @@ static void close_watched(struct pk_process *p, int *fd)
 {
     if (*fd >= 0 && p->epfd >= 0)
         (void)epoll_ctl(p->epfd, EPOLL_CTL_DEL, *fd, NULL);
-    close_fd(fd);
-}
-
-static void note_error(struct pk_process *p, int err)
-{
-    if (p->error == 0 && err != 0)
-        p->error = err;
+    pk__close_fd(fd);
 }
 
 /* ---- engine steps -------------------------------------------------------------------------- */
@@ -77,7 +64,7 @@ static void note_error(struct pk_process *p, int err)
 static void close_stdin(struct pk_process *p)
 {
     close_watched(p, &p->in_fd);
-    close_fd(&p->in_reader);
+    pk__close_fd(&p->in_reader);
 }
 
 void pk__engine_stdin(struct pk_process *p)
@@ -96,29 +83,13 @@ void pk__engine_stdin(struct pk_process *p)
             break;
         } else {
             /* Not EPIPE (our reader is open): a failure the run reports. */
-            note_error(p, n < 0 ? -errno : -EIO);
+            pk__engine_note_error(p, n < 0 ? -errno : -EIO);
             failed = true;
             break;
         }
     }
     if (failed || p->in_off >= p->in_len)
         close_stdin(p);
-}
-
-/* Hands the complete lines of stream i to the callback (or drops them into the capture only). */
-static void deliver(struct pk_process *p, int i)
-{
-    if (p->pulling)
-        return;
-    struct pk__stream *s = &p->streams[i];
-    pk_line line;
-    int r;
-    /* The inline step first, the full one only when it cannot decide (pump.h). */
-    while ((r = pk__stream_take_line(s, &line)) == 1 ||
-           (r == 0 && (r = pk__stream_next_line(s, &line)) == 1))
-        if (p->on_line != NULL)
-            (void)p->on_line(p->line_user, &line);
-    note_error(p, r < 0 ? r : 0);
 }
 
 void pk__engine_read(struct pk_process *p, int i)
@@ -128,11 +99,11 @@ void pk__engine_read(struct pk_process *p, int i)
     if (r > 0)
         p->lim.last_io_ns = pk__now_ns();
     else if (r < 0)
-        note_error(p, r);
+        pk__engine_note_error(p, r);
     if (s->eof)
         close_watched(p, &s->fd);
     if (s->lines)
-        deliver(p, i);
+        pk__engine_deliver(p, i);
 }
 
 /* Reads whatever is buffered in every stream, until end-of-file or nothing more is there. */
@@ -144,7 +115,7 @@ static void drain_buffered(struct pk_process *p)
             /* A grandchild may hold the write end: reading until the pipe is empty must not
              * wait for it (process.posix.c, prepare_stdio). */
             if (fcntl(s->fd, F_SETFL, O_NONBLOCK) < 0) {
-                note_error(p, -errno);
+                pk__engine_note_error(p, -errno);
                 s->eof = true;
                 close_watched(p, &s->fd);
             }
@@ -153,16 +124,16 @@ static void drain_buffered(struct pk_process *p)
         while (s->fd >= 0) {
             int r = pk__stream_fill(s);
             if (r < 0)
-                note_error(p, r);
+                pk__engine_note_error(p, r);
             if (r <= 0) {
                 s->eof = true; /* after the exit, an empty pipe is the end */
                 close_watched(p, &s->fd);
             }
             if (s->lines && !p->pulling)
-                deliver(p, i);
+                pk__engine_deliver(p, i);
         }
         if (s->lines) /* the final line without a newline, now that eof is known */
-            deliver(p, i);
+            pk__engine_deliver(p, i);
     }
 }
 
@@ -177,7 +148,7 @@ void pk__engine_exited(struct pk_process *p)
         pk__pgroup_signal(&p->own, SIGKILL);
     int rc = pk__reap(p->pid, p->pidfd, &p->outcome);
     pk__inject_slowdown(p->start_ns); /* nothing, except in the drift study's slowed build */
-    note_error(p, rc);
+    pk__engine_note_error(p, rc);
     p->reaped = true;
     p->exited = true;
     /* A cgroup leaf names no pid, so it is checked after the reap, which spares a waitid(WNOWAIT)
@@ -203,31 +174,18 @@ static void tree_signal(struct pk_process *p, int signo)
         (void)pk__signal(p->pid, p->pidfd, signo);
 }
 
-void pk__engine_timers(struct pk_process *p, int64_t now)
+void pk__engine_signal(struct pk_process *p, int signo)
 {
-    if (p->exited)
-        return;
-    int signo = 0;
-    bool cancelled = p->cancel != NULL && p->cancel->fired;
-    switch (pk__limits_due(&p->lim, now, cancelled, cancelled ? p->cancel->signo : 0, &signo)) {
-    case PK__LIMIT_SIGNAL:
-        tree_signal(p, signo);
-        /* A stopped process only acts on the signal once continued: without this, a stopped
-         * tree would always wait out the grace and die of SIGKILL. */
-        if (signo != SIGCONT)
-            tree_signal(p, SIGCONT);
-        break;
-    case PK__LIMIT_KILL:
-        tree_signal(p, SIGKILL);
-        break;
-    case PK__LIMIT_NONE:
-        break;
-    }
+    tree_signal(p, signo);
+    /* A stopped process only acts on the signal once continued: without this, a stopped tree
+     * would always wait out the grace and die of SIGKILL. */
+    if (signo != SIGCONT)
+        tree_signal(p, SIGCONT);
 }
 
-int64_t pk__engine_next_wakeup(const struct pk_process *p)
+void pk__engine_kill(struct pk_process *p)
 {
-    return p->exited ? 0 : pk__limits_next(&p->lim);
+    tree_signal(p, SIGKILL);
 }
 
 bool pk__engine_done(const struct pk_process *p)
@@ -235,90 +193,97 @@ bool pk__engine_done(const struct pk_process *p)
     return p->exited && p->streams[1].fd < 0 && p->streams[2].fd < 0;
 }
 
-int pk__engine_result(struct pk_process *p, pk_result *res)
-{
-    if (p->pulling) {
-        /* Lines the caller did not pull are still accounted and captured. */
-        p->pulling = false;
-        p->pull_fast = false;
-        for (int i = 1; i < 3; i++)
-            if (p->streams[i].lines)
-                deliver(p, i);
-    }
-    res->outcome = p->outcome;
-    if (p->lim.ending != PK_OUTCOME_NONE)
-        res->outcome.kind = p->lim.ending; /* code/signo keep how the child actually ended */
-    res->outcome.pid = p->pid;
-    res->outcome.wall_ns = pk__now_ns() - p->start_ns;
-    res->containment = p->containment;
-    int rc = p->error;
-    bool too_large = false;
-    for (int i = 1; i < 3; i++) {
-        struct pk__stream *s = &p->streams[i];
-        too_large |= s->keep == PK_KEEP_FAIL && s->truncated;
-        int r = pk__stream_finish(s, i == 1 ? &res->out : &res->err);
-        if (rc == 0)
-            rc = r;
-    }
-    if (rc == 0 && too_large)
-        rc = PK_ETOOLARGE;
-    return rc;
-}
-
 /* ---- the ppoll driver ---------------------------------------------------------------------- */
 
 enum { W_STDIN, W_OUT, W_ERR, W_PIDFD, W_CANCEL, W_COUNT };
 
-/* One wait for events and the steps they call for. Returns 0 or a negative errno from poll. */
-static int drive_once(struct pk_process *p)
-{
+/* What one wait watches: the descriptors, and what each one is (W_*). */
+struct watch_set {
     struct pollfd pfd[W_COUNT];
     int what[W_COUNT];
-    nfds_t n = 0;
-    if (p->in_fd >= 0) {
-        pfd[n] = (struct pollfd){p->in_fd, POLLOUT, 0};
-        what[n++] = W_STDIN;
-    }
+    nfds_t n;
+};
+
+static void watch(struct watch_set *w, int fd, short events, int what)
+{
+    w->pfd[w->n] = (struct pollfd){fd, events, 0};
+    w->what[w->n++] = what;
+}
+
+/* The descriptors whose events the run waits for now. */
+static void watch_set(struct pk_process *p, struct watch_set *w)
+{
+    w->n = 0;
+    if (p->in_fd >= 0)
+        watch(w, p->in_fd, POLLOUT, W_STDIN);
     for (int i = 1; i < 3; i++) {
         struct pk__stream *s = &p->streams[i];
         /* A pulling caller reads a stream only when its buffered lines are used up. */
-        if (s->fd >= 0 && !(p->pulling && s->lines && s->scan < s->end)) {
-            pfd[n] = (struct pollfd){s->fd, POLLIN, 0};
-            what[n++] = i == 1 ? W_OUT : W_ERR;
-        }
+        if (s->fd >= 0 && !(p->pulling && s->lines && s->scan < s->end))
+            watch(w, s->fd, POLLIN, i == 1 ? W_OUT : W_ERR);
     }
-    if (!p->exited && p->pidfd >= 0) {
-        pfd[n] = (struct pollfd){p->pidfd, POLLIN, 0};
-        what[n++] = W_PIDFD;
-    }
-    if (p->cancel != NULL && p->lim.ending == PK_OUTCOME_NONE && !p->exited) {
-        pfd[n] = (struct pollfd){p->cancel->efd, POLLIN, 0};
-        what[n++] = W_CANCEL;
-    }
+    if (!p->exited && p->pidfd >= 0)
+        watch(w, p->pidfd, POLLIN, W_PIDFD);
+    if (p->cancel != NULL && p->lim.ending == PK_OUTCOME_NONE && !p->exited)
+        watch(w, p->cancel->efd, POLLIN, W_CANCEL);
+}
+
+/* How long the wait may last, into *ts: until the engine's next wake-up, and without a pidfd no
+ * longer than until the exit must be looked for. NULL when it may last until an event. */
+static struct timespec *wait_limit(const struct pk_process *p, struct timespec *ts)
+{
     int64_t wake = pk__engine_next_wakeup(p), now = pk__now_ns();
-    struct timespec ts, *tsp = NULL;
+    struct timespec *tsp = NULL;
     if (wake != 0) {
         int64_t left = wake > now ? wake - now : 0;
-        ts = (struct timespec){left / 1000000000, left % 1000000000};
-        tsp = &ts;
+        *ts = (struct timespec){left / 1000000000, left % 1000000000};
+        tsp = ts;
     }
     if (p->pidfd < 0 && !p->exited) {
         /* No pidfd yet (a lazy one is due at pidfd_at_ns), or none at all (kernel < 5.3: look
          * for the exit every 10 ms). */
         int64_t left = p->pidfd_at_ns != 0 ? p->pidfd_at_ns - now : 10000000;
         left = left > 0 ? left : 0;
-        if (tsp == NULL || ts.tv_sec * 1000000000 + ts.tv_nsec > left)
-            ts = (struct timespec){left / 1000000000, left % 1000000000};
-        tsp = &ts;
+        if (tsp == NULL || ts->tv_sec * 1000000000 + ts->tv_nsec > left)
+            *ts = (struct timespec){left / 1000000000, left % 1000000000};
+        tsp = ts;
     }
-    int r = ppoll(pfd, n, tsp, NULL);
+    return tsp;
+}
+
+/* For a child still running without a pidfd, after a wake-up that did not show its exit: takes
+ * the lazy pidfd once it is due, and otherwise looks for the exit by its pid. True when it
+ * exited (not reaped yet). */
+static bool exit_without_pidfd(struct pk_process *p)
+{
+    if (p->pidfd_at_ns != 0 && pk__now_ns() >= p->pidfd_at_ns) {
+        /* The child outlived the short-run window: from now on its exit is polled like a
+         * handle's, whether or not its pipes end. */
+        p->pidfd_at_ns = 0;
+        int fd = pk__pidfd_open(p->pid);
+        p->pidfd = fd >= 0 ? fd : -1;
+    }
+    if (p->pidfd >= 0 || p->pidfd_at_ns != 0)
+        return false;
+    siginfo_t si = {0};
+    return waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           si.si_pid == p->pid;
+}
+
+/* One wait for events and the steps they call for. Returns 0 or a negative errno from poll. */
+int pk__engine_wait(struct pk_process *p)
+{
+    struct watch_set w;
+    watch_set(p, &w);
+    struct timespec ts;
+    int r = ppoll(w.pfd, w.n, wait_limit(p, &ts), NULL);
     if (r < 0)
         return errno == EINTR ? 0 : -errno;
     bool exited = false;
-    for (nfds_t k = 0; k < n; k++) {
-        if (pfd[k].revents == 0)
+    for (nfds_t k = 0; k < w.n; k++) {
+        if (w.pfd[k].revents == 0)
             continue;
-        switch (what[k]) {
+        switch (w.what[k]) {
         case W_STDIN:
             pk__engine_stdin(p);
             break;
@@ -327,7 +292,7 @@ static int drive_once(struct pk_process *p)
             /* POLLHUP alone is not end-of-file: the kernel's pipe_poll checks "empty" and "no
              * writer" without a lock, so bytes written just before the last close can sit
              * behind a POLLHUP without POLLIN. Only a read returning 0 ends the stream. */
-            pk__engine_read(p, what[k] == W_OUT ? 1 : 2);
+            pk__engine_read(p, w.what[k] == W_OUT ? 1 : 2);
             break;
         case W_PIDFD:
             exited = true;
@@ -336,19 +301,8 @@ static int drive_once(struct pk_process *p)
             break;
         }
     }
-    if (!exited && p->pidfd < 0 && !p->exited && p->pidfd_at_ns != 0 &&
-        pk__now_ns() >= p->pidfd_at_ns) {
-        /* The child outlived the short-run window: from now on its exit is polled like a
-         * handle's, whether or not its pipes end. */
-        p->pidfd_at_ns = 0;
-        int fd = pk__pidfd_open(p->pid);
-        p->pidfd = fd >= 0 ? fd : -1;
-    }
-    if (!exited && p->pidfd < 0 && !p->exited && p->pidfd_at_ns == 0) {
-        siginfo_t si = {0};
-        exited = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                 si.si_pid == p->pid;
-    }
+    if (!exited && p->pidfd < 0 && !p->exited)
+        exited = exit_without_pidfd(p);
     /* The exit last: what became readable in the same wake-up was read first. */
     if (exited)
         pk__engine_exited(p);
@@ -381,6 +335,9 @@ static void wait_exit(struct pk_process *p)
 
 int pk__process_finish(struct pk_process *p, pk_result *res)
 {
+    /* The wait ends the pull API: no call may take a line at once any more (the result hands
+     * what was not pulled to the capture). */
+    p->pull_fast = false;
     if (p->in_fd >= 0 && p->in_len <= PIPE_BUF)
         pk__engine_stdin(p);
     while (!pk__engine_done(p)) {
@@ -388,9 +345,9 @@ int pk__process_finish(struct pk_process *p, pk_result *res)
             wait_exit(p);
             break;
         }
-        int rc = drive_once(p);
+        int rc = pk__engine_wait(p);
         if (rc != 0) {
-            note_error(p, rc);
+            pk__engine_note_error(p, rc);
             break;
         }
     }
@@ -412,14 +369,13 @@ void pk__process_close(struct pk_process *p)
         pk__engine_exited(p);
     }
     if (p->has_own) {
-        pk__group_teardown(&p->own);
-        pthread_mutex_destroy(&p->own.lock);
+        pk__group_close(&p->own);
         p->has_own = false;
     }
     if (pidfd_watched)
         close_watched(p, &p->pidfd);
     else
-        close_fd(&p->pidfd);
+        pk__close_fd(&p->pidfd);
     close_stdin(p);
     for (int i = 1; i < 3; i++) {
         close_watched(p, &p->streams[i].fd);
@@ -442,25 +398,12 @@ static __attribute__((noinline)) int read_line_slow(pk_process *p, pk_line *line
         pk__engine_stdin(p);
     /* A small stdin is written here first (above), so only without one can a call skip this. */
     p->pull_fast = p->streams[1].lines && (p->in_fd < 0 || p->in_len > PIPE_BUF);
-    for (;;) {
-        bool any_open = false;
-        for (int i = 1; i < 3; i++) {
-            struct pk__stream *s = &p->streams[i];
-            if (!s->lines)
-                continue;
-            int r = pk__stream_next_line(s, line);
-            if (r == 1)
-                return 0;
-            if (r < 0)
-                return r;
-            any_open |= s->fd >= 0;
-        }
-        if (!any_open)
-            return PK_EOF;
-        int rc = drive_once(p);
-        if (rc != 0)
-            return rc;
-    }
+    return pk__engine_pull(p, line);
+}
+
+bool pk__engine_pull_more(struct pk_process *p, int i)
+{
+    return p->streams[i].fd >= 0; /* the next wait reads it */
 }
 
 int pk_process_read_line(pk_process *p, pk_line *line)

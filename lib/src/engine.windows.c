@@ -5,8 +5,10 @@
  * on a stdout/stderr pipe, an overlapped write of stdin, the process's exit and the cancel
  * handle's event (each seen by a thread-pool wait that posts a packet). The steps are the POSIX
  * engine's — feed stdin, read a stream into the pump and deliver its lines, react to the exit,
- * act on passed deadlines — shared by the single-run driver here (a port of the run's own) and
- * by pk_loop (loop.windows.c: one port for many runs).
+ * act on passed deadlines (those that do not depend on how we wait are shared: engine.c) —
+ * shared by the single-run driver here (a port of the run's own) and by pk_loop (loop.windows.c:
+ * one port for many runs). Releasing a run ends its I/O and drains its port, so no packet can
+ * arrive for memory that is gone.
  *
  * A read goes straight into the pump's buffer (pk__stream_space), so bytes are never copied
  * twice. At most one read per stream and one write are in flight; a pulling caller's stream is
@@ -24,26 +26,13 @@
  * SIGKILL, and STATUS_CONTROL_C_EXIT after a Ctrl+Break we sent as that signal. exit(-1) is
  * 0xFFFFFFFF, which has the customer bit set: an ordinary exit with code -1.
  */
-#include "internal.windows.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STATUS_CONTROL_C_EXIT_ 0xC000013Au
-
-static void note_error(struct pk_process *p, int err)
-{
-    if (p->error == 0 && err != 0)
-        p->error = err;
-}
-
-static void close_h(HANDLE *h)
-{
-    if (*h != NULL)
-        CloseHandle(*h);
-    *h = NULL;
-}
 
 /* ---- issuing I/O --------------------------------------------------------------------------- */
 
@@ -54,7 +43,7 @@ static void issue_write(struct pk_process *p)
     if (p->in == NULL || op->pending || p->closing)
         return;
     if (left == 0) {
-        close_h(&p->in); /* the child reads end-of-file */
+        pk__close_handle(&p->in); /* the child reads end-of-file */
         return;
     }
     DWORD n = left > 65536 ? 65536 : (DWORD)left;
@@ -62,7 +51,7 @@ static void issue_write(struct pk_process *p)
     if (!WriteFile(p->in, p->in_data + p->in_off, n, NULL, &op->ov) &&
         GetLastError() != ERROR_IO_PENDING) {
         /* The child closed its stdin: the rest is discarded, as on POSIX. */
-        close_h(&p->in);
+        pk__close_handle(&p->in);
         return;
     }
     op->pending = true;
@@ -76,8 +65,6 @@ static bool want_read(const struct pk_process *p, int i)
            !(p->pulling && s->lines && s->scan < s->end);
 }
 
-static void deliver(struct pk_process *p, int i);
-
 /* The stream's end: a final line without a newline becomes a line now, so a line callback gets it
  * whichever packet (a read, the exit, a cancelled read) ends the stream. */
 static void end_stream(struct pk_process *p, int i)
@@ -85,9 +72,9 @@ static void end_stream(struct pk_process *p, int i)
     if (!p->streams[i].eof) {
         pk__stream_commit(&p->streams[i], 0);
         if (p->streams[i].lines)
-            deliver(p, i);
+            pk__engine_deliver(p, i);
     }
-    close_h(&p->pipe[i]);
+    pk__close_handle(&p->pipe[i]);
 }
 
 static void issue_read(struct pk_process *p, int i)
@@ -99,7 +86,7 @@ static void issue_read(struct pk_process *p, int i)
     size_t cap;
     int rc = pk__stream_space(&p->streams[i], &buf, &cap);
     if (rc != 0) {
-        note_error(p, rc);
+        pk__engine_note_error(p, rc);
         end_stream(p, i);
         return;
     }
@@ -108,7 +95,7 @@ static void issue_read(struct pk_process *p, int i)
     if (!ReadFile(p->pipe[i], buf, n, NULL, &op->ov) && GetLastError() != ERROR_IO_PENDING) {
         DWORD err = GetLastError();
         if (err != ERROR_BROKEN_PIPE)
-            note_error(p, pk__win_error(err));
+            pk__engine_note_error(p, pk__win_error(err));
         end_stream(p, i);
         return;
     }
@@ -253,32 +240,19 @@ static void exited(struct pk_process *p)
     if (p->ops[PK__OP_STDIN].pending)
         CancelIoEx(p->in, &p->ops[PK__OP_STDIN].ov);
     else
-        close_h(&p->in);
+        pk__close_handle(&p->in);
     for (int i = 1; i < 3; i++)
         drain_after_exit(p, i);
 }
 
 /* ---- packets ------------------------------------------------------------------------------- */
 
-static void deliver(struct pk_process *p, int i)
-{
-    if (p->pulling)
-        return;
-    struct pk__stream *s = &p->streams[i];
-    pk_line line;
-    int r;
-    while ((r = pk__stream_next_line(s, &line)) == 1)
-        if (p->on_line != NULL)
-            (void)p->on_line(p->line_user, &line);
-    note_error(p, r < 0 ? r : 0);
-}
-
 static void read_done(struct pk_process *p, int i, DWORD bytes, DWORD err)
 {
     struct pk__stream *s = &p->streams[i];
     if (err != 0 || bytes == 0) {
         if (err != 0 && err != ERROR_BROKEN_PIPE && err != ERROR_OPERATION_ABORTED)
-            note_error(p, pk__win_error(err));
+            pk__engine_note_error(p, pk__win_error(err));
         if (err != 0)
             end_stream(p, i);
     } else {
@@ -286,7 +260,7 @@ static void read_done(struct pk_process *p, int i, DWORD bytes, DWORD err)
         p->lim.last_io_ns = pk__now_ns();
     }
     if (s->lines)
-        deliver(p, i);
+        pk__engine_deliver(p, i);
     if (p->closing)
         end_stream(p, i);
     else if (p->exited)
@@ -302,7 +276,7 @@ void pk__engine_packet(struct pk_process *p, struct pk__op *op, DWORD bytes, DWO
     switch (op->kind) {
     case PK__OP_STDIN:
         if (err != 0 || p->exited) {
-            close_h(&p->in);
+            pk__close_handle(&p->in);
         } else {
             p->in_off += bytes;
             issue_write(p);
@@ -370,28 +344,9 @@ static void tree_signal(struct pk_process *p, int signo)
     (void)GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, (DWORD)p->pid);
 }
 
-void pk__engine_timers(struct pk_process *p, int64_t now)
+void pk__engine_signal(struct pk_process *p, int signo)
 {
-    if (p->exited)
-        return;
-    int signo = 0;
-    bool cancelled = p->cancel != NULL && p->cancel->fired;
-    switch (
-        pk__limits_due(&p->lim, now, cancelled, cancelled ? (int)p->cancel->signo : 0, &signo)) {
-    case PK__LIMIT_SIGNAL:
-        tree_signal(p, signo);
-        break;
-    case PK__LIMIT_KILL:
-        tree_signal(p, PK__SIGKILL);
-        break;
-    case PK__LIMIT_NONE:
-        break;
-    }
-}
-
-int64_t pk__engine_next_wakeup(const struct pk_process *p)
-{
-    return p->exited ? 0 : pk__limits_next(&p->lim);
+    tree_signal(p, signo);
 }
 
 bool pk__engine_done(const struct pk_process *p)
@@ -399,36 +354,10 @@ bool pk__engine_done(const struct pk_process *p)
     return p->exited && p->pipe[1] == NULL && p->pipe[2] == NULL && p->pending == 0;
 }
 
-int pk__engine_result(struct pk_process *p, pk_result *res)
-{
-    if (p->pulling) {
-        p->pulling = false;
-        for (int i = 1; i < 3; i++)
-            if (p->streams[i].lines)
-                deliver(p, i);
-    }
-    res->outcome = p->outcome;
-    if (p->lim.ending != PK_OUTCOME_NONE)
-        res->outcome.kind = p->lim.ending;
-    res->outcome.pid = p->pid;
-    res->outcome.wall_ns = pk__now_ns() - p->start_ns;
-    res->containment = p->containment;
-    int rc = p->error;
-    bool too_large = false;
-    for (int i = 1; i < 3; i++) {
-        struct pk__stream *s = &p->streams[i];
-        too_large |= s->keep == PK_KEEP_FAIL && s->truncated;
-        int r = pk__stream_finish(s, i == 1 ? &res->out : &res->err);
-        if (rc == 0)
-            rc = r;
-    }
-    return rc == 0 && too_large ? PK_ETOOLARGE : rc;
-}
-
 /* ---- the single-run driver ----------------------------------------------------------------- */
 
 /* Waits for the next packet of this run (or its next deadline) and acts. 0 or -errno. */
-static int drive_once(struct pk_process *p)
+int pk__engine_wait(struct pk_process *p)
 {
     int64_t wake = pk__engine_next_wakeup(p), now = pk__now_ns();
     DWORD ms = INFINITE;
@@ -447,7 +376,7 @@ int pk__process_finish(struct pk_process *p, pk_result *res)
         p->pulling = false;
         for (int i = 1; i < 3; i++) {
             if (p->streams[i].lines)
-                deliver(p, i);
+                pk__engine_deliver(p, i);
             if (p->exited)
                 drain_after_exit(p, i);
             else
@@ -455,14 +384,35 @@ int pk__process_finish(struct pk_process *p, pk_result *res)
         }
     }
     while (!pk__engine_done(p)) {
-        int rc = drive_once(p);
+        int rc = pk__engine_wait(p);
         if (rc != 0) {
-            note_error(p, rc);
+            pk__engine_note_error(p, rc);
             pk__engine_kill(p);
             break;
         }
     }
     return pk__engine_result(p, res);
+}
+
+void pk__process_close(struct pk_process *p)
+{
+    /* On a loop's port, draining also hands other runs their packets: they are alive. */
+    if (!p->closing)
+        pk__process_quiesce(p);
+    while (p->pending > 0 && pk__engine_wait_packet(p->iocp, 5000, NULL) > 0)
+        ;
+    pk__close_handle(&p->in);
+    for (int i = 1; i < 3; i++) {
+        pk__close_handle(&p->pipe[i]);
+        pk__stream_release(&p->streams[i]);
+    }
+    pk__close_handle(&p->process);
+    if (p->has_own)
+        pk__group_close(&p->own);
+    p->has_own = false;
+    if (p->own_iocp && p->iocp != NULL)
+        CloseHandle(p->iocp);
+    p->iocp = NULL;
 }
 
 int pk_process_read_line(pk_process *p, pk_line *line)
@@ -485,27 +435,14 @@ int pk_process_read_line(pk_process *p, pk_line *line)
         for (int i = 1; i < 3; i++)
             pk__stream_want_lines(&p->streams[i]);
     }
-    for (;;) {
-        bool any_open = false;
-        for (int i = 1; i < 3; i++) {
-            struct pk__stream *s = &p->streams[i];
-            if (!s->lines)
-                continue;
-            int r = pk__stream_next_line(s, line);
-            if (r == 1)
-                return 0;
-            if (r < 0)
-                return r;
-            if (p->exited && !p->ops[i].pending && p->pipe[i] != NULL)
-                drain_after_exit(p, i);
-            else
-                issue_read(p, i);
-            any_open |= p->pipe[i] != NULL || p->ops[i].pending;
-        }
-        if (!any_open)
-            return PK_EOF;
-        int rc = drive_once(p);
-        if (rc != 0)
-            return rc;
-    }
+    return pk__engine_pull(p, line);
+}
+
+bool pk__engine_pull_more(struct pk_process *p, int i)
+{
+    if (p->exited && !p->ops[i].pending && p->pipe[i] != NULL)
+        drain_after_exit(p, i);
+    else
+        issue_read(p, i);
+    return p->pipe[i] != NULL || p->ops[i].pending;
 }

@@ -1,160 +1,16 @@
 /*
- * Groups: kill-on-close containers for process trees, and the choice between mechanisms.
- *
- * A group is a cgroup v2 leaf when the host delegates one to us (cgroup.linux.c), else a POSIX
- * process group (pgroup.posix.c). AUTO tries the cgroup first — the mkdir is the delegation check
- * — and falls back on a permission or absence error; the mechanism actually in use is always
- * reported (pk_group_mechanism, pk_result.containment, pkrun's JSON), so a downgrade is never
- * silent. This file dispatches; the two mechanism files do the work.
+ * The pk_group API, one way on every platform: each call checks its arguments and, around the
+ * platform's work, keeps a shared group's cgroup leaf from being replaced under it (see
+ * pk__group_lock). The mechanisms are the platforms' own: a cgroup v2 leaf or a process group on
+ * POSIX (group.posix.c, with cgroup.linux.c and pgroup.posix.c), a Job Object on Windows
+ * (group.windows.c).
  */
 #define _GNU_SOURCE
 #include "internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-pk_containment pk_host_containment(void)
-{
-    return pk__cgroup_usable() ? PK_CONTAIN_CGROUP : PK_CONTAIN_PGROUP;
-}
-
-int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
-{
-    memset(g, 0, sizeof *g);
-    g->dirfd = g->events_fd = g->procs_pin = -1;
-    pthread_mutex_init(&g->lock, NULL);
-    if (want == PK_CONTAIN_NONE || (int)want < 0 || want > PK_CONTAIN_JOB)
-        return -EINVAL;
-    if (want == PK_CONTAIN_JOB)
-        return PK_ENOCONTAIN; /* a Windows Job Object */
-    if (want == PK_CONTAIN_AUTO || want == PK_CONTAIN_CGROUP) {
-        int rc = pk__cgroup_create(g, private_run);
-        if (rc == 0)
-            return 0;
-        bool no_delegation = rc == PK_ENOCONTAIN || rc == -EACCES || rc == -EPERM || rc == -EROFS ||
-                             rc == -ENOENT || rc == -ENOTDIR;
-        if (!no_delegation)
-            return rc;
-        if (want == PK_CONTAIN_CGROUP)
-            return PK_ENOCONTAIN;
-    }
-    g->mech = PK_CONTAIN_PGROUP;
-    g->pgid = 0;
-    return 0;
-}
-
-void pk__group_teardown(struct pk_group *g)
-{
-    if (g->mech == PK_CONTAIN_CGROUP) {
-        pk__cgroup_destroy(g);
-    } else if (g->mech == PK_CONTAIN_PGROUP && g->pgid > 0) {
-        pk__pgroup_signal(g, SIGKILL);
-        pk__pgroup_wait_empty(g, 5000);
-        g->pgid = 0;
-    }
-}
-
-int pk__group_signal(struct pk_group *g, int signo)
-{
-    return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_signal(g, signo) : pk__pgroup_signal(g, signo);
-}
-
-static int wait_empty(struct pk_group *g, int64_t timeout_ms)
-{
-    return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_wait_empty(g, timeout_ms)
-                                        : pk__pgroup_wait_empty(g, timeout_ms);
-}
-
-int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms)
-{
-    int rc = pk__group_signal(g, SIGKILL);
-    if (rc != 0)
-        return rc;
-    return wait_empty(g, timeout_ms);
-}
-
-/* A shared cgroup group's leaf, held while its descriptors are used (see leaf_lock). */
-static bool shared_leaf(const struct pk_group *g)
-{
-    return g->heap && g->mech == PK_CONTAIN_CGROUP;
-}
-
-static void leaf_hold(struct pk_group *g)
-{
-    if (shared_leaf(g))
-        pthread_rwlock_rdlock(&g->leaf_lock);
-}
-
-static void leaf_release(struct pk_group *g)
-{
-    if (shared_leaf(g))
-        pthread_rwlock_unlock(&g->leaf_lock);
-}
-
-/* A shared group whose leaf was killed gets a fresh one when it is empty, so the next child is
- * cloned into it again (cgroup.linux.c, pk__cgroup_renew). Called holding the leaf as a reader;
- * returns holding it again. */
-static void renew_killed_leaf(struct pk_group *g)
-{
-    pthread_rwlock_unlock(&g->leaf_lock);
-    pthread_rwlock_wrlock(&g->leaf_lock);
-    if (g->killed)
-        (void)pk__cgroup_renew(g); /* members left: the leaf stays, joined via cgroup.procs */
-    pthread_rwlock_unlock(&g->leaf_lock);
-    pthread_rwlock_rdlock(&g->leaf_lock);
-}
-
-int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan)
-{
-    if (g->mech == PK_CONTAIN_CGROUP) {
-        /* Held until pk__group_plan_done: the leaf cannot be replaced under the clone. */
-        leaf_hold(g);
-        if (g->killed && shared_leaf(g) && pk__spawn_into_cgroup())
-            renew_killed_leaf(g);
-        /* Not into a leaf that was ever killed: the kernel kills such clones (cgroup.linux.c). */
-        if (pk__spawn_into_cgroup() && !g->killed) {
-            plan->cgroup_fd = g->dirfd;
-        } else {
-            /* The child moves itself by writing "0" to cgroup.procs before exec. */
-            plan->cgroup_procs_fd = openat(g->dirfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-            if (plan->cgroup_procs_fd < 0) {
-                int err = -errno;
-                leaf_release(g);
-                return err;
-            }
-        }
-        return 0;
-    }
-    /* Held until pk__group_plan_done, so two first spawns cannot both lead a new group. */
-    pthread_mutex_lock(&g->lock);
-    if (g->pgid > 0 && !pk__pgroup_alive(g))
-        g->pgid = 0; /* every member is gone: the next child leads a new group */
-    plan->pgid = g->pgid;
-    return 0;
-}
-
-void pk__group_joined(struct pk_group *g, int pid)
-{
-    if (g->mech == PK_CONTAIN_PGROUP && g->pgid == 0)
-        g->pgid = pid;
-}
-
-void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan)
-{
-    if (plan->cgroup_procs_fd >= 0) {
-        close(plan->cgroup_procs_fd);
-        plan->cgroup_procs_fd = -1;
-    }
-    if (g->mech == PK_CONTAIN_PGROUP)
-        pthread_mutex_unlock(&g->lock);
-    else
-        leaf_release(g);
-}
-
-/* ---- public API ---------------------------------------------------------------------------- */
 
 int pk_group_new(const pk_group_options *opts, pk_group **out)
 {
@@ -166,11 +22,9 @@ int pk_group_new(const pk_group_options *opts, pk_group **out)
         return -ENOMEM;
     int rc = pk__group_init(g, opts != NULL ? opts->containment : PK_CONTAIN_AUTO, false);
     if (rc != 0) {
-        pthread_mutex_destroy(&g->lock);
         free(g);
         return rc;
     }
-    pthread_rwlock_init(&g->leaf_lock, NULL);
     g->heap = true;
     *out = g;
     return 0;
@@ -180,9 +34,7 @@ void pk_group_free(pk_group *g)
 {
     if (g == NULL)
         return;
-    pk__group_teardown(g);
-    pthread_mutex_destroy(&g->lock);
-    pthread_rwlock_destroy(&g->leaf_lock);
+    pk__group_close(g);
     free(g);
 }
 
@@ -195,9 +47,9 @@ int pk_group_signal(pk_group *g, int signo)
 {
     if (g == NULL)
         return -EINVAL;
-    leaf_hold(g);
+    pk__group_lock(g);
     int rc = pk__group_signal(g, signo);
-    leaf_release(g);
+    pk__group_unlock(g);
     return rc;
 }
 
@@ -205,9 +57,9 @@ int pk_group_kill(pk_group *g)
 {
     if (g == NULL)
         return -EINVAL;
-    leaf_hold(g);
+    pk__group_lock(g);
     int rc = pk__group_kill_wait(g, 5000);
-    leaf_release(g);
+    pk__group_unlock(g);
     return rc;
 }
 
@@ -215,16 +67,17 @@ int pk_group_shutdown(pk_group *g, int64_t grace_ms, bool escalate)
 {
     if (g == NULL || grace_ms < 0)
         return -EINVAL;
-    leaf_hold(g);
-    int rc = pk__group_signal(g, SIGTERM);
+    pk__group_lock(g);
+    int rc = pk__group_signal(g, PK__SIGTERM);
     if (rc == 0) {
-        /* A stopped member acts on SIGTERM only once continued. */
-        (void)pk__group_signal(g, SIGCONT);
-        rc = wait_empty(g, grace_ms);
+        /* A stopped member acts on SIGTERM only once continued. (Windows has no SIGCONT: its
+         * group refuses the number and nothing happens.) */
+        (void)pk__group_signal(g, PK__SIGCONT);
+        rc = pk__group_wait_empty(g, grace_ms);
     }
     if (rc == -ETIMEDOUT && escalate)
         rc = pk__group_kill_wait(g, 5000);
-    leaf_release(g);
+    pk__group_unlock(g);
     return rc;
 }
 
@@ -232,11 +85,9 @@ int pk_group_suspend(pk_group *g)
 {
     if (g == NULL)
         return -EINVAL;
-    if (g->mech != PK_CONTAIN_CGROUP)
-        return pk__pgroup_signal(g, SIGSTOP);
-    leaf_hold(g);
-    int rc = pk__cgroup_freeze(g, true);
-    leaf_release(g);
+    pk__group_lock(g);
+    int rc = pk__group_freeze(g, true);
+    pk__group_unlock(g);
     return rc;
 }
 
@@ -244,11 +95,9 @@ int pk_group_resume(pk_group *g)
 {
     if (g == NULL)
         return -EINVAL;
-    if (g->mech != PK_CONTAIN_CGROUP)
-        return pk__pgroup_signal(g, SIGCONT);
-    leaf_hold(g);
-    int rc = pk__cgroup_freeze(g, false);
-    leaf_release(g);
+    pk__group_lock(g);
+    int rc = pk__group_freeze(g, false);
+    pk__group_unlock(g);
     return rc;
 }
 
@@ -256,11 +105,9 @@ int pk_group_members(pk_group *g, int *pids, size_t cap, size_t *count)
 {
     if (g == NULL || count == NULL || (pids == NULL && cap > 0))
         return -EINVAL;
-    if (g->mech != PK_CONTAIN_CGROUP)
-        return pk__pgroup_members(g, pids, cap, count);
-    leaf_hold(g);
-    int rc = pk__cgroup_members(g, pids, cap, count);
-    leaf_release(g);
+    pk__group_lock(g);
+    int rc = pk__group_members(g, pids, cap, count);
+    pk__group_unlock(g);
     return rc;
 }
 
@@ -269,10 +116,8 @@ int pk_group_stats_get(pk_group *g, pk_group_stats *st)
     if (g == NULL || st == NULL)
         return -EINVAL;
     memset(st, 0, sizeof *st);
-    if (g->mech != PK_CONTAIN_CGROUP)
-        return pk__pgroup_stats(g, st);
-    leaf_hold(g);
-    int rc = pk__cgroup_stats(g, st);
-    leaf_release(g);
+    pk__group_lock(g);
+    int rc = pk__group_stats(g, st);
+    pk__group_unlock(g);
     return rc;
 }

@@ -9,9 +9,10 @@
  *   stats      JobObjectBasicAccountingInformation (CPU of members past and present, active
  *              count) and the members' working sets
  * Windows has neither cgroups nor process groups to contain with: asking for them is
- * PK_ENOCONTAIN, and AUTO means a job.
+ * PK_ENOCONTAIN, and AUTO means a job. The public calls themselves are shared with POSIX
+ * (group.c).
  */
-#include "internal.windows.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <psapi.h>
@@ -25,8 +26,9 @@ pk_containment pk_host_containment(void)
     return PK_CONTAIN_JOB;
 }
 
-int pk__group_init(struct pk_group *g, pk_containment want)
+int pk__group_init(struct pk_group *g, pk_containment want, bool private_run)
 {
+    (void)private_run; /* a job is never pooled */
     memset(g, 0, sizeof *g);
     if (want == PK_CONTAIN_CGROUP || want == PK_CONTAIN_PGROUP)
         return PK_ENOCONTAIN;
@@ -57,7 +59,7 @@ static int active(struct pk_group *g, DWORD *n)
     return 0;
 }
 
-static int wait_empty(struct pk_group *g, int64_t timeout_ms)
+int pk__group_wait_empty(struct pk_group *g, int64_t timeout_ms)
 {
     int64_t deadline = pk__now_ns() + timeout_ms * 1000000;
     for (DWORD ms = 1;; ms = ms < 16 ? ms * 2 : 16) {
@@ -81,9 +83,31 @@ void pk__group_teardown(struct pk_group *g)
     if (g->job == NULL)
         return;
     if (pk__group_terminate(g) == 0)
-        (void)wait_empty(g, 5000);
+        (void)pk__group_wait_empty(g, 5000);
     CloseHandle(g->job);
     g->job = NULL;
+}
+
+void pk__group_close(struct pk_group *g)
+{
+    pk__group_teardown(g); /* the job is all a group holds */
+}
+
+int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms)
+{
+    int rc = pk__group_terminate(g);
+    return rc != 0 ? rc : pk__group_wait_empty(g, timeout_ms);
+}
+
+/* A job's members never change under a call: there is nothing to hold. */
+void pk__group_lock(struct pk_group *g)
+{
+    (void)g;
+}
+
+void pk__group_unlock(struct pk_group *g)
+{
+    (void)g;
 }
 
 /* The ids of the members, malloc'd; *count of them. */
@@ -132,70 +156,11 @@ int pk__group_signal(struct pk_group *g, int signo)
     return 0;
 }
 
-/* ---- public API ---------------------------------------------------------------------------- */
-
-int pk_group_new(const pk_group_options *opts, pk_group **out)
-{
-    if (out == NULL)
-        return -EINVAL;
-    *out = NULL;
-    pk_group *g = malloc(sizeof *g);
-    if (g == NULL)
-        return -ENOMEM;
-    int rc = pk__group_init(g, opts != NULL ? opts->containment : PK_CONTAIN_AUTO);
-    if (rc != 0) {
-        free(g);
-        return rc;
-    }
-    g->heap = true;
-    *out = g;
-    return 0;
-}
-
-void pk_group_free(pk_group *g)
-{
-    if (g == NULL)
-        return;
-    pk__group_teardown(g);
-    free(g);
-}
-
-pk_containment pk_group_mechanism(const pk_group *g)
-{
-    return g != NULL ? g->mech : PK_CONTAIN_NONE;
-}
-
-int pk_group_signal(pk_group *g, int signo)
-{
-    return g == NULL ? -EINVAL : pk__group_signal(g, signo);
-}
-
-int pk_group_kill(pk_group *g)
-{
-    if (g == NULL)
-        return -EINVAL;
-    int rc = pk__group_terminate(g);
-    return rc != 0 ? rc : wait_empty(g, 5000);
-}
-
-int pk_group_shutdown(pk_group *g, int64_t grace_ms, bool escalate)
-{
-    if (g == NULL || grace_ms < 0)
-        return -EINVAL;
-    int rc = pk__group_signal(g, PK__SIGTERM);
-    if (rc != 0)
-        return rc;
-    rc = wait_empty(g, grace_ms);
-    if (rc == -ETIMEDOUT && escalate)
-        rc = pk_group_kill(g);
-    return rc;
-}
+/* ---- the work behind the public API (group.c) ------------------------------------------- */
 
 /* NtSuspendProcess or NtResumeProcess on every member. */
-static int each_member(pk_group *g, const char *fn_name)
+static int each_member(struct pk_group *g, const char *fn_name)
 {
-    if (g == NULL)
-        return -EINVAL;
     nt_process_fn fn =
         (nt_process_fn)(void (*)(void))GetProcAddress(GetModuleHandleW(L"ntdll.dll"), fn_name);
     if (fn == NULL)
@@ -217,20 +182,13 @@ static int each_member(pk_group *g, const char *fn_name)
     return rc;
 }
 
-int pk_group_suspend(pk_group *g)
+int pk__group_freeze(struct pk_group *g, bool frozen)
 {
-    return each_member(g, "NtSuspendProcess");
+    return each_member(g, frozen ? "NtSuspendProcess" : "NtResumeProcess");
 }
 
-int pk_group_resume(pk_group *g)
+int pk__group_members(struct pk_group *g, int *pids, size_t cap, size_t *count)
 {
-    return each_member(g, "NtResumeProcess");
-}
-
-int pk_group_members(pk_group *g, int *pids, size_t cap, size_t *count)
-{
-    if (g == NULL || count == NULL || (pids == NULL && cap > 0))
-        return -EINVAL;
     ULONG_PTR *ids;
     size_t n;
     int rc = member_ids(g, &ids, &n);
@@ -243,11 +201,8 @@ int pk_group_members(pk_group *g, int *pids, size_t cap, size_t *count)
     return 0;
 }
 
-int pk_group_stats_get(pk_group *g, pk_group_stats *st)
+int pk__group_stats(struct pk_group *g, pk_group_stats *st)
 {
-    if (g == NULL || st == NULL)
-        return -EINVAL;
-    memset(st, 0, sizeof *st);
     JOBOBJECT_BASIC_ACCOUNTING_INFORMATION acc;
     if (!QueryInformationJobObject(g->job, JobObjectBasicAccountingInformation, &acc, sizeof acc,
                                    NULL))

@@ -1,5 +1,5 @@
 /*
- * The drift study's injected slowdown (internal.h, pk__inject_slowdown): compiled only into a
+ * The drift study's injected slowdown (internal.posix.h, pk__inject_slowdown): compiled only into a
  * build configured with -DPK_INJECT_SLOWDOWN_PCT=N, never into the library anyone installs.
  *
  * tests/drift/study.sh needs a processkit that is really slower — every run, in its own code

@@ -1,329 +1,135 @@
 /*
- * Private declarations shared by processkit's modules. Nothing here is part of the public API;
- * internal non-static functions carry the pk__ prefix.
+ * Private declarations every platform shares, as libuv's uv-common.h: what the shared halves
+ * (process.c, engine.c, loop.c, group.c, cancel.c) do once for both platforms, and what each
+ * platform's half provides for them. Nothing here is part of the public API; internal non-static
+ * functions carry the pk__ prefix.
  *
- * Module map:
- *   process.posix.c  command -> child plan, pipes, containment set-up; the pk_process handle
- *   spawn.linux.c    mechanism probe, clone3/clone paths      spawn.posix.c  vfork, posix_spawn
- *   child.linux.c    the child side between clone and execve  wait.linux.c   reap, signal
- *   pump.c           line splitting, decoding, capture policies
- *   engine.linux.c   one run's state machine (I/O, exit, timeouts, cancel) and its ppoll driver
- *   loop.linux.c     the epoll driver for many runs
- *   group.c          pk_group API; cgroup.linux.c and pgroup.posix.c do the work
- *   cancel.linux.c   cancel handles (eventfd)
- *   null.posix.c     /dev/null kept open for the children's streams
- *   command.c        validating a command, the streams' effective kinds (shared with Windows)
- *   timelimits.c     the time-limit policy: which limit fired, the grace (shared with Windows)
- *   env.posix.c, resolve.posix.c, error.c
+ * The platform's own declarations come first, from internal.posix.h or internal.windows.h: the
+ * structs behind the handles (pk_process, pk_group, pk_cancel) differ, but the shared files use
+ * only the fields both define with the same name and meaning — of pk_process: pid, start_ns,
+ * in_data, in_len, streams, lim, cancel, on_line, line_user, pulling, group, own, has_own,
+ * containment, exited, reaped, taken, heap, error, outcome; of pk_group: mech, heap; of pk_cancel:
+ * signo, fired — and the signal numbers PK__SIGKILL, PK__SIGTERM and PK__SIGCONT.
+ *
+ * Module map of the shared halves:
+ *   process.c     pk_run, pk_spawn, waiting; what every start begins with, the run's own group
+ *   engine.c      delivering lines, the time limits, the pull API's loop, the result
+ *   loop.c        pk_loop: its runs, reporting the finished ones (loop.h)
+ *   group.c       the pk_group API          cancel.c      cancel handles
+ *   command.c     validating a command, the streams' effective kinds (command.h)
+ *   timelimits.c  the time-limit policy: which limit fired, the grace (timelimits.h)
+ *   pump.c        line splitting, decoding, capture policies (pump.h; its ASCII scan: ascii.h)
+ *   error.c       the errors' names and messages (errname.h)
  */
 #ifndef PK_INTERNAL_H
 #define PK_INTERNAL_H
 
 #include "processkit.h"
-#include "timelimits.h"
 #include "pump.h"
+#include "timelimits.h"
 
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdint.h>
-
-/* ---- the child plan ------------------------------------------------------------------------ */
-
-/* What the child must put on one of its standard descriptors. */
-enum pk__io_action {
-    PK__IO_KEEP = 0, /* inherit: leave the descriptor as it is */
-    PK__IO_DUP,      /* dup2(.fd, target) */
-    PK__IO_OPEN,     /* open(.path, .flags) then dup2 onto target */
-    PK__IO_SAME_AS_1 /* stderr only: dup2(1, 2) after stdout is in place */
-};
-
-struct pk__io_plan {
-    enum pk__io_action action;
-    int fd;
-    const char *path;
-    int flags;
-};
-
-/* Everything the child needs, prepared by the parent before the clone so that the child only
- * runs async-signal-safe system calls. The child shares the parent's memory (CLONE_VM) and writes
- * its failure into err_stage/err_errno; the parent reads them once the vfork-style suspension
- * ends. */
-struct pk__child_plan {
-    const char *path; /* what execve receives */
-    char *const *argv;
-    char *const *envp;
-    const char *cwd;
-    struct pk__io_plan io[3];
-    sigset_t mask;          /* the parent's signal mask, restored just before execve */
-    bool restore_mask;      /* the parent blocked all signals around the clone (fallback paths) */
-    bool reset_handlers;    /* no CLONE_CLEAR_SIGHAND: reset the parent's handlers in the child */
-    int cgroup_fd;          /* O_PATH directory for CLONE_INTO_CGROUP, -1 for none */
-    int cgroup_procs_fd;    /* when the mechanism cannot clone into a cgroup: the child writes "0"
-                               here to move itself (stage contain); -1 for none */
-    int pgid;               /* -1: leave alone; 0: lead a new process group; >0: join it */
-    int tty_fd;             /* a new group leader takes this terminal (take_terminal); -1: no */
-    int pdeathsig;          /* 0: none */
-    int parent_pid;         /* for the PR_SET_PDEATHSIG race check */
-    bool want_pidfd;        /* the caller polls or signals the child: create a pidfd */
-    bool inherit_fds;       /* skip close_range: the caller's descriptors are all O_CLOEXEC */
-    bool share_files;       /* cloned with CLONE_FILES: unshare (keeping 0..2) before stdio */
-    volatile int err_stage; /* pk_stage of the failure, 0 when none */
-    volatile int err_errno; /* positive errno of the failure */
-};
-
-/* The child side: never returns (execve, or _exit(127) after recording the failure). */
-_Noreturn void pk__child_main(struct pk__child_plan *plan);
-
-/* Starts a child for `plan` with the probed mechanism. On success returns 0 with *pid and
- * *pidfd (-1 when plan->want_pidfd is false, or when the mechanism gave none and the kernel has no
- * pidfd_open). A failure inside
- * the child is reported through plan->err_stage/err_errno with the child already reaped, and the
- * function returns PK__ECHILD_FAILED. Other failures (the clone itself) return a negative errno. */
-int pk__spawn_plan(struct pk__child_plan *plan, int *pid, int *pidfd);
-
-/* Returned by pk__spawn_plan when the child recorded a failure in the plan. Never public. */
-#define PK__ECHILD_FAILED (-3999)
-
-/* True when the probed mechanism honours plan->cgroup_fd (clone3 with CLONE_INTO_CGROUP). */
-bool pk__spawn_into_cgroup(void);
-
-/* The kernel's struct clone_args up to version 2 (88 bytes, with .cgroup). A kernel that knows
- * only version 0 accepts the larger size as long as the extra fields are zero. */
-struct pk__clone_args {
-    uint64_t flags;
-    uint64_t pidfd;
-    uint64_t child_tid;
-    uint64_t parent_tid;
-    uint64_t exit_signal;
-    uint64_t stack;
-    uint64_t stack_size;
-    uint64_t tls;
-    uint64_t set_tid;
-    uint64_t set_tid_size;
-    uint64_t cgroup;
-};
-#define PK__CLONE_CLEAR_SIGHAND 0x100000000ULL
-#define PK__CLONE_INTO_CGROUP   0x200000000ULL
-
-/* Raw clone3 on a fresh stack running fn(arg) in the child; returns the child's pid in the
- * parent, or -errno. The architecture file provides it (clone3.<arch>.S); elsewhere it returns
- * -ENOSYS and the probe falls back to clone(). */
-long pk__clone3_raw(void *args, size_t size, int (*fn)(void *), void *arg);
-
-/* ---- resolution, environment, waiting ------------------------------------------------------ */
-
-/* Program resolution into a caller buffer of PATH_MAX bytes; same rules as pk_resolve_program.
- * `pathvar` is the PATH to search (NULL: the default). */
-int pk__resolve(const char *program, const char *pathvar, char *buf, size_t cap);
-
-/* The PATH a child started with `env` would see, for resolution. */
-const char *pk__child_path(const pk_env *env);
-
-/* Builds the child's environment. *envp is `environ` itself when env asks for no change (and
- * *owned is NULL); otherwise a malloc'd array in *owned, freed by the caller with free(). */
-int pk__build_env(const pk_env *env, char *const **envp, char ***owned);
-
-/* Reaps the child through its pidfd (or waitid(P_PID) when there is none), filling the outcome's
- * kind, code/signal and CPU times. Blocking. Returns 0 or -errno. */
-int pk__reap(int pid, int pidfd, pk_outcome *outcome);
-
-/* pidfd_open of our unreaped child (its pid cannot be reused before the reap): the descriptor,
- * or -errno (-ENOSYS before 5.3). */
-int pk__pidfd_open(int pid);
-
-/* True when this process ignores SIGCHLD (SIG_IGN, or SA_NOCLDWAIT): the kernel then reaps our
- * children at their exit, and only a pidfd keeps their status (see wait.linux.c). */
-bool pk__sigchld_ignored(void);
-
-/* Sends signo through the pidfd (kill(2) only when there is none). Returns 0 or -errno. */
-int pk__signal(int pid, int pidfd, int signo);
-
-int64_t pk__now_ns(void);
-
-/* ---- /dev/null, kept open (null.posix.c) ---------------------------------------------------- */
-
-/* The kept /dev/null descriptors for one spawn, opened or reopened as needed: fds[0] read-only
- * when want_read, fds[1] write-only when want_write, else -1. On 0 the caller holds them until
- * pk__null_unlock, which it calls once the child has its copies; on -errno nothing is held. */
-int pk__null_lock(bool want_read, bool want_write, int fds[2]);
-void pk__null_unlock(void);
-/* Closes both (pk_cleanup). */
-void pk__null_close(void);
-
-/* A slowdown injected on purpose, for the drift study only (tests/drift/study.sh builds a second
- * pkbench with -DPK_INJECT_SLOWDOWN_PCT=N): after a child is reaped the parent spins N% of the
- * run's lifetime so far — a real slowdown of processkit that no control series shares. In every
- * other build it is an empty inline function and costs nothing. */
-#if defined(PK_INJECT_SLOWDOWN_PCT) && PK_INJECT_SLOWDOWN_PCT > 0
-void pk__inject_slowdown(int64_t start_ns);
+#ifdef _WIN32
+#include "internal.windows.h"
 #else
-static inline void pk__inject_slowdown(int64_t start_ns)
-{
-    (void)start_ns;
-}
+#include "internal.posix.h"
 #endif
 
-/* ---- the stream pump: pump.h (shared with the Windows build) ----------------------------- */
+/* The monotonic clock, in ns (wait.linux.c, text.windows.c). */
+int64_t pk__now_ns(void);
 
-/* ---- groups (group.c, cgroup.linux.c, pgroup.posix.c) -------------------------------------- */
+/* ---- one run: the pk_process handle ------------------------------------------------------- */
 
-struct pk_group {
-    pk_containment mech; /* PK_CONTAIN_CGROUP or PK_CONTAIN_PGROUP */
-    /* cgroup */
-    char name[48]; /* the leaf directory's name under pk__cgroup_parent() */
-    int dirfd;     /* O_PATH descriptor of it, -1 when closed */
-    int events_fd; /* its cgroup.events, read with pread */
-    int procs_pin; /* O_PATH on its cgroup.procs, held only to keep the file's inode cached */
-    bool pooled;   /* a private leaf borrowed from the pool (returned, not removed) */
-    int holder;    /* a pooled leaf's holder (holder.linux.c), 0 when it has none */
-    bool killed;   /* cgroup.kill was written: see pk__group_plan */
-    /* A shared group (pk_group_new) may get a fresh leaf after a kill (pk__cgroup_renew): spawns
-     * and the public calls hold this as readers while they use the leaf's descriptors, the
-     * renewal as the writer. Private groups never renew and never take it. */
-    pthread_rwlock_t leaf_lock;
-    int64_t cpu_user_base, cpu_sys_base; /* CPU of the tree in leaves replaced so far, µs */
-    /* process group */
-    pthread_mutex_t lock; /* guards pgid across concurrent spawns into one group */
-    int pgid;             /* 0 until the first member leads it */
-    bool heap;
-};
-
-/* The cgroup v2 directory this process lives in (mount + the `0::` path), into *dir. Returns 0,
- * PK_ENOCONTAIN when there is none we could use (decided once), or -EMFILE / -ENFILE / -ENOMEM
- * when the probe could not run (not remembered: the next call probes again). */
-int pk__cgroup_parent(const char **dir);
-/* Makes a new leaf (name prefix "pk-<pid>-"), or borrows one from the private-run pool. */
-int pk__cgroup_create(struct pk_group *g, bool pooled);
-/* Kills what is left, waits until empty, then removes the leaf or returns it to the pool. */
-void pk__cgroup_destroy(struct pk_group *g);
-/* Replaces a killed, empty leaf with a fresh one, so that children are cloned into the group
- * again instead of moving themselves in through cgroup.procs; the old leaf's CPU time is carried
- * over. 0 when replaced; -EBUSY (members left) or -errno, and the leaf stays. */
-int pk__cgroup_renew(struct pk_group *g);
-int pk__cgroup_signal(struct pk_group *g, int signo);
-int pk__cgroup_kill(struct pk_group *g);
-/* Waits until the leaf has no process, up to timeout_ms. 0, -ETIMEDOUT or -errno. */
-int pk__cgroup_wait_empty(struct pk_group *g, int64_t timeout_ms);
-/* 1 when the leaf has a process, 0 when not, or -errno. */
-int pk__cgroup_populated(struct pk_group *g);
-int pk__cgroup_freeze(struct pk_group *g, bool frozen);
-int pk__cgroup_members(struct pk_group *g, int *pids, size_t cap, size_t *count);
-int pk__cgroup_stats(struct pk_group *g, pk_group_stats *st);
-bool pk__cgroup_usable(void);
-
-int pk__pgroup_signal(struct pk_group *g, int signo);
-/* 1 when some member of the process group is alive, 0 when none. */
-int pk__pgroup_alive(struct pk_group *g);
-int pk__pgroup_wait_empty(struct pk_group *g, int64_t timeout_ms);
-int pk__pgroup_members(struct pk_group *g, int *pids, size_t cap, size_t *count);
-int pk__pgroup_stats(struct pk_group *g, pk_group_stats *st);
-
-/* Sets up g for mechanism `want` (AUTO picks); a private group borrows a pooled leaf. */
-int pk__group_init(struct pk_group *g, pk_containment want, bool private_run);
-/* Kill-on-close: kills the tree, waits, releases the cgroup. The struct stays allocated. */
-void pk__group_teardown(struct pk_group *g);
-int pk__group_signal(struct pk_group *g, int signo);
-int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms);
-/* Fills the child plan's containment fields; records a new process group's leader afterwards
- * through pk__group_joined. */
-int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan);
-void pk__group_joined(struct pk_group *g, int pid);
-void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan);
-
-/* ---- leaf holders (holder.linux.c) ------------------------------------------------------- */
-
-/* Starts a holder in the cgroup leaf `dirfd`: a task that keeps the leaf populated between runs.
- * Returns its pid, or -errno (-ENOSYS where this build or kernel cannot make one). */
-int pk__holder_start(int dirfd);
-/* Kills and reaps the holder *pid (when > 0) and sets *pid to 0. */
-void pk__holder_end(int *pid);
-/* Whether a held leaf has members besides its holder, from its cgroup.procs (`procs_fd`, read with
- * pread): 1 yes, 0 no, -errno when it cannot be read. A holder found gone is reaped (*holder = 0).
- */
-int pk__holder_populated(int procs_fd, int *holder);
-/* Closes the pipe holders watch, so every holder left exits (pk_cleanup, process exit). */
-void pk__holder_release(void);
-/* In a forked child: drops the parent's pipe without touching the parent's holders. */
-void pk__holder_forget(void);
-/* The arch trampoline (holder.<arch>.S): clone3 with `args`, the child keeping only keep_fd and
- * sleeping until it reads end-of-file there. The pid or -errno; -ENOSYS where none exists. */
-long pk__holder_clone(void *args, size_t size, int keep_fd);
-
-/* ---- cancel handles ------------------------------------------------------------------------ */
-
-struct pk_cancel {
-    int efd;                     /* eventfd, readable once triggered (never read back) */
-    volatile sig_atomic_t signo; /* the first signal to send, SIGTERM by default */
-    volatile sig_atomic_t fired;
-};
-
-/* ---- one run: the pk_process handle and its engine (engine.linux.c) ------------------------ */
-
-/* A run that only awaits its end, with pipes, takes a pidfd this long after the start if its
- * child is still running (engine.linux.c): until then the pipes' end tells the exit, and a child
- * whose pipes a grandchild keeps open is noticed at most this late. */
-#define PK__LAZY_PIDFD_NS (10 * 1000000LL)
-
-struct pk_process {
-    int pid;
-    int pidfd;
-    int64_t pidfd_at_ns; /* when to take the lazy pidfd (pidfd_open), 0: not lazy */
-    int epfd;            /* the pk_loop's epoll set watching this run's descriptors, or -1 */
-    int in_fd;           /* stdin pipe (write end), -1 when none */
-    int in_reader;       /* our own copy of its read end while in_fd is open (engine.linux.c) */
-    const unsigned char *in_data;
-    size_t in_len, in_off;
-    struct pk__stream streams[3]; /* [1] stdout, [2] stderr; [0] unused */
-    int64_t start_ns;
-
-    /* run control */
-    struct pk__limits lim; /* the time limits and cancel, and which one fired (timelimits.c) */
-    pk_cancel *cancel;
-    int (*on_line)(void *user, const pk_line *line);
-    void *line_user;
-    bool pulling;   /* the pull API is in use: lines wait for pk_process_read_line */
-    bool pull_fast; /* pulling, and a call may take a buffered stdout line at once */
-
-    /* containment */
-    struct pk_group *group; /* the shared group, or &own */
-    struct pk_group own;
-    bool has_own;
-    pk_containment containment;
-
-    /* state */
-    bool exited; /* the pidfd reported the exit and the outcome is known */
-    bool reaped;
-    bool taken; /* pk_process_wait has handed out the result */
-    bool heap;
-    int error; /* the first error of the run */
-    pk_outcome outcome;
-};
-
-/* Starts a run. `exit_only` says the caller only awaits the end and hands out no handle (pk_run):
- * then the child gets a pidfd only when the engine must poll for its exit next to pipes, time
- * limits or a cancel handle. */
+/* Starts a run (process.posix.c, process.windows.c). `exit_only` says the caller only awaits the
+ * end and hands out no handle (pk_run): on POSIX the child then gets a pidfd only when the engine
+ * must poll for its exit next to pipes, time limits or a cancel handle; Windows waits on the
+ * process handle either way. On failure the handle owns nothing. */
 int pk__process_start(const pk_command *cmd,
                       struct pk_process *proc,
                       pk_result *failure,
                       bool exit_only);
-/* Runs the engine until the run is over, then fills *res. */
+/* The checks a start makes before anything exists (process.c): a malformed command, a cancel
+ * handle already triggered. 0 with *program (what to start), else the error, said in *failure. */
+int pk__process_check(const pk_command *cmd, pk_result *failure, const char **program);
+/* Gives the run its own group unless the command names one or asks for none, so that nothing
+ * the child starts outlives the run (process.c). */
+int pk__process_contain(const pk_command *cmd, struct pk_process *proc);
+/* The parent's side of a started run: what the engine needs to feed stdin (`fed`: the run has a
+ * stdin pipe), deliver lines and enforce the limits (process.c). */
+void pk__process_arm(const pk_command *cmd, struct pk_process *proc, bool fed);
+/* Sends signo to the direct child alone, which is not reaped yet (process.posix.c,
+ * process.windows.c). */
+int pk__process_signal(struct pk_process *proc, int signo);
+/* Runs the engine until the run is over, then fills *res (engine.linux.c, engine.windows.c). */
 int pk__process_finish(struct pk_process *proc, pk_result *res);
+/* Releases everything the run holds but its memory; a tree still running is killed first. */
 void pk__process_close(struct pk_process *proc);
 
-/* Engine steps, shared by the ppoll driver and the epoll loop. */
-void pk__engine_stdin(struct pk_process *p);
-/* Reads one chunk of stream i and delivers its lines to the callback (unless pulling). */
-void pk__engine_read(struct pk_process *p, int i);
-/* The pidfd is readable: reap, tear down a private group, drain what is buffered. */
-void pk__engine_exited(struct pk_process *p);
+/* ---- the engine's shared steps (engine.c) ------------------------------------------------- */
+
+/* Hands the complete lines of stream i to the callback, unless the caller pulls them. */
+void pk__engine_deliver(struct pk_process *p, int i);
+/* The pull API's loop (pk_process_read_line, once pulling): the next line of stdout or stderr,
+ * waiting for the run while neither has one. 0 with *line, PK_EOF once both ended, or -errno. */
+int pk__engine_pull(struct pk_process *p, pk_line *line);
 /* Acts on passed deadlines and on a triggered cancel handle. */
 void pk__engine_timers(struct pk_process *p, int64_t now);
 /* The next time the engine must act (absolute ns), or 0 for none. */
 int64_t pk__engine_next_wakeup(const struct pk_process *p);
-/* True when nothing remains to be done but building the result. */
-bool pk__engine_done(const struct pk_process *p);
 /* Fills *res from a finished run and returns what pk_run returns. */
 int pk__engine_result(struct pk_process *p, pk_result *res);
+
+/* What each platform's engine provides (engine.linux.c, engine.windows.c). */
+
+/* True when nothing remains to be done but building the result. */
+bool pk__engine_done(const struct pk_process *p);
+/* One wait for what the run waits for, and the steps it calls for. 0 or -errno. */
+int pk__engine_wait(struct pk_process *p);
+/* Stream i, which is pulled, has no complete line buffered: asks for more of it where the
+ * platform must, and says whether more can still come. */
+bool pk__engine_pull_more(struct pk_process *p, int i);
+/* The first signal of an ending that has a grace: the tree gets it (on POSIX, with SIGCONT, so
+ * that a stopped tree acts on it too; on Windows as Ctrl+Break, or a kill for SIGKILL). */
+void pk__engine_signal(struct pk_process *p, int signo);
+/* Kills the tree (the direct child alone when the run has no group of its own). */
+void pk__engine_kill(struct pk_process *p);
+
+/* Keeps the first error of the run. */
+static inline void pk__engine_note_error(struct pk_process *p, int err)
+{
+    if (p->error == 0 && err != 0)
+        p->error = err;
+}
+
+/* ---- groups: the pk_group API (group.c) over each platform's half ------------------------- */
+
+/* Sets up g for mechanism `want` (AUTO picks); a private group (private_run: a run's own) may
+ * borrow a pooled leaf. On failure g holds nothing. */
+int pk__group_init(struct pk_group *g, pk_containment want, bool private_run);
+/* Kill-on-close: kills the tree, waits, releases the cgroup or the job. The struct stays
+ * allocated and may be set up again. */
+void pk__group_teardown(struct pk_group *g);
+/* The teardown, then what g holds besides (its locks): g is done with. */
+void pk__group_close(struct pk_group *g);
+int pk__group_signal(struct pk_group *g, int signo);
+/* Kills every member, then waits up to timeout_ms until none is left. */
+int pk__group_kill_wait(struct pk_group *g, int64_t timeout_ms);
+/* Waits up to timeout_ms until no member is left: 0, -ETIMEDOUT or -errno. */
+int pk__group_wait_empty(struct pk_group *g, int64_t timeout_ms);
+/* Around a public call on a shared group: keeps its cgroup leaf from being replaced while the
+ * call uses the leaf's descriptors (group.posix.c). Nothing on Windows, whose job never is. */
+void pk__group_lock(struct pk_group *g);
+void pk__group_unlock(struct pk_group *g);
+/* Stops (frozen) or continues every member. */
+int pk__group_freeze(struct pk_group *g, bool frozen);
+int pk__group_members(struct pk_group *g, int *pids, size_t cap, size_t *count);
+/* Fills *st, which the caller zeroed. */
+int pk__group_stats(struct pk_group *g, pk_group_stats *st);
+
+/* ---- cancel handles (cancel.c) ------------------------------------------------------------ */
+
+/* What the handle is polled through (an eventfd, an event). 0 or -errno; nothing held on
+ * failure. */
+int pk__cancel_open(pk_cancel *c);
+void pk__cancel_close(pk_cancel *c);
 
 #endif /* PK_INTERNAL_H */

@@ -1,18 +1,19 @@
 /*
- * Private declarations of the Windows build. The POSIX build's internal.h describes a child plan
- * for clone3 and a cgroup; here a start is a CreateProcessW call, a group is a Job Object, and
- * every run's pipes complete on an I/O completion port. Only pump.h (the stream pump),
- * command.h (validating a command) and timelimits.h (the time-limit policy) are shared.
+ * Private declarations of the Windows build (internal.h includes them before what both platforms
+ * share). The POSIX build's internal.posix.h describes a child plan for clone3 and a cgroup; here
+ * a start is a CreateProcessW call, a group is a Job Object, and every run's pipes complete on an
+ * I/O completion port.
  *
- * Module map:
+ * Module map (beside the halves both platforms share, listed in internal.h):
  *   text.windows.c     UTF-8 <-> UTF-16, Win32 errors -> errno, the clock
  *   cmdline.windows.c  argv -> a command line CommandLineToArgvW reads back; batch files
  *   resolve.windows.c  PATH x PATHEXT, the child's environment block
- *   spawn.windows.c    pipes, standard handles, CreateProcessW, the job; pk_spawn and friends
+ *   process.windows.c  the start: the run's port and job, arming the engine; signals, wait_any
+ *   spawn.windows.c    the program's text, standard handles and pipes, CreateProcessW
  *   engine.windows.c   one run's steps over the completion port and the single-run driver
- *   loop.windows.c     pk_loop: many runs on one completion port
+ *   loop.windows.c     pk_loop's completion port
  *   group.windows.c    pk_group on a Job Object;  cancel.windows.c  cancel handles (events)
- *   errname.windows.c, error.c, pump.c, command.c, timelimits.c
+ *   errname.windows.c
  */
 #ifndef PK_INTERNAL_WINDOWS_H
 #define PK_INTERNAL_WINDOWS_H
@@ -29,6 +30,7 @@
 #define PK__SIGINT  2
 #define PK__SIGKILL 9
 #define PK__SIGTERM 15
+#define PK__SIGCONT 18
 
 /* The exit code TerminateProcess/TerminateJobObject give a process the library ends ("pk" and
  * 9, with NTSTATUS's customer bit set so that no system status has it). A process that ends with
@@ -43,7 +45,14 @@ int pk__utf16(const char *s, wchar_t **out);
 int pk__utf8(const wchar_t *s, char **out);
 /* A Win32 error code as a negative errno (-EIO when there is no better one). */
 int pk__win_error(DWORD err);
-int64_t pk__now_ns(void);
+
+/* Closes *h unless it is none (NULL or INVALID_HANDLE_VALUE), and marks it closed. */
+static inline void pk__close_handle(HANDLE *h)
+{
+    if (*h != NULL && *h != INVALID_HANDLE_VALUE)
+        CloseHandle(*h);
+    *h = NULL;
+}
 
 /* ---- cmdline.windows.c --------------------------------------------------------------------- */
 
@@ -72,20 +81,25 @@ struct pk_group {
     bool heap;
 };
 
-/* A job with kill-on-close. 0, PK_ENOCONTAIN for a mechanism Windows does not have, -errno. */
-int pk__group_init(struct pk_group *g, pk_containment want);
-/* Kill-on-close: terminates the tree and closes the job. */
-void pk__group_teardown(struct pk_group *g);
+/* pk__group_init makes a job with kill-on-close (PK_ENOCONTAIN for a mechanism Windows does not
+ * have); pk__group_signal terminates for SIGKILL and sends Ctrl+Break to each member's process
+ * group for SIGTERM/SIGINT. Both, and the rest: internal.h. */
+
 /* Terminates every member with PK__KILL_CODE. */
 int pk__group_terminate(struct pk_group *g);
-/* SIGKILL terminates; SIGTERM/SIGINT send Ctrl+Break to each member's process group. */
-int pk__group_signal(struct pk_group *g, int signo);
 
 struct pk_cancel {
     HANDLE event;        /* manual-reset, signalled once triggered */
     volatile LONG signo; /* the first signal for the tree, SIGTERM by default */
     volatile LONG fired;
 };
+
+/* ---- pk_loop's fields on Windows (loop.windows.c; the loop itself: loop.h) --------------- */
+
+/* Nothing per run: every packet names its run's operation. */
+#define PK__LOOP_RUN_FIELDS
+/* The completion port every run of the loop posts to. */
+#define PK__LOOP_FIELDS HANDLE iocp;
 
 /* ---- one run ------------------------------------------------------------------------------- */
 
@@ -135,18 +149,40 @@ struct pk_process {
     bool exited, reaped, taken, heap;
     int error;
     pk_outcome outcome;
-    void *loop_run; /* the loop's record of this run, NULL outside a loop */
 };
 
-/* spawn.windows.c: starts cmd; its packets will arrive on iocp (NULL: a port of its own). */
-int pk__process_start(const pk_command *cmd, struct pk_process *p, HANDLE iocp, pk_result *failure);
-/* Runs the engine until the run is over, then fills *res. */
-int pk__process_finish(struct pk_process *p, pk_result *res);
+/* process.windows.c: starts cmd (pk__process_start with iocp NULL); its packets will arrive on
+ * iocp (NULL: a port of its own). */
+int pk__process_start_on(const pk_command *cmd,
+                         struct pk_process *p,
+                         HANDLE iocp,
+                         pk_result *failure);
 /* Ends the run now: kills what is left, stops the waits, cancels the I/O. Packets may still come
- * (p->pending); the port's owner drains them before pk__process_close. */
+ * (p->pending); the port's owner drains them before pk__process_close, which on its own port
+ * quiesces and drains first. */
 void pk__process_quiesce(struct pk_process *p);
-/* Releases everything; a run with its own port is quiesced and drained first. */
-void pk__process_close(struct pk_process *p);
+
+/* spawn.windows.c: the steps of a start that make the child, in order. */
+
+/* Everything CreateProcessW needs, owned until the call returns. */
+struct pk__start {
+    wchar_t *app, *cmdline, *env, *cwd;
+    HANDLE theirs[3]; /* the child's standard handles */
+};
+/* The program (resolved as pk_resolve_program does), the command line, the environment block and
+ * the working directory; *stage names the step that failed. */
+int pk__spawn_text(const pk_command *cmd,
+                   const char *program,
+                   struct pk__start *st,
+                   pk_result *failure,
+                   pk_stage *stage);
+/* The child's standard handles into st->theirs, our pipe ends into p (in, pipe[1], pipe[2]), and
+ * the streams' pumps. */
+int pk__spawn_stdio(const pk_command *cmd, struct pk_process *p, struct pk__start *st);
+/* CreateProcessW, born in (or assigned to) p->group's job when there is one: p->process, p->pid. */
+int pk__spawn_create(struct pk_process *p, struct pk__start *st, pk_stage *stage);
+/* Frees st and closes the child's handles (it has its copies by now, or never will). */
+void pk__spawn_release(struct pk__start *st);
 
 /* engine.windows.c */
 /* Issues the first stdin write and the exit/cancel waits. 0 or -errno. */
@@ -156,15 +192,8 @@ int pk__engine_arm(struct pk_process *p);
 void pk__engine_start_reads(struct pk_process *p);
 /* Handles one packet of this run. */
 void pk__engine_packet(struct pk_process *p, struct pk__op *op, DWORD bytes, DWORD err);
-void pk__engine_timers(struct pk_process *p, int64_t now);
-int64_t pk__engine_next_wakeup(const struct pk_process *p);
-/* Nothing left but building the result (and no packet still to come). */
-bool pk__engine_done(const struct pk_process *p);
-int pk__engine_result(struct pk_process *p, pk_result *res);
 /* Waits for one packet on port (up to timeout_ms, INFINITE) and hands it to its run. Returns 1
  * when one was handled, 0 on timeout, or -errno. */
 int pk__engine_wait_packet(HANDLE port, DWORD timeout_ms, struct pk_process **who);
-/* Terminates the tree (or the direct child) with PK__KILL_CODE. */
-void pk__engine_kill(struct pk_process *p);
 
 #endif /* PK_INTERNAL_WINDOWS_H */

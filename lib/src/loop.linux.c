@@ -1,5 +1,6 @@
 /*
- * The event loop: one thread drives many runs with epoll.
+ * The event loop's half on Linux: one thread drives many runs with epoll (the rest of pk_loop is
+ * shared with Windows: loop.c).
  *
  * Each run registers its stdin pipe (EPOLLOUT), its captured streams (EPOLLIN), its pidfd (the
  * exit), a private duplicate of its cancel handle's eventfd, and — only when it has a time limit —
@@ -16,59 +17,26 @@
  * loop's pollable fd, so a host loop can wait on it and call pk_loop_step(loop, 0).
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "loop.h"
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 enum { W_STDIN, W_OUT, W_ERR, W_PIDFD, W_TIMER, W_CANCEL, W_COUNT };
+_Static_assert(W_COUNT == PK__LOOP_WATCHES, "one watch for each kind of descriptor");
 
-struct run;
-
-struct watch {
-    struct run *run;
-    int what;
-};
-
-struct run {
-    struct pk_process proc;
-    pk_done_fn done;
-    void *user;
-    int timerfd;
-    int cancel_fd;
-    int64_t armed_ns;
-    bool finished;
-    struct watch w[W_COUNT];
-    struct run *prev, *next;
-};
-
-struct pk_loop {
-    int epfd;
-    struct run *runs;
-    size_t active;
-};
-
-int pk_loop_new(pk_loop **out)
+int pk__loop_open(pk_loop *loop)
 {
-    if (out == NULL)
-        return -EINVAL;
-    *out = NULL;
-    pk_loop *loop = calloc(1, sizeof *loop);
-    if (loop == NULL)
-        return -ENOMEM;
     loop->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (loop->epfd < 0) {
-        int err = -errno;
-        free(loop);
-        return err;
-    }
-    *out = loop;
-    return 0;
+    return loop->epfd < 0 ? -errno : 0;
+}
+
+void pk__loop_close(pk_loop *loop)
+{
+    close(loop->epfd);
 }
 
 int pk_loop_fd(const pk_loop *loop)
@@ -76,28 +44,15 @@ int pk_loop_fd(const pk_loop *loop)
     return loop != NULL ? loop->epfd : -1;
 }
 
-size_t pk_loop_active(const pk_loop *loop)
+static int watch(pk_loop *loop, struct pk__loop_run *r, int what, int fd, uint32_t events)
 {
-    return loop != NULL ? loop->active : 0;
-}
-
-static int watch(pk_loop *loop, struct run *r, int what, int fd, uint32_t events)
-{
-    r->w[what] = (struct watch){r, what};
+    r->w[what] = (struct pk__loop_watch){r, what};
     struct epoll_event ev = {.events = events, .data.ptr = &r->w[what]};
     return epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
 }
 
-static void close_fd(int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        *fd = -1;
-    }
-}
-
 /* Arms the run's timer for the engine's next wake-up when that is earlier than what is armed. */
-static int arm(struct run *r, bool fired)
+static int arm(struct pk__loop_run *r, bool fired)
 {
     int64_t wake = pk__engine_next_wakeup(&r->proc);
     if (fired)
@@ -114,56 +69,32 @@ static int arm(struct run *r, bool fired)
 /* Stops watching the cancel duplicate. It must be removed explicitly: an epoll registration
  * belongs to the open file description, which the cancel handle's own eventfd keeps open, so
  * closing our duplicate alone would leave it registered (pointing at this run). */
-static void unwatch_cancel(pk_loop *loop, struct run *r)
+static void unwatch_cancel(pk_loop *loop, struct pk__loop_run *r)
 {
     if (r->cancel_fd >= 0)
         epoll_ctl(loop->epfd, EPOLL_CTL_DEL, r->cancel_fd, NULL);
-    close_fd(&r->cancel_fd);
+    pk__close_fd(&r->cancel_fd);
 }
 
-static void free_run(pk_loop *loop, struct run *r)
+void pk__loop_drop(pk_loop *loop, struct pk__loop_run *r)
 {
     unwatch_cancel(loop, r);
     pk__process_close(&r->proc); /* unwatches the run's pipes and pidfd as it closes them */
     if (r->timerfd >= 0)
         epoll_ctl(loop->epfd, EPOLL_CTL_DEL, r->timerfd, NULL);
-    close_fd(&r->timerfd);
-    free(r);
+    pk__close_fd(&r->timerfd);
 }
 
-static void unlink_run(pk_loop *loop, struct run *r)
+void pk__loop_end(pk_loop *loop)
 {
-    if (r->prev != NULL)
-        r->prev->next = r->next;
-    else
-        loop->runs = r->next;
-    if (r->next != NULL)
-        r->next->prev = r->prev;
-    loop->active--;
+    (void)loop; /* each run is killed and reaped as it is dropped */
 }
 
-int pk_loop_start(
-    pk_loop *loop, const pk_command *cmd, pk_done_fn done, void *user, pk_result *failure)
+/* Registers what the run waits for: its pipes, its pidfd, its cancel handle and its timer. */
+static int watch_run(pk_loop *loop, struct pk__loop_run *r)
 {
-    if (failure != NULL)
-        memset(failure, 0, sizeof *failure);
-    if (loop == NULL || done == NULL)
-        return -EINVAL;
-    struct run *r = calloc(1, sizeof *r);
-    if (r == NULL)
-        return -ENOMEM;
-    r->timerfd = r->cancel_fd = -1;
-    r->done = done;
-    r->user = user;
-    int rc = pk__process_start(cmd, &r->proc, failure, false);
-    if (rc != 0) {
-        free(r);
-        return rc;
-    }
     struct pk_process *p = &r->proc;
-    p->epfd = loop->epfd; /* the engine unwatches each descriptor before it closes it */
-    if (p->in_fd >= 0 && p->in_len <= PIPE_BUF)
-        pk__engine_stdin(p);
+    int rc = 0;
     if (p->in_fd >= 0)
         rc = watch(loop, r, W_STDIN, p->in_fd, EPOLLOUT);
     for (int i = 1; i < 3 && rc == 0; i++)
@@ -182,26 +113,34 @@ int pk_loop_start(
         if (rc == 0)
             rc = arm(r, false);
     }
+    return rc;
+}
+
+int pk__loop_add(pk_loop *loop, struct pk__loop_run *r, const pk_command *cmd, pk_result *failure)
+{
+    r->timerfd = r->cancel_fd = -1;
+    int rc = pk__process_start(cmd, &r->proc, failure, false);
+    if (rc != 0)
+        return rc;
+    struct pk_process *p = &r->proc;
+    p->epfd = loop->epfd; /* the engine unwatches each descriptor before it closes it */
+    if (p->in_fd >= 0 && p->in_len <= PIPE_BUF)
+        pk__engine_stdin(p);
+    rc = watch_run(loop, r);
     if (rc != 0) {
         if (failure != NULL) {
             failure->outcome.kind = PK_OUTCOME_SPAWN_FAILED;
             failure->outcome.stage = PK_STAGE_PREPARE;
             failure->outcome.error = rc;
         }
-        free_run(loop, r); /* kills and reaps the child that did start */
-        return rc;
+        pk__loop_drop(loop, r); /* kills and reaps the child that did start */
     }
-    r->next = loop->runs;
-    if (loop->runs != NULL)
-        loop->runs->prev = r;
-    loop->runs = r;
-    loop->active++;
-    return 0;
+    return rc;
 }
 
-static void handle(pk_loop *loop, struct watch *w)
+static void handle(pk_loop *loop, struct pk__loop_watch *w)
 {
-    struct run *r = w->run;
+    struct pk__loop_run *r = w->run;
     struct pk_process *p = &r->proc;
     if (r->finished)
         return;
@@ -239,61 +178,13 @@ static void handle(pk_loop *loop, struct watch *w)
         arm(r, false);
 }
 
-int pk_loop_step(pk_loop *loop, int timeout_ms)
+int pk__loop_wait(pk_loop *loop, int timeout_ms)
 {
-    if (loop == NULL)
-        return -EINVAL;
-    if (loop->active == 0)
-        return 0;
     struct epoll_event ev[64];
     int n = epoll_wait(loop->epfd, ev, 64, timeout_ms);
     if (n < 0)
         return errno == EINTR ? 0 : -errno;
     for (int i = 0; i < n; i++)
         handle(loop, ev[i].data.ptr);
-    /* Report and free the runs that finished in this batch. */
-    int finished = 0;
-    struct run *r = loop->runs;
-    while (r != NULL) {
-        struct run *next = r->next;
-        if (r->finished) {
-            unlink_run(loop, r);
-            pk_result res;
-            memset(&res, 0, sizeof res);
-            int rc = pk__engine_result(&r->proc, &res);
-            pk_done_fn done = r->done;
-            void *user = r->user;
-            free_run(loop, r);
-            done(user, rc, &res);
-            finished++;
-        }
-        r = next;
-    }
-    return finished;
-}
-
-int pk_loop_run(pk_loop *loop)
-{
-    if (loop == NULL)
-        return -EINVAL;
-    while (loop->active > 0) {
-        int rc = pk_loop_step(loop, -1);
-        if (rc < 0)
-            return rc;
-    }
     return 0;
-}
-
-void pk_loop_free(pk_loop *loop)
-{
-    if (loop == NULL)
-        return;
-    struct run *r = loop->runs;
-    while (r != NULL) {
-        struct run *next = r->next;
-        free_run(loop, r); /* kill-on-close, reaped, no callback */
-        r = next;
-    }
-    close(loop->epfd);
-    free(loop);
 }

@@ -1,5 +1,7 @@
 /*
- * Starting a described command: the pk_process handle's birth and its public accessors.
+ * Starting a described command on POSIX: the pk_process handle's birth, and the accessors that
+ * read what only POSIX has (a pidfd, the pipes' descriptors). The rest of the handle (pk_run,
+ * pk_spawn, waiting) is shared with Windows (process.c).
  *
  * Validate, resolve the program in the parent (a bare name costs one PATH walk, a path none),
  * build the environment only when it changes, create the pipes the command asks for (O_CLOEXEC,
@@ -19,18 +21,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        *fd = -1;
-    }
-}
 
 /* Fills the child's plan for one stream; creates a pipe when the stream is captured or fed.
  * *child_end receives the descriptor the parent must close after the spawn. /dev/null comes from
@@ -98,12 +91,11 @@ static int fail_start(struct pk_process *proc,
         rc = -plan->err_errno;
     }
     pk__set_failure(failure, stage, rc);
-    close_fd(&proc->in_fd);
+    pk__close_fd(&proc->in_fd);
     for (int i = 1; i < 3; i++)
         pk__stream_release(&proc->streams[i]);
     if (proc->has_own) {
-        pk__group_teardown(&proc->own);
-        pthread_mutex_destroy(&proc->own.lock);
+        pk__group_close(&proc->own);
         proc->has_own = false;
     }
     return rc;
@@ -215,23 +207,6 @@ static bool pidfd_at_spawn(const pk_command *cmd, bool exit_only)
     return pk__sigchld_ignored();
 }
 
-/* Gives the run its own group unless the command names one or asks for none, so that nothing
- * the child starts outlives the run. */
-static int prepare_containment(const pk_command *cmd, struct pk_process *proc)
-{
-    struct pk_group *group = cmd->group;
-    if (group == NULL && cmd->containment != PK_CONTAIN_NONE) {
-        int rc = pk__group_init(&proc->own, cmd->containment, true);
-        if (rc != 0)
-            return rc;
-        proc->has_own = true;
-        group = &proc->own;
-    }
-    proc->group = group;
-    proc->containment = group != NULL ? group->mech : PK_CONTAIN_NONE;
-    return 0;
-}
-
 /* Starts the child, inside its group when there is one; *stage names the step that failed. */
 static int spawn_child(struct pk_process *proc, struct pk__child_plan *plan, pk_stage *stage)
 {
@@ -256,18 +231,11 @@ static int spawn_child(struct pk_process *proc, struct pk__child_plan *plan, pk_
  * enforce the limits. */
 static void arm_run(const pk_command *cmd, struct pk_process *proc)
 {
-    if (proc->in_fd >= 0) {
-        proc->in_data = cmd->in.data;
-        proc->in_len = cmd->in.len;
-        /* Up to PIPE_BUF bytes go into the fresh pipe at once in one blocking write; a larger
-         * payload is fed by the poll loop, which needs a non-blocking descriptor. */
-        if (proc->in_len > PIPE_BUF)
-            (void)set_nonblock(proc->in_fd);
-    }
-    proc->on_line = cmd->on_line;
-    proc->line_user = cmd->line_user;
-    proc->cancel = cmd->cancel;
-    pk__limits_arm(&proc->lim, cmd, proc->start_ns);
+    pk__process_arm(cmd, proc, proc->in_fd >= 0);
+    /* Up to PIPE_BUF bytes go into the fresh pipe at once in one blocking write; a larger payload
+     * is fed by the poll loop, which needs a non-blocking descriptor. */
+    if (proc->in_fd >= 0 && proc->in_len > PIPE_BUF)
+        (void)set_nonblock(proc->in_fd);
 }
 
 /* The caller's controlling terminal among 0..2 when its process group is the foreground one
@@ -286,17 +254,10 @@ int pk__process_start(const pk_command *cmd,
                       bool exit_only)
 {
     init_handle(proc);
-    const char *program = pk__command_program(cmd);
-    if (program == NULL) {
-        pk__set_failure(failure, PK_STAGE_VALIDATE, -EINVAL);
-        return -EINVAL;
-    }
-    if (pk_cancel_triggered(cmd->cancel)) {
-        /* Cancelled before the start: nothing is spawned. */
-        if (failure != NULL)
-            failure->outcome.kind = PK_OUTCOME_CANCELLED;
-        return PK_ECANCELLED;
-    }
+    const char *program;
+    int rc = pk__process_check(cmd, failure, &program);
+    if (rc != 0)
+        return rc;
 
     struct pk__child_plan plan = {
         .cwd = cmd->cwd,
@@ -309,7 +270,7 @@ int pk__process_start(const pk_command *cmd,
         .parent_pid = cmd->pdeathsig > 0 ? (int)getpid() : 0,
     };
     char pathbuf[PATH_MAX];
-    int rc = resolve_path(cmd, program, pathbuf, &plan, failure);
+    rc = resolve_path(cmd, program, pathbuf, &plan, failure);
     if (rc != 0)
         return rc;
     char **owned_env = NULL;
@@ -330,7 +291,7 @@ int pk__process_start(const pk_command *cmd,
     plan.want_pidfd = pidfd_at_spawn(cmd, exit_only);
     if (rc == 0) {
         stage = PK_STAGE_CONTAIN;
-        rc = prepare_containment(cmd, proc);
+        rc = pk__process_contain(cmd, proc);
     }
     if (rc == 0)
         rc = spawn_child(proc, &plan, &stage);
@@ -343,7 +304,7 @@ int pk__process_start(const pk_command *cmd,
     if (null_locked)
         pk__null_unlock();
     for (int i = 0; i < 3; i++)
-        close_fd(&child_ends[i]);
+        pk__close_fd(&child_ends[i]);
     free(owned_env);
 
     if (rc != 0)
@@ -356,57 +317,11 @@ int pk__process_start(const pk_command *cmd,
     return 0;
 }
 
-/* ---- public API ---------------------------------------------------------------------------- */
+/* ---- public API: what only POSIX has ------------------------------------------------------ */
 
-int pk_run(const pk_command *cmd, pk_result *res)
+int pk__process_signal(struct pk_process *proc, int signo)
 {
-    if (res == NULL)
-        return -EINVAL;
-    memset(res, 0, sizeof *res);
-    struct pk_process proc;
-    int rc = pk__process_start(cmd, &proc, res, true);
-    if (rc != 0)
-        return rc;
-    rc = pk__process_finish(&proc, res);
-    pk__process_close(&proc);
-    return rc;
-}
-
-int pk_spawn(const pk_command *cmd, pk_process **out, pk_result *failure)
-{
-    if (out == NULL)
-        return -EINVAL;
-    *out = NULL;
-    if (failure != NULL)
-        memset(failure, 0, sizeof *failure);
-    struct pk_process *proc = malloc(sizeof *proc);
-    if (proc == NULL)
-        return -ENOMEM;
-    int rc = pk__process_start(cmd, proc, failure, false);
-    if (rc != 0) {
-        free(proc);
-        return rc;
-    }
-    proc->heap = true;
-    *out = proc;
-    return 0;
-}
-
-int pk_process_wait(pk_process *proc, pk_result *res)
-{
-    if (proc == NULL || res == NULL)
-        return -EINVAL;
-    memset(res, 0, sizeof *res);
-    if (proc->taken)
-        return -ECHILD;
-    /* The pull API may already have seen the exit; the result is built either way. */
-    proc->taken = true;
-    return pk__process_finish(proc, res);
-}
-
-pk_containment pk_process_containment(const pk_process *proc)
-{
-    return proc != NULL ? proc->containment : PK_CONTAIN_NONE;
+    return pk__signal(proc->pid, proc->pidfd, signo);
 }
 
 int pk_process_signal_tree(pk_process *proc, int signo)
@@ -415,23 +330,7 @@ int pk_process_signal_tree(pk_process *proc, int signo)
         return -EINVAL;
     if (proc->group != NULL)
         return pk_group_signal(proc->group, signo); /* holds a shared leaf */
-    if (proc->reaped)
-        return -ESRCH;
-    return pk__signal(proc->pid, proc->pidfd, signo);
-}
-
-int pk_process_signal(pk_process *proc, int signo)
-{
-    if (proc == NULL)
-        return -EINVAL;
-    if (proc->reaped)
-        return -ESRCH;
-    return pk__signal(proc->pid, proc->pidfd, signo);
-}
-
-int pk_process_pid(const pk_process *proc)
-{
-    return proc != NULL ? proc->pid : -1;
+    return pk_process_signal(proc, signo);
 }
 
 int pk_process_pidfd(const pk_process *proc)
@@ -444,12 +343,4 @@ int pk_process_fd(const pk_process *proc, int stream)
     if (proc == NULL || stream < 0 || stream > 2)
         return -1;
     return stream == 0 ? proc->in_fd : proc->streams[stream].fd;
-}
-
-void pk_process_free(pk_process *proc)
-{
-    if (proc == NULL)
-        return;
-    pk__process_close(proc);
-    free(proc);
 }

@@ -1,8 +1,10 @@
 /*
- * The pk_process handle on Windows: pk_run, pk_spawn, waiting, signalling, freeing, and
- * pk_wait_any. A run started here owns a completion port of its own (a loop's runs share the
- * loop's); releasing a handle ends its I/O and drains the port, so no packet can arrive for
- * memory that is gone.
+ * Starting a described command on Windows: the pk_process handle's birth, signals, and
+ * pk_wait_any. A start validates the command (process.c), makes the program's text and the
+ * child's standard handles (spawn.windows.c), attaches our pipe ends to the run's completion port
+ * (its own, or its loop's), makes its job (process.c), creates the child (spawn.windows.c) and arms
+ * the engine's waits (engine.windows.c). The rest of the handle (pk_run, pk_spawn, waiting) is
+ * shared with POSIX (process.c).
  *
  * Signals. Windows has none, so the POSIX numbers the API takes are mapped: SIGKILL (9)
  * terminates (TerminateProcess, or TerminateJobObject for a tree) with PK__KILL_CODE, reported
@@ -10,85 +12,112 @@
  * group, which a console program handles like Ctrl+C (-ENOTSUP when no console is shared with
  * it); 0 probes. Any other number is -EINVAL.
  */
-#include "internal.windows.h"
+#include "command.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-void pk__process_close(struct pk_process *p)
+/* ---- the start ----------------------------------------------------------------------------- */
+
+static void init_handle(struct pk_process *p)
 {
-    /* On a loop's port, draining also hands other runs their packets: they are alive. */
-    if (!p->closing)
-        pk__process_quiesce(p);
-    while (p->pending > 0 && pk__engine_wait_packet(p->iocp, 5000, NULL) > 0)
-        ;
-    if (p->in != NULL)
-        CloseHandle(p->in);
-    p->in = NULL;
-    for (int i = 1; i < 3; i++) {
-        if (p->pipe[i] != NULL)
-            CloseHandle(p->pipe[i]);
-        p->pipe[i] = NULL;
-        pk__stream_release(&p->streams[i]);
-    }
-    if (p->process != NULL)
-        CloseHandle(p->process);
-    p->process = NULL;
-    if (p->has_own)
-        pk__group_teardown(&p->own);
-    p->has_own = false;
-    if (p->own_iocp && p->iocp != NULL)
-        CloseHandle(p->iocp);
-    p->iocp = NULL;
+    memset(p, 0, sizeof *p);
+    for (int i = 1; i < 3; i++)
+        p->streams[i].fd = -1;
+    for (int k = 0; k < PK__OP_COUNT; k++)
+        p->ops[k] = (struct pk__op){.proc = p, .kind = (enum pk__op_kind)k};
+    p->start_ns = pk__now_ns();
 }
 
-int pk_run(const pk_command *cmd, pk_result *res)
+/* Undoes a start that failed: the handle owns nothing afterwards. */
+static int
+fail_start(struct pk_process *p, struct pk__start *st, pk_result *failure, pk_stage stage, int rc)
 {
-    if (res == NULL)
-        return -EINVAL;
-    memset(res, 0, sizeof *res);
-    struct pk_process proc;
-    int rc = pk__process_start(cmd, &proc, NULL, res);
-    if (rc != 0)
-        return rc;
-    rc = pk__process_finish(&proc, res);
-    pk__process_close(&proc);
+    pk__set_failure(failure, stage, rc);
+    pk__spawn_release(st);
+    pk__close_handle(&p->in);
+    for (int i = 1; i < 3; i++) {
+        pk__close_handle(&p->pipe[i]);
+        pk__stream_release(&p->streams[i]);
+    }
+    if (p->has_own)
+        pk__group_close(&p->own);
+    p->has_own = false;
+    if (p->own_iocp)
+        pk__close_handle(&p->iocp);
     return rc;
 }
 
-int pk_spawn(const pk_command *cmd, pk_process **out, pk_result *failure)
+/* Our pipe ends complete on the port; the exit and cancel waits post there too. */
+static int attach_port(struct pk_process *p, HANDLE iocp)
 {
-    if (out == NULL)
-        return -EINVAL;
-    *out = NULL;
-    if (failure != NULL)
-        memset(failure, 0, sizeof *failure);
-    struct pk_process *p = malloc(sizeof *p);
-    if (p == NULL)
-        return -ENOMEM;
-    int rc = pk__process_start(cmd, p, NULL, failure);
-    if (rc != 0) {
-        free(p);
-        return rc;
+    p->iocp = iocp;
+    if (iocp == NULL) {
+        p->iocp = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
+        if (p->iocp == NULL)
+            return pk__win_error(GetLastError());
+        p->own_iocp = true;
     }
-    p->heap = true;
-    *out = p;
+    HANDLE ends[3] = {p->in, p->pipe[1], p->pipe[2]};
+    for (int i = 0; i < 3; i++)
+        if (ends[i] != NULL && CreateIoCompletionPort(ends[i], p->iocp, 0, 0) == NULL)
+            return pk__win_error(GetLastError());
     return 0;
 }
 
-int pk_process_wait(pk_process *p, pk_result *res)
+int pk__process_start_on(const pk_command *cmd,
+                         struct pk_process *p,
+                         HANDLE iocp,
+                         pk_result *failure)
 {
-    if (p == NULL || res == NULL)
-        return -EINVAL;
-    memset(res, 0, sizeof *res);
-    if (p->taken)
-        return -ECHILD;
-    p->taken = true;
-    return pk__process_finish(p, res);
+    init_handle(p);
+    const char *program;
+    int rc = pk__process_check(cmd, failure, &program);
+    if (rc != 0)
+        return rc;
+    struct pk__start st = {0};
+    pk_stage stage;
+    rc = pk__spawn_text(cmd, program, &st, failure, &stage);
+    if (rc == 0) {
+        stage = PK_STAGE_STDIO;
+        rc = pk__spawn_stdio(cmd, p, &st);
+    }
+    if (rc == 0) {
+        stage = PK_STAGE_PREPARE;
+        rc = attach_port(p, iocp);
+    }
+    if (rc == 0) {
+        stage = PK_STAGE_CONTAIN;
+        rc = pk__process_contain(cmd, p);
+    }
+    if (rc == 0)
+        rc = pk__spawn_create(p, &st, &stage);
+    if (rc != 0)
+        return fail_start(p, &st, failure, stage, rc);
+    pk__spawn_release(&st); /* the child has its copies: we keep only our ends */
+    pk__process_arm(cmd, p, p->in != NULL);
+    rc = pk__engine_arm(p);
+    if (rc != 0) {
+        pk__set_failure(failure, PK_STAGE_PREPARE, rc);
+        pk__process_close(p);
+    }
+    return rc;
 }
 
-static int signal_one(struct pk_process *p, int signo)
+int pk__process_start(const pk_command *cmd,
+                      struct pk_process *p,
+                      pk_result *failure,
+                      bool exit_only)
+{
+    (void)exit_only; /* every run waits for its exit on the process handle */
+    return pk__process_start_on(cmd, p, NULL, failure);
+}
+
+/* ---- signals and the accessors ------------------------------------------------------------ */
+
+int pk__process_signal(struct pk_process *p, int signo)
 {
     switch (signo) {
     case 0:
@@ -105,15 +134,6 @@ static int signal_one(struct pk_process *p, int signo)
     }
 }
 
-int pk_process_signal(pk_process *p, int signo)
-{
-    if (p == NULL)
-        return -EINVAL;
-    if (p->reaped)
-        return -ESRCH;
-    return signal_one(p, signo);
-}
-
 int pk_process_signal_tree(pk_process *p, int signo)
 {
     if (p == NULL)
@@ -126,16 +146,6 @@ int pk_process_signal_tree(pk_process *p, int signo)
     return pk_process_signal(p, signo);
 }
 
-pk_containment pk_process_containment(const pk_process *p)
-{
-    return p != NULL ? p->containment : PK_CONTAIN_NONE;
-}
-
-int pk_process_pid(const pk_process *p)
-{
-    return p != NULL ? p->pid : -1;
-}
-
 int pk_process_pidfd(const pk_process *p)
 {
     (void)p;
@@ -146,14 +156,6 @@ int pk_process_fd(const pk_process *p, int stream)
 {
     (void)p, (void)stream;
     return -1;
-}
-
-void pk_process_free(pk_process *p)
-{
-    if (p == NULL)
-        return;
-    pk__process_close(p);
-    free(p);
 }
 
 /* Handles whatever packets are ready on each run's port, without blocking. */

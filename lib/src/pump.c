@@ -17,6 +17,7 @@
  * a CRLF is dropped. Raw mode hands out the bytes unchanged.
  */
 #define _GNU_SOURCE
+#include "ascii.h"
 #include "pump.h"
 
 #include <errno.h>

@@ -53,17 +53,6 @@ struct pk__stream {
     size_t scratch_cap;
 };
 
-/* The offset of the first byte of [p, p+n) with its high bit set, or n (ascii.<arch>.c). */
-size_t pk__ascii_prefix(const unsigned char *p, size_t n);
-/* Every version of that scan in this build, for the tests, which hold each to the byte loop's
- * answer: up to cap of them into out; returns how many there are. usable: this CPU runs it. */
-struct pk__ascii_version {
-    const char *name;
-    size_t (*fn)(const unsigned char *p, size_t n);
-    bool usable;
-};
-size_t pk__ascii_versions(struct pk__ascii_version *out, size_t cap);
-
 void pk__stream_init(struct pk__stream *s, int id, const pk_stdio *cfg, bool lines);
 /* Switches a stream that has not been read yet to the line path (the pull API). */
 void pk__stream_want_lines(struct pk__stream *s);

@@ -20,7 +20,7 @@
  * The environment block is UTF-16, "NAME=VALUE\0" entries sorted by name without regard to case
  * and a final NUL. The hidden per-drive entries ("=C:=C:\dir") are inherited like the rest.
  */
-#include "internal.windows.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

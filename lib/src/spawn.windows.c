@@ -1,7 +1,9 @@
 /*
- * Starting a described command on Windows: CreateProcessW with an extended STARTUPINFO.
+ * Making the child on Windows: CreateProcessW with an extended STARTUPINFO, and what it needs.
+ * The start itself — validating, the run's port and job, arming the engine — is
+ * process.windows.c's, which calls the steps here in order.
  *
- * In order: validate; resolve the program ourselves (resolve.windows.c) so the path started is the
+ * In order: resolve the program ourselves (resolve.windows.c) so the path started is the
  * path pk_resolve_program reports; build the command line (cmdline.windows.c; a .bat/.cmd goes
  * through cmd.exe with arguments it cannot misread, or is refused); build the environment block
  * only when it changes; make the standard handles — a named pipe per captured or fed stream
@@ -22,7 +24,7 @@
  * directly (pkrun forwards it).
  */
 #include "command.h"
-#include "internal.windows.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <io.h>
@@ -73,13 +75,6 @@ bool pk_spawn_clears_sighand(void)
 
 /* ---- standard handles ---------------------------------------------------------------------- */
 
-static void close_h(HANDLE *h)
-{
-    if (*h != NULL && *h != INVALID_HANDLE_VALUE)
-        CloseHandle(*h);
-    *h = NULL;
-}
-
 /* A pipe for one stream: *ours overlapped (reads for outputs, writes for stdin), *theirs
  * synchronous and inheritable. */
 static int make_pipe(bool child_reads, HANDLE *ours, HANDLE *theirs)
@@ -101,7 +96,7 @@ static int make_pipe(bool child_reads, HANDLE *ours, HANDLE *theirs)
     if (*theirs == INVALID_HANDLE_VALUE) {
         int rc = pk__win_error(GetLastError());
         *theirs = NULL;
-        close_h(ours);
+        pk__close_handle(ours);
         return rc;
     }
     return 0;
@@ -168,28 +163,21 @@ static int plan_stream(const pk_stdio *s, int stream, HANDLE *ours, HANDLE *thei
 
 /* ---- the start ----------------------------------------------------------------------------- */
 
-/* Everything CreateProcessW needs, owned until the call returns. */
-struct start {
-    wchar_t *app, *cmdline, *env, *cwd;
-    HANDLE theirs[3];
-};
-
-static void start_release(struct start *st)
+void pk__spawn_release(struct pk__start *st)
 {
     free(st->app);
     free(st->cmdline);
     free(st->env);
     free(st->cwd);
     for (int i = 0; i < 3; i++)
-        close_h(&st->theirs[i]);
+        pk__close_handle(&st->theirs[i]);
 }
 
-/* The program, the command line, the environment and the working directory. */
-static int prepare_text(const pk_command *cmd,
-                        const char *program,
-                        struct start *st,
-                        pk_result *failure,
-                        pk_stage *stage)
+int pk__spawn_text(const pk_command *cmd,
+                   const char *program,
+                   struct pk__start *st,
+                   pk_result *failure,
+                   pk_stage *stage)
 {
     *stage = PK_STAGE_RESOLVE;
     int rc = pk__resolve_w(program, &cmd->env, &st->app);
@@ -228,7 +216,7 @@ static int prepare_text(const pk_command *cmd,
     return 0;
 }
 
-static int prepare_stdio(const pk_command *cmd, struct pk_process *p, struct start *st)
+int pk__spawn_stdio(const pk_command *cmd, struct pk_process *p, struct pk__start *st)
 {
     const pk_stdio *streams[3] = {&cmd->in, &cmd->out, &cmd->err};
     int rc = 0;
@@ -240,23 +228,8 @@ static int prepare_stdio(const pk_command *cmd, struct pk_process *p, struct sta
     return rc;
 }
 
-static int prepare_containment(const pk_command *cmd, struct pk_process *p)
-{
-    struct pk_group *g = cmd->group;
-    if (g == NULL && cmd->containment != PK_CONTAIN_NONE) {
-        int rc = pk__group_init(&p->own, cmd->containment);
-        if (rc != 0)
-            return rc;
-        p->has_own = true;
-        g = &p->own;
-    }
-    p->group = g;
-    p->containment = g != NULL ? g->mech : PK_CONTAIN_NONE;
-    return 0;
-}
-
 /* The handle list without NULLs and duplicates (CreateProcess rejects both). */
-static DWORD handle_list(const struct start *st, HANDLE list[3])
+static DWORD handle_list(const struct pk__start *st, HANDLE list[3])
 {
     DWORD n = 0;
     for (int i = 0; i < 3; i++) {
@@ -269,7 +242,7 @@ static DWORD handle_list(const struct start *st, HANDLE list[3])
     return n;
 }
 
-static int create(struct pk_process *p, struct start *st, pk_stage *stage)
+int pk__spawn_create(struct pk_process *p, struct pk__start *st, pk_stage *stage)
 {
     HANDLE job = p->group != NULL ? p->group->job : NULL;
     bool born_in_job = job != NULL && pk_spawn_mechanism() == PK_MECH_JOB_LIST;
@@ -330,104 +303,4 @@ static int create(struct pk_process *p, struct start *st, pk_stage *stage)
     p->process = pi.hProcess;
     p->pid = (int)pi.dwProcessId;
     return 0;
-}
-
-static void init_handle(struct pk_process *p)
-{
-    memset(p, 0, sizeof *p);
-    for (int i = 1; i < 3; i++)
-        p->streams[i].fd = -1;
-    for (int k = 0; k < PK__OP_COUNT; k++)
-        p->ops[k] = (struct pk__op){.proc = p, .kind = (enum pk__op_kind)k};
-    p->start_ns = pk__now_ns();
-}
-
-/* Undoes a start that failed: the handle owns nothing afterwards. */
-static int
-fail_start(struct pk_process *p, struct start *st, pk_result *failure, pk_stage stage, int rc)
-{
-    pk__set_failure(failure, stage, rc);
-    start_release(st);
-    close_h(&p->in);
-    for (int i = 1; i < 3; i++) {
-        close_h(&p->pipe[i]);
-        pk__stream_release(&p->streams[i]);
-    }
-    if (p->has_own)
-        pk__group_teardown(&p->own);
-    p->has_own = false;
-    if (p->own_iocp)
-        close_h(&p->iocp);
-    return rc;
-}
-
-static void arm_run(const pk_command *cmd, struct pk_process *p)
-{
-    if (p->in != NULL) {
-        p->in_data = cmd->in.data;
-        p->in_len = cmd->in.len;
-    }
-    p->on_line = cmd->on_line;
-    p->line_user = cmd->line_user;
-    p->cancel = cmd->cancel;
-    pk__limits_arm(&p->lim, cmd, p->start_ns);
-}
-
-/* Our pipe ends complete on the port; the exit and cancel waits post there too. */
-static int attach_port(struct pk_process *p, HANDLE iocp)
-{
-    p->iocp = iocp;
-    if (iocp == NULL) {
-        p->iocp = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
-        if (p->iocp == NULL)
-            return pk__win_error(GetLastError());
-        p->own_iocp = true;
-    }
-    HANDLE ends[3] = {p->in, p->pipe[1], p->pipe[2]};
-    for (int i = 0; i < 3; i++)
-        if (ends[i] != NULL && CreateIoCompletionPort(ends[i], p->iocp, 0, 0) == NULL)
-            return pk__win_error(GetLastError());
-    return 0;
-}
-
-int pk__process_start(const pk_command *cmd, struct pk_process *p, HANDLE iocp, pk_result *failure)
-{
-    init_handle(p);
-    const char *program = pk__command_program(cmd);
-    if (program == NULL) {
-        pk__set_failure(failure, PK_STAGE_VALIDATE, -EINVAL);
-        return -EINVAL;
-    }
-    if (pk_cancel_triggered(cmd->cancel)) {
-        if (failure != NULL)
-            failure->outcome.kind = PK_OUTCOME_CANCELLED;
-        return PK_ECANCELLED;
-    }
-    struct start st = {0};
-    pk_stage stage;
-    int rc = prepare_text(cmd, program, &st, failure, &stage);
-    if (rc == 0) {
-        stage = PK_STAGE_STDIO;
-        rc = prepare_stdio(cmd, p, &st);
-    }
-    if (rc == 0) {
-        stage = PK_STAGE_PREPARE;
-        rc = attach_port(p, iocp);
-    }
-    if (rc == 0) {
-        stage = PK_STAGE_CONTAIN;
-        rc = prepare_containment(cmd, p);
-    }
-    if (rc == 0)
-        rc = create(p, &st, &stage);
-    if (rc != 0)
-        return fail_start(p, &st, failure, stage, rc);
-    start_release(&st); /* the child has its copies: we keep only our ends */
-    arm_run(cmd, p);
-    rc = pk__engine_arm(p);
-    if (rc != 0) {
-        pk__set_failure(failure, PK_STAGE_PREPARE, rc);
-        pk__process_close(p);
-    }
-    return rc;
 }

@@ -8,7 +8,7 @@
  * negative errno values, the library's one error currency; the few with no errno equivalent
  * become -EIO. The clock is QueryPerformanceCounter, monotonic like CLOCK_MONOTONIC.
  */
-#include "internal.windows.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
 #define PK_FUZZ_FEED_H
 
 #include "fuzz.h"
-#include "internal.h"
+#include "pump.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -31,7 +31,8 @@
  * as for a terminal or a socket, the bytes are read into pkrun and written out).
  */
 #define _GNU_SOURCE
-#include "pkrun.posix.h"
+#include "args.h"
+#include "relay.posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,12 +4,12 @@
  * untouched.
  *
  * The run, in order: parse (args.c); give closed standard descriptors a placeholder so nothing of
- * pkrun's lands on 0..2; catch the terminating signals (signals.c); check the --json path; set up
- * the relay only when an option needs the output (relay.c), else the command inherits pkrun's
- * stdin, stdout and stderr; spawn it with processkit (its own group, PR_SET_PDEATHSIG, a
+ * pkrun's lands on 0..2; catch the terminating signals (signals.posix.c); check the --json path;
+ * set up the relay only when an option needs the output (relay.posix.c), else the command inherits
+ * pkrun's stdin, stdout and stderr; spawn it with processkit (its own group, PR_SET_PDEATHSIG, a
  * shebang-less script run by /bin/sh as execvp does); hand it the terminal if it leads its own
- * process group (tty.c). Then one ppoll loop waits on the command's pidfd, the signal self-pipe,
- * the relay's descriptors and the next deadline:
+ * process group (tty.posix.c). Then one ppoll loop waits on the command's pidfd, the signal
+ * self-pipe, the relay's descriptors and the next deadline:
  *   - a limit (DURATION, --idle-timeout, or SIGALRM, which means "time is up" as for timeout)
  *     sends -s's signal to the tree, then SIGCONT, and SIGKILL after -k;
  *   - a terminating signal pkrun receives goes to the tree the same way, except one the terminal
@@ -22,7 +22,11 @@
  * --preserve-status); or, when the command died of a signal, by that same signal.
  */
 #define _GNU_SOURCE
-#include "pkrun.posix.h"
+#include "args.h"
+#include "output.h"
+#include "relay.posix.h"
+#include "signals.posix.h"
+#include "tty.posix.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -318,85 +322,108 @@ static bool over_fail_cap(struct run *r)
     return pkr_over_fail_cap(streams);
 }
 
-int main(int argc, char **argv)
+/* The command did not start: said on stderr (and for --verbose and --json); returns the status
+ * timeout would give. */
+static int start_failed(struct run *r, int rc)
 {
-    struct run r = {.pidfd = -1};
-    pkr_parse(argc, argv, &r.o);
-    pkr_relay_reserve_std(&r.relay);
+    int status = pkr_start_failed(&r->o, rc, &r->res);
+    if (r->o.verbose)
+        pkr_say_end(&r->o, &r->res, PK_OUTCOME_SPAWN_FAILED, status);
+    if (r->o.json != NULL)
+        write_json(r, PK_OUTCOME_SPAWN_FAILED, rc, status);
+    pk_result_release(&r->res);
+    return status;
+}
+
+/* Everything before the loop: the command line, placeholders for closed standard descriptors,
+ * the signals, the relay, the spawn, the terminal and the deadline. Returns -1 once the command
+ * runs, else the status pkrun exits with at once. */
+static int start(struct run *r, int argc, char **argv)
+{
+    pkr_parse(argc, argv, &r->o);
+    pkr_relay_reserve_std(&r->relay);
     int rc = pkr_signals_init();
-    if (rc == 0 && r.o.json != NULL && strcmp(r.o.json, "-") == 0 && r.relay.closed[1]) {
+    if (rc == 0 && r->o.json != NULL && strcmp(r->o.json, "-") == 0 && r->relay.closed[1]) {
         fprintf(stderr, "pkrun: --json -: pkrun's stdout is closed\n");
         return PKR_EXIT_OWN;
     }
-    if (r.o.argv[0][0] == '\0') {
+    if (r->o.argv[0][0] == '\0') {
         fprintf(stderr, "pkrun: '': %s\n", strerror(ENOENT)); /* as execvp("") */
         return PKR_EXIT_NOTFOUND;
     }
     pk_command cmd = {
-        .argv = (const char *const *)r.o.argv,
-        .containment = containment_for(&r.o),
+        .argv = (const char *const *)r->o.argv,
+        .containment = containment_for(&r->o),
         .pdeathsig = SIGKILL,
         /* In process-group mode the command's group takes the terminal before it runs, so no
-         * Ctrl-C typed after its first output can reach pkrun instead (tty.c). */
+         * Ctrl-C typed after its first output can reach pkrun instead (tty.posix.c). */
         .take_terminal = true,
     };
-    bool relay = pkr_output_needed(&r.o);
+    bool relay = pkr_output_needed(&r->o);
     if (rc == 0)
-        rc = pkr_relay_prepare(&r.relay, relay, &r.o, &cmd);
+        rc = pkr_relay_prepare(&r->relay, relay, &r->o, &cmd);
     if (rc != 0) {
         fprintf(stderr, "pkrun: %s\n", pk_strerror(rc));
         return PKR_EXIT_OWN;
     }
-    if (r.o.verbose)
-        pkr_say_start(&r.o, r.relay.active, r.relay.merged);
-    rc = spawn(&r, &cmd, &r.res);
-    pkr_relay_spawned(&r.relay);
-    if (rc != 0) {
-        int status = pkr_start_failed(&r.o, rc, &r.res);
-        if (r.o.verbose)
-            pkr_say_end(&r.o, &r.res, PK_OUTCOME_SPAWN_FAILED, status);
-        if (r.o.json != NULL)
-            write_json(&r, PK_OUTCOME_SPAWN_FAILED, rc, status);
-        pk_result_release(&r.res);
-        return status;
-    }
+    if (r->o.verbose)
+        pkr_say_start(&r->o, r->relay.active, r->relay.merged);
+    rc = spawn(r, &cmd, &r->res);
+    pkr_relay_spawned(&r->relay);
+    if (rc != 0)
+        return start_failed(r, rc);
     pkr_signals_after_spawn();
-    r.pidfd = pk_process_pidfd(r.proc);
-    pk_containment got = pk_process_containment(r.proc);
-    r.same_pgrp = got != PK_CONTAIN_PGROUP;
+    r->pidfd = pk_process_pidfd(r->proc);
+    pk_containment got = pk_process_containment(r->proc);
+    r->same_pgrp = got != PK_CONTAIN_PGROUP;
     if (got == PK_CONTAIN_PGROUP)
-        pkr_tty_start(&r.tty, pk_process_pid(r.proc), r.pidfd);
+        pkr_tty_start(&r->tty, pk_process_pid(r->proc), r->pidfd);
     else
-        r.tty.fd = -1;
-    if (r.o.timeout_ns != 0)
-        r.deadline_ns = now_ns() + r.o.timeout_ns;
+        r->tty.fd = -1;
+    if (r->o.timeout_ns != 0)
+        r->deadline_ns = now_ns() + r->o.timeout_ns;
+    return -1;
+}
 
-    run_loop(&r);
-    pkr_tty_restore(&r.tty);
-    if (r.relay.dropped > 0)
+/* Everything after the loop: the terminal back, what was not delivered, the status, --verbose
+ * and --json, the release. Returns pkrun's exit status, or ends pkrun by the command's signal. */
+static int finish(struct run *r)
+{
+    pkr_tty_restore(&r->tty);
+    if (r->relay.dropped > 0)
         fprintf(stderr,
                 "pkrun: %llu bytes of the command's output were not delivered: the reader "
                 "did not take them before pkrun was told to stop\n",
-                (unsigned long long)r.relay.dropped);
+                (unsigned long long)r->relay.dropped);
 
     int die_by;
-    int status = final_status(&r, &die_by);
-    if (r.o.keep == PK_KEEP_FAIL && over_fail_cap(&r))
+    int status = final_status(r, &die_by);
+    if (r->o.keep == PK_KEEP_FAIL && over_fail_cap(r))
         status = PKR_EXIT_OWN, die_by = 0;
-    pk_outcome_kind kind = r.limit != PK_OUTCOME_NONE ? r.limit
-                           : r.forwarded              ? PK_OUTCOME_CANCELLED
-                                                      : r.res.outcome.kind;
-    if (r.o.verbose)
-        pkr_say_end(&r.o, &r.res, kind, status);
-    if (r.o.json != NULL)
-        write_json(&r, kind, r.wait_rc, status);
-    pk_result_release(&r.res);
-    pk_process_free(r.proc);
-    pkr_relay_release(&r.relay);
+    pk_outcome_kind kind = r->limit != PK_OUTCOME_NONE ? r->limit
+                           : r->forwarded              ? PK_OUTCOME_CANCELLED
+                                                       : r->res.outcome.kind;
+    if (r->o.verbose)
+        pkr_say_end(&r->o, &r->res, kind, status);
+    if (r->o.json != NULL)
+        write_json(r, kind, r->wait_rc, status);
+    pk_result_release(&r->res);
+    pk_process_free(r->proc);
+    pkr_relay_release(&r->relay);
     pk_cleanup();
     if (fflush(stdout) != 0 && status == 0)
         status = PKR_EXIT_OWN;
     if (die_by != 0)
         pkr_die_like(die_by);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct run r = {.pidfd = -1};
+    int status = start(&r, argc, argv);
+    if (status >= 0)
+        return status;
+    run_loop(&r);
+    return finish(&r);
 }

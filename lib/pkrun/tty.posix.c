@@ -13,13 +13,14 @@
  * takes the terminal back and stops itself, so the shell sees its job stopped and gets the
  * terminal; when the shell continues pkrun (`fg`), pkrun gives the terminal back if it is in the
  * foreground again and continues the command. At the end the terminal returns to pkrun's group.
- * pkrun blocks SIGTTOU (signals.c), so tcsetpgrp works from the background.
+ * pkrun blocks SIGTTOU (signals.posix.c), so tcsetpgrp works from the background.
  *
  * With cgroup containment (or --foreground) the command stays in pkrun's process group and none
  * of this is needed.
  */
 #define _GNU_SOURCE
-#include "pkrun.posix.h"
+#include "signals.posix.h"
+#include "tty.posix.h"
 
 #include <signal.h>
 #include <sys/wait.h>

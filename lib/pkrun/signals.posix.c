@@ -1,5 +1,5 @@
 /*
- * Signals sent to pkrun: caught, recorded, and acted on by the event loop (pkrun.c).
+ * Signals sent to pkrun: caught, recorded, and acted on by the event loop (pkrun.posix.c).
  *
  * Every asynchronous signal whose default action ends a process is caught — HUP, INT, QUIT,
  * TERM, ALRM, USR1, USR2, PIPE, XCPU, XFSZ, VTALRM, PROF, IO, PWR, STKFLT and the real-time
@@ -17,7 +17,7 @@
  * pkrun's own pid); the write's EPIPE says the same thing to the relay.
  */
 #define _GNU_SOURCE
-#include "pkrun.posix.h"
+#include "signals.posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
