@@ -6,8 +6,9 @@
  * (cgroup_file_notify: at once, or from a timer when the last notice was under 10 ms ago, then
  * kernfs_notify's work item on a kworker). On the 2-vCPU VMs measured, that timer, work item and
  * their wake-ups cost a streaming run through `cat` ≈ 110–150 µs unpinned, 3–5% of it, and
- * most of the gap between a contained and an uncontained run (METHODOLOGY.md, "The populated
- * flip"). A leaf with a holder in it never empties, so nothing is notified.
+ * most of the gap between a contained and an uncontained run
+ * (reports/notes/2026-12-04-populated-flip.md). A leaf with a holder in it never empties, so
+ * nothing is notified.
  *
  * What a holder is. A clone3 child (holder.<arch>.S) born in the leaf (CLONE_INTO_CGROUP) that
  * shares our memory (CLONE_VM: no page tables copied) but has its own copy of the descriptor
