@@ -9,9 +9,12 @@ _default:
     @just --list --unsorted
 
 # Run every test: the plain build, the ASan+UBSan build, the format check, the install test,
-# 20 s of each fuzz target, and the Windows build's tests under Wine.
+# 20 s of each fuzz target, and the Windows build's tests under Wine — side by side in three lanes
+# after the builds (tests/stages.sh; logs in build/stages/). Names run only those stages, e.g.
+# `just test dev fmt` (stages: dev asan windows fuzz install fmt).
 [doc('Every test: Debug, ASan+UBSan, format check, install test, fuzz smoke, Windows under Wine')]
-test: test-dev asan fmt-check test-install fuzz-smoke test-windows
+test *stages:
+    tests/stages.sh {{stages}}
 
 # Build every preset (what CI compiles), warnings as errors.
 build-all: (build "dev") (build "asan") (build "release") (build "fuzz") (build "windows")
@@ -23,14 +26,14 @@ build preset="dev":
 
 # The test suite on the Debug build (TAP output, ends with "N passed, N failed, N skipped").
 test-dev: (build "dev")
-    build/dev/tests/pk_tests
+    build/dev/tests/pk_tests -j 2
 
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (timeouts scaled x4).
 asan: (build "asan")
     PK_TEST_TIMEOUT_MULTIPLIER=4 \
     ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    build/asan/tests/pk_tests
+    build/asan/tests/pk_tests -j 2
 
 # The Windows build (mingw-w64, the `windows` preset) and its test suite under Wine, in a private
 # WINEPREFIX (build/windows/wine). Extra arguments name tests, e.g. `just test-windows win_cancel`.

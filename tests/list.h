@@ -35,7 +35,7 @@
     X(resolve_rules, 10)                                                                           \
     X(threads_16x200_spawns, 60)                                                                   \
     X(threads_no_fd_crosses_to_children, 30)                                                       \
-    X(host_sigchld_handler_coexists, 10)                                                           \
+    X(host_sigchld_handler_coexists, 30)                                                           \
     X(sigchld_ignored_host_gets_real_status, 10)                                                   \
     X(sigchld_nocldwait_host_gets_real_status, 10)                                                 \
     X(stopped_child_gets_sigcont_after_limit_signal, 10)                                           \
