@@ -461,12 +461,14 @@ void layout_graph_link(layout_graph *g)
             add_edge(g, g->files[inc->file].module, g->files[to].module, "%s:%d: #include \"%s\"",
                      g->files[inc->file].rel, inc->line, inc->target);
     }
-    qsort(g->defs, g->ndefs, sizeof *g->defs, by_name);
+    if (g->ndefs > 0) /* qsort and bsearch take no NULL array, even of length 0 */
+        qsort(g->defs, g->ndefs, sizeof *g->defs, by_name);
     for (size_t u = 0; u < g->nuses; u++) {
         const struct gname *use = &g->uses[u];
         if (file_static(g, use->file, use->name))
             continue;
-        const struct gname *def = bsearch(use, g->defs, g->ndefs, sizeof *g->defs, by_name);
+        const struct gname *def =
+            g->ndefs > 0 ? bsearch(use, g->defs, g->ndefs, sizeof *g->defs, by_name) : NULL;
         while (def != NULL && def > g->defs && strcmp(def[-1].name, use->name) == 0)
             def--; /* the first of the name's definitions (one per module defining it) */
         for (; def != NULL && def < g->defs + g->ndefs && strcmp(def->name, use->name) == 0; def++)

@@ -205,8 +205,9 @@ TEST_IMPL(cpu_hog_in_calibration_leaves_counts_and_verdicts)
     /* A busy loop through the whole first calibration pass and no measured round. Before,
      * Google Benchmark sized each series from its last trial, which the hog made slow: fewer
      * iterations per sample for the whole run, noisier samples, verdicts turned undecidable
-     * (the full-profile demonstration in reports/notes/2026-12-02-calibration-hog.md). Now the runner sees the calls of the
-     * pass disturbed, calibrates again once the hog is gone, and sizes from an undisturbed call. */
+     * (the full-profile demonstration in reports/notes/2026-12-02-calibration-hog.md). Now the
+     * runner sees the calls of the pass disturbed, calibrates again once the hog is gone, and sizes
+     * from an undisturbed call. */
     pk_test_need_pkbench();
     char plain[512], hogged[512], out[512], before[1024], after[1024];
     pk_test_tmp_path(plain, sizeof plain, "plain-calibration.json");

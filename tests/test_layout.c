@@ -276,8 +276,7 @@ TEST_IMPL(layout_checker_catches_back_edges)
                   "suites/observe/observer.h");
     check_include("harness/suites/observe/suite.c", 21, suites, "suites/observe/bpf/event.h");
     ASSERT_EQ(nfailures, 9);
-    check_include("harness/suites/observe/observers/none.c", 22, suites,
-                  "suites/forkathon/view.h");
+    check_include("harness/suites/observe/observers/none.c", 22, suites, "suites/forkathon/view.h");
     check_include("harness/suites/forkathon/suite.c", 23, suites,
                   "suites/observe/observers/poll.h");
     ASSERT_EQ(nfailures, 11);

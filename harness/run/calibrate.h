@@ -6,12 +6,13 @@
  * time per iteration. A busy loop during that trial makes every iteration look slower, so the
  * series gets fewer iterations per sample for the whole run: shorter, noisier samples, and a
  * verdict that turns undecidable although no measured round was disturbed (METHODOLOGY.md,
- * "Sizing the samples"; reports/notes/2026-12-02-calibration-hog.md). Here every call of the benchmark function in the calibration round (warm-up and
- * sizing trials alike) that lasted at least half of min_time is a candidate, with its mean
- * iteration time and its disturbance mark; the count uses the same 1.4 x min_time rule on the
- * fastest undisturbed one. A series with a disturbed candidate is calibrated once more after the
- * others (rounds.c), and the fastest undisturbed candidate of both passes sizes it; if neither
- * pass saw an undisturbed one, the fastest candidate does and the file says so (`disturbed`).
+ * "Sizing the samples"; reports/notes/2026-12-02-calibration-hog.md). Here every call of the
+ * benchmark function in the calibration round (warm-up and sizing trials alike) that lasted at
+ * least half of min_time is a candidate, with its mean iteration time and its disturbance mark; the
+ * count uses the same 1.4 x min_time rule on the fastest undisturbed one. A series with a disturbed
+ * candidate is calibrated once more after the others (rounds.c), and the fastest undisturbed
+ * candidate of both passes sizes it; if neither pass saw an undisturbed one, the fastest candidate
+ * does and the file says so (`disturbed`).
  */
 #ifndef PKB_RUN_CALIBRATE_H
 #define PKB_RUN_CALIBRATE_H
