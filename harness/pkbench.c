@@ -10,9 +10,10 @@
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
- * could not start, or stdout that cannot be written (one line on stderr says which); 130 when a run
- * was interrupted (its results file still holds every finished series). compare and check add 2 (a
- * regression) and 3 (undecidable).
+ * could not start, or stdout that cannot be written (one line on stderr says which); 4 when a run
+ * went through but a series failed or was refused by its check (PKB_EXIT_UNMEASURED: the last
+ * line names them); 130 when a run was interrupted (its results file still holds every finished
+ * series). compare and check add 2 (a regression) and 3 (undecidable).
  */
 #define _GNU_SOURCE
 #include "common/cli.h"
@@ -114,11 +115,22 @@ static void help(void)
           "\n"
           "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
           "also takes --help. Tables are coloured only on a terminal, and never when NO_COLOR\n"
-          "is set or TERM is dumb.\n"
+          "is set or TERM is dumb.\n",
+          stdout);
+    fputs("\n"
+          "Files. An output is replaced atomically (a temporary file renamed over it) when it\n"
+          "is a regular file or a new path; through a symlink, its target (created when the\n"
+          "link dangles), and the link stays a link. compare --out writes anything else (a\n"
+          "FIFO, /dev/stdout) in place; run --out and check --out must be a regular file or a\n"
+          "new path (the results are rewritten after every series and read back). A FIFO, a\n"
+          "pipe or a terminal as input or output is waited on for at most PKBENCH_FIFO_WAIT\n"
+          "seconds (10): no writer, no reader or no byte for that long is an error.\n"
           "\n"
-          "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
-          "compare and check: 2 a regression, 3 none but a series too noisy, with too few\n"
-          "samples to decide, or whose controls cannot correct the drift (named).\n",
+          "Exit status: 0 ok; 1 bad arguments or input; 4 (run) the run went through but a\n"
+          "series failed or its check refused it (the last line names them; the file keeps\n"
+          "what was measured); 130 interrupted (finished series kept, a series cut short\n"
+          "marked partial); compare and check: 2 a regression, 3 none but a series too noisy,\n"
+          "with too few samples to decide, or whose controls cannot correct the drift (named).\n",
           stdout);
 }
 
@@ -325,6 +337,32 @@ static int print_tables(const char *path, pkb_buf *b)
     return rc != 0 ? pkb_cli_failed(rc, err) : 0;
 }
 
+/* The run's last line when a series it was to measure was not (failed, or refused for a reason
+ * of the code): "pkbench: 2 series not measured: a/b (failed: why), ...". Returns
+ * PKB_EXIT_UNMEASURED then, else 0 (and 0 when the file cannot be read: the tables said why). */
+static int say_unmeasured(const char *path)
+{
+    pkb_results r;
+    if (pkb_results_load(path, &r, NULL, 0) != 0)
+        return 0;
+    pkb_buf names = {0};
+    size_t count = 0;
+    for (size_t i = 0; i < r.nseries; i++) {
+        const pkb_results_series *s = &r.series[i];
+        bool failed = strcmp(s->status, "failed") == 0;
+        if (!failed && (strcmp(s->status, "refused") != 0 || s->environmental))
+            continue;
+        pkb_buf_printf(&names, "%s%s (%s%s%.160s)", count++ > 0 ? ", " : "", s->name, s->status,
+                       s->reason != NULL ? ": " : "", s->reason != NULL ? s->reason : "");
+    }
+    if (count > 0)
+        fprintf(stderr, "pkbench: %zu series not measured: %s\n", count,
+                names.failed ? "(out of memory)" : names.data);
+    pkb_buf_free(&names);
+    pkb_results_free(&r);
+    return count > 0 ? PKB_EXIT_UNMEASURED : 0;
+}
+
 /* argv: the whole command line ("pkbench run ..."), recorded in the results file. */
 static int cmd_run(int argc, char **argv)
 {
@@ -359,7 +397,7 @@ static int cmd_run(int argc, char **argv)
         a.out = defpath;
     }
     /* Before anything is measured: a run whose results cannot be written is time lost. */
-    if (pkb_cli_check_writable(a.out) != 0)
+    if (pkb_cli_check_results_file("run", "--out", a.out) != 0)
         return 1;
     /* Ctrl-C: stop at the next iteration and keep every finished series; a second one kills. */
     pkb_cli_on_stop(on_signal, SA_RESETHAND);
@@ -396,7 +434,9 @@ static int cmd_run(int argc, char **argv)
     pkb_buf_printf(&b, "results  %s\n", a.out);
     prc = prc != 0 ? prc : put_stdout(&b);
     pkb_buf_free(&b);
-    return rc != 0 ? rc : prc;
+    /* Last, so a log's tail says it: the series that should have been measured and were not. */
+    int unmeasured = rc == 0 && prc == 0 ? say_unmeasured(a.out) : 0;
+    return rc != 0 ? rc : prc != 0 ? prc : unmeasured;
 }
 
 /* ---- report --------------------------------------------------------------------------------- */

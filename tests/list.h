@@ -309,4 +309,11 @@
     X(calibration_all_disturbed_says_so, 10)                                                       \
     X(calibration_bounds, 10)                                                                      \
     X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
-    X(report_tables_and_figures_show_every_repetition, 60)
+    X(report_tables_and_figures_show_every_repetition, 60)                                         \
+    X(pkbench_fifo_inputs_are_bounded, 60)                                                         \
+    X(pkbench_fifo_and_device_outputs, 60)                                                         \
+    X(pkbench_output_through_a_symlink_writes_its_target, 30)                                      \
+    X(pkbench_run_with_unmeasured_series_exits_4, 90)                                              \
+    X(results_loader_refuses_inconsistent_series, 10)                                              \
+    X(compare_refuses_files_of_different_suites, 20)                                               \
+    X(pkbench_interrupt_mid_rounds_marks_partial, 60)

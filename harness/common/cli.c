@@ -70,6 +70,19 @@ int pkb_cli_check_writable(const char *path)
     return rc != 0;
 }
 
+int pkb_cli_check_results_file(const char *cmd, const char *opt, const char *path)
+{
+    const char *kind = pkb_path_kind(path);
+    if (kind != NULL && strcmp(kind, "a directory") != 0) {
+        fprintf(stderr,
+                "pkbench: %s: %s %s is %s: a results file is rewritten after every finished series "
+                "and read back at the end, so it must be a regular file or a new path\n",
+                cmd, opt, path, kind);
+        return 1;
+    }
+    return pkb_cli_check_writable(path);
+}
+
 int pkb_cli_failed(int rc, const char *err)
 {
     fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));

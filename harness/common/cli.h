@@ -48,6 +48,12 @@ int pkb_cli_usage_error(const char *usage, const char *fmt, ...)
  * unknown option '--x'", then the usage. `args` as given to pkb_cli_next_option. Returns 1. */
 int pkb_cli_getopt_failed(const char *usage, const char *cmd, int opt, char **args);
 
+/* pkbench run's status when the run went through but a series it was to measure was not: one
+ * failed while timing, or its correctness check refused it for a reason of the code (a refusal
+ * for a reason of the host, e.g. no root for an eBPF observer, is a skip, not a failure). The
+ * results file keeps what was measured; `check` compares it as usual. */
+#define PKB_EXIT_UNMEASURED 4
+
 /* --settle's value: seconds from 0 to 60. */
 bool pkb_cli_settle(const char *v, double *seconds);
 
@@ -58,6 +64,12 @@ int pkb_cli_results_path(const char *name, char *path, size_t cap);
 /* Before anything is measured or computed: whether `path` can be written
  * (files.h's pkb_check_writable). Returns 0, or 1 after saying why not. */
 int pkb_cli_check_writable(const char *path);
+
+/* The same for a results file `run` (or `check`, through its runs) writes, named by option `opt`
+ * of command `cmd`: it is rewritten after every finished series and read back at the end, so it
+ * must be a regular file or a new path (through a symlink, its target's); a FIFO, a device or a
+ * terminal is refused, named. Returns 0, or 1 after saying why not. */
+int pkb_cli_check_results_file(const char *cmd, const char *opt, const char *path);
 
 /* A failed call's one line, "pkbench: <err>" (strerror(-rc) when err is empty). Returns 1. */
 int pkb_cli_failed(int rc, const char *err);

@@ -1,10 +1,14 @@
 /*
- * files — durable output (files.h). The report stages its files in a private directory and
- * commits them with pkb_commit_file; results files are replaced with pkb_write_json_atomic after
- * every finished series, so an interrupted or crashed run keeps its last complete state.
+ * files — durable output and bounded input (files.h). The report stages its files in a private
+ * directory and commits them with pkb_commit_file; results files are replaced with
+ * pkb_write_json_atomic after every finished series, so an interrupted or crashed run keeps its
+ * last complete state. What differs between platforms (symlinks, waiting on a FIFO) is in
+ * files.posix.c and files.windows.c.
  */
 #define _GNU_SOURCE
 #include "common/files.h"
+
+#include "common/parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,30 +120,70 @@ void pkb_sync_dir(const char *dir)
     }
 }
 
-/* A path that is not a regular file (a FIFO, /dev/stdout): written in place, as `>` would. */
+int pkb_fifo_wait_ms(void)
+{
+    static int cached = -1;
+    if (cached >= 0)
+        return cached;
+    cached = PKB_FIFO_WAIT_DEFAULT_S * 1000;
+    const char *v = getenv("PKBENCH_FIFO_WAIT");
+    double s;
+    if (v != NULL && v[0] != '\0') {
+        if (pkb_parse_number(v, false, &s) && s >= 0 && s <= 3600)
+            cached = (int)(s * 1000 + 0.5);
+        else
+            fprintf(
+                stderr,
+                "pkbench: PKBENCH_FIFO_WAIT: '%s' is not seconds from 0 to 3600; waiting %d s\n", v,
+                PKB_FIFO_WAIT_DEFAULT_S);
+    }
+    return cached;
+}
+
+/* A path that is not a regular file (a FIFO, /dev/stdout): written in place, as `>` would, but
+ * never waited on for longer than pkb_fifo_wait_ms. */
 static int write_in_place(const char *path, const char *text, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -errno;
-    int rc = write_all(fd, text, len);
+    int fd;
+    int rc = pkb__open_in_place(path, pkb_fifo_wait_ms(), &fd);
+    if (rc != 0)
+        return rc;
+    rc = pkb__write_in_place(fd, text, len, pkb_fifo_wait_ms());
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
     return rc;
 }
 
+/* The directory part of path (or "."), into dir. */
+static int dir_of(const char *path, char *dir, size_t cap)
+{
+    const char *slash = NULL;
+    for (const char *p = path; *p != '\0'; p++)
+        if (strchr(PKB_DIR_SEPARATORS, *p) != NULL)
+            slash = p;
+    int n = slash == NULL   ? snprintf(dir, cap, ".")
+            : slash == path ? snprintf(dir, cap, "%.1s", path)
+                            : snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    return n >= 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
+}
+
 int pkb_write_text_atomic(const char *path, const char *text, size_t len)
 {
+    /* Through a symlink, the target is what is replaced (in its own directory): renaming over
+     * the link would turn it into a regular file and leave its target as it was. */
+    char final[PATH_MAX], tmp[PATH_MAX];
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return S_ISDIR(st.st_mode) ? -EISDIR : write_in_place(path, text, len);
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+    int rc = pkb_final_path(path, final, sizeof final);
+    if (rc != 0)
+        return rc;
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", final) >= (int)sizeof tmp)
         return -ENAMETOOLONG;
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    int rc = write_all(fd, text, len);
+    rc = write_all(fd, text, len);
     /* mkostemp makes 0600; an output is as readable as any other file the user writes. */
     if (rc == 0 && fchmod(fd, 0644) != 0)
         rc = -errno;
@@ -147,7 +191,7 @@ int pkb_write_text_atomic(const char *path, const char *text, size_t len)
         rc = -errno;
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
+    if (rc == 0 && rename(tmp, final) != 0)
         rc = -errno;
     if (rc != 0)
         unlink(tmp);
@@ -156,7 +200,7 @@ int pkb_write_text_atomic(const char *path, const char *text, size_t len)
 
 int pkb_check_writable(const char *path)
 {
-    char dir[PATH_MAX];
+    char final[PATH_MAX], dir[PATH_MAX];
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
@@ -168,14 +212,96 @@ int pkb_check_writable(const char *path)
     } else if (errno != ENOENT) {
         return -errno;
     }
-    /* The temporary file goes next to it. */
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL)
-        snprintf(dir, sizeof dir, ".");
-    else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path) >=
-             (int)sizeof dir)
-        return -ENAMETOOLONG;
+    /* The temporary file goes next to the file replaced (a symlink's target, which a dangling
+     * link's write creates). */
+    int rc = pkb_final_path(path, final, sizeof final);
+    if (rc == 0)
+        rc = dir_of(final, dir, sizeof dir);
+    if (rc != 0)
+        return rc;
     return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
+}
+
+/* ---- reading --------------------------------------------------------------------------------- */
+
+/* What a FIFO, a pipe or a terminal gave, by path: such an input can be read only once, and a
+ * command may read its input more than once (report --print, check's baseline). */
+struct once {
+    struct once *next;
+    char *path, *data;
+    size_t len;
+};
+static struct once *read_once;
+
+static int copy_of(const char *data, size_t len, char **out, size_t *out_len)
+{
+    *out = malloc(len + 1);
+    if (*out == NULL)
+        return -ENOMEM;
+    memcpy(*out, data, len);
+    (*out)[len] = '\0';
+    *out_len = len;
+    return 0;
+}
+
+/* Reads fd to its end into buf (capacity *cap, grown up to limit + 1 bytes). */
+static int read_to_end(int fd, bool regular, size_t limit, char **buf, size_t *cap, size_t *n)
+{
+    for (;;) {
+        if (*n == *cap) {
+            if (*cap > limit)
+                return -EFBIG;
+            size_t bigger_cap = *cap * 2 > limit + 1 ? limit + 1 : *cap * 2;
+            char *bigger = realloc(*buf, bigger_cap + 1);
+            if (bigger == NULL)
+                return -ENOMEM;
+            *buf = bigger;
+            *cap = bigger_cap;
+        }
+        long r = pkb__read_some(fd, regular, *buf + *n, *cap - *n, pkb_fifo_wait_ms());
+        if (r < 0)
+            return (int)r;
+        if (r == 0)
+            return *n > limit ? -EFBIG : 0;
+        *n += (size_t)r;
+    }
+}
+
+int pkb_read_file(const char *path, size_t limit, char **data, size_t *len)
+{
+    for (struct once *o = read_once; o != NULL; o = o->next)
+        if (strcmp(o->path, path) == 0)
+            return copy_of(o->data, o->len, data, len);
+    int fd;
+    bool regular;
+    long long size;
+    int rc = pkb__open_input(path, &fd, &regular, &size);
+    if (rc != 0)
+        return rc;
+    if (regular && (unsigned long long)size > (unsigned long long)limit) {
+        close(fd);
+        return -EFBIG;
+    }
+    size_t cap = regular && size > 0 ? (size_t)size + 1 : 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    rc = buf == NULL ? -ENOMEM : read_to_end(fd, regular, limit, &buf, &cap, &n);
+    close(fd);
+    struct once *o = rc == 0 && !regular ? calloc(1, sizeof *o) : NULL;
+    if (o != NULL && (o->path = strdup(path)) != NULL && copy_of(buf, n, &o->data, &o->len) == 0) {
+        o->next = read_once;
+        read_once = o;
+    } else if (o != NULL) {
+        free(o->path);
+        free(o);
+    }
+    if (rc != 0) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return 0;
 }
 
 char *pkb_json_text(const json_t *doc, int indent)

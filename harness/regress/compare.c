@@ -647,6 +647,26 @@ void pkb_compare_free(pkb_compare *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Two files of different suites have no series in common worth matching: their names may even
+ * coincide (a scenario of one, a phase of the other) and mean different things. The scenarios
+ * suite was called "compare" in older files. */
+static int check_same_suite(const pkb_results *b,
+                            const pkb_results *n,
+                            const char *base_path,
+                            const char *cand_path,
+                            char *err,
+                            size_t err_len)
+{
+    const char *bs = strcmp(b->suite, "compare") == 0 ? "scenarios" : b->suite;
+    const char *ns = strcmp(n->suite, "compare") == 0 ? "scenarios" : n->suite;
+    if (strcmp(bs, ns) == 0)
+        return 0;
+    return pkb_fail(err, err_len, -EINVAL,
+                    "%s is a results file of the %.60s suite and %s of the %.60s suite: compare "
+                    "matches the series of two runs of one suite",
+                    base_path, b->suite, cand_path, n->suite);
+}
+
 int pkb_compare_files(const char *base_path,
                       const char *cand_path,
                       const pkb_compare_options *opts,
@@ -679,6 +699,8 @@ int pkb_compare_files(const char *base_path,
         rc = pkb_results_load(cand_path, &rn, err, err_len);
         have_n = rc == 0;
     }
+    if (rc == 0 && !contenders)
+        rc = check_same_suite(&rb, &rn, base_path, cand_path, err, err_len);
     x.base = &rb;
     x.cand = contenders ? &rb : &rn;
     c.base_path = xstrdup(base_path);

@@ -31,67 +31,6 @@ bool pkb_results_sample_ok(double x)
     return x > 0 && x <= PKB_RESULTS_MAX_SAMPLE_NS; /* false for NaN */
 }
 
-/* Reads the whole file into a malloc'd buffer, but never more than PKB_RESULTS_MAX_FILE_BYTES:
- * a regular file is refused from its size before anything is read, anything else (a pipe, a
- * device) once one byte past the limit has arrived, so memory stays bounded either way. */
-static int read_all(const char *path, char **data, size_t *len)
-{
-    const size_t limit = (size_t)PKB_RESULTS_MAX_FILE_BYTES;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    int rc = fstat(fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
-    if (rc == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)limit)
-        rc = -EFBIG;
-    if (rc != 0) {
-        close(fd);
-        return rc;
-    }
-    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (buf == NULL) {
-            rc = -ENOMEM;
-            break;
-        }
-        if (n == cap) {
-            if (cap > limit) {
-                rc = -EFBIG;
-                break;
-            }
-            size_t bigger_cap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
-            char *bigger = realloc(buf, bigger_cap);
-            if (bigger == NULL) {
-                rc = -ENOMEM;
-                break;
-            }
-            buf = bigger;
-            cap = bigger_cap;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = -errno;
-            break;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    if (rc == 0 && n > limit)
-        rc = -EFBIG;
-    if (rc != 0) {
-        free(buf);
-        return rc;
-    }
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
 /* ---- field checks ------------------------------------------------------------------------- */
 
 enum {
@@ -248,7 +187,49 @@ static const struct field series_fields[] = {
     {"environmental", T_BOOL, false},
     {"control", T_BOOL, false},
     {"round", T_ARR, false},
+    {"iterations", T_ARR, false},
+    {"child_cpu_ns", T_ARR, false},
+    {"parent_cpu_ns", T_ARR, false},
 };
+
+/* The per-repetition arrays beside samples_ns (results/schema.json): each, when present, holds one
+ * entry per sample, of these types. */
+static const struct field per_repetition[] = {
+    {"iterations", T_INT, false},    {"child_cpu_ns", T_NUM, false},
+    {"parent_cpu_ns", T_NUM, false}, {"procs_running", T_INT, false},
+    {"noisy", T_BOOL, false},        {"disturbed", T_BOOL, false},
+};
+
+/* Every per-repetition array of `obj` (a series, at path `where`, or one of its attempts) has
+ * exactly one entry per sample: an array of another length cannot be lined up with the samples
+ * (which repetition is which?), so the file is refused, the series named. */
+static int check_lengths(const char *file,
+                         const json_t *obj,
+                         const char *where,
+                         const char *name,
+                         size_t n,
+                         char *err,
+                         size_t err_len)
+{
+    for (size_t i = 0; i < N_OF(per_repetition); i++) {
+        const json_t *a = json_object_get(obj, per_repetition[i].key);
+        if (a == NULL)
+            continue;
+        char path[128];
+        snprintf(path, sizeof path, "%s%s", where, per_repetition[i].key);
+        if (!json_is_array(a))
+            return pkb_fail(err, err_len, -EBADMSG, "%s: %s is not an array", file, path);
+        size_t got = json_array_size(a);
+        if (got != n)
+            return pkb_fail(err, err_len, -EBADMSG,
+                            "%s: %s (series %.80s) has %zu entries for %zu samples_ns", file, path,
+                            name, got, n);
+        int rc = check_items(file, a, path, per_repetition[i].types, err, err_len);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
 
 /* The checks that make a file a version-1 results file at all. */
 static int check_identity(const char *file, const json_t *root, char *err, size_t err_len)
@@ -456,6 +437,9 @@ static int load_attempts(const char *file,
         if (!json_is_object(a) || !json_is_array(samples))
             return pkb_fail(err, err_len, -EBADMSG, "%s: %s is not an array", file, where);
         int rc = check_samples(file, samples, where, err, err_len);
+        snprintf(where, sizeof where, "series[%zu].attempts[%zu].", index, i);
+        if (rc == 0)
+            rc = check_lengths(file, a, where, s->name, json_array_size(samples), err, err_len);
         snprintf(where, sizeof where, "series[%zu].attempts[%zu].round", index, i);
         if (rc == 0)
             rc = check_rounds(file, json_object_get(a, "round"), json_array_size(samples), where,
@@ -467,7 +451,7 @@ static int load_attempts(const char *file,
 }
 
 /* Marked repetitions: the measured `disturbed` flags, else the older `noisy` flags, else
- * procs_running against the CPUs. An entry past the samples describes no repetition. */
+ * procs_running against the CPUs (check_lengths saw one entry per sample). */
 static int load_marks(const char *file,
                       const json_t *j,
                       size_t index,
@@ -525,11 +509,12 @@ static int load_series(const char *file,
     s->json = j;
     s->baseline = json_is_true(json_object_get(j, "baseline"));
     s->work = json_number_value(json_object_get(j, "work_per_iteration"));
-    if (strcmp(s->status, "measured") != 0 && strcmp(s->status, "refused") != 0 &&
-        strcmp(s->status, "failed") != 0)
+    if (strcmp(s->status, "measured") != 0 && strcmp(s->status, "partial") != 0 &&
+        strcmp(s->status, "refused") != 0 && strcmp(s->status, "failed") != 0)
         return pkb_fail(err, err_len, -EBADMSG,
-                        "%s: series[%zu].status \"%.40s\" is not measured, refused or failed", file,
-                        index, s->status);
+                        "%s: series[%zu].status \"%.40s\" is not measured, partial, refused or "
+                        "failed",
+                        file, index, s->status);
     if (!(s->work >= 0 && s->work <= PKB_RESULTS_MAX_WORK))
         return pkb_fail(err, err_len, -EBADMSG,
                         "%s: series[%zu].work_per_iteration is not a number from 0 to %g", file,
@@ -537,6 +522,8 @@ static int load_series(const char *file,
     s->environmental = json_is_true(json_object_get(j, "environmental"));
     s->control = json_is_true(json_object_get(j, "control"));
     rc = load_samples(file, j, index, s, err, err_len);
+    if (rc == 0)
+        rc = check_lengths(file, j, where, s->name, s->n, err, err_len);
     if (rc == 0)
         rc = load_rounds(file, j, index, s, err, err_len);
     if (rc == 0)
@@ -566,6 +553,39 @@ static int add_scenario(pkb_results *r, const char *name)
     sc->baseline = -1;
     sc->members = calloc(r->nseries, sizeof *sc->members);
     return sc->members == NULL ? -ENOMEM : 0;
+}
+
+/* Orders series by name (then by place in the file), for check_unique_names. */
+static int by_name(const void *a, const void *b)
+{
+    const pkb_results_series *x = *(const pkb_results_series *const *)a,
+                             *y = *(const pkb_results_series *const *)b;
+    int c = strcmp(x->name, y->name);
+    return c != 0 ? c : (x > y) - (x < y);
+}
+
+/* Every series has a name of its own: the readers find a series by name (compare matches two
+ * files by it), so a second series of the same name would be silently ignored. Sorted, so a
+ * file of many series costs n log n. */
+static int check_unique_names(const char *file, const pkb_results *r, char *err, size_t err_len)
+{
+    if (r->nseries < 2)
+        return 0;
+    const pkb_results_series **sorted = malloc(r->nseries * sizeof *sorted);
+    if (sorted == NULL)
+        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
+    for (size_t i = 0; i < r->nseries; i++)
+        sorted[i] = &r->series[i];
+    qsort(sorted, r->nseries, sizeof *sorted, by_name);
+    int rc = 0;
+    for (size_t i = 1; i < r->nseries && rc == 0; i++)
+        if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0)
+            rc = pkb_fail(err, err_len, -EBADMSG,
+                          "%s: series[%zu] and series[%zu] are both named \"%.80s\"", file,
+                          (size_t)(sorted[i - 1] - r->series), (size_t)(sorted[i] - r->series),
+                          sorted[i]->name);
+    free(sorted);
+    return rc;
 }
 
 /* Scenarios in order of first appearance. */
@@ -658,6 +678,8 @@ int pkb_results_load_buffer(
         rc = load_series(path, json_array_get(series, i), i, r->logical_cpus, &r->series[i], err,
                          err_len);
     if (rc == 0)
+        rc = check_unique_names(path, r, err, err_len);
+    if (rc == 0)
         rc = group_scenarios(path, r, err, err_len);
     if (rc != 0)
         pkb_results_free(r);
@@ -672,7 +694,13 @@ int pkb_results_load(const char *path, pkb_results *r, char *err, size_t err_len
         return rc;
     char *data = NULL;
     size_t len = 0;
-    rc = read_all(path, &data, &len);
+    rc = pkb_read_file(path, (size_t)PKB_RESULTS_MAX_FILE_BYTES, &data, &len);
+    if (rc == -ETIMEDOUT)
+        return pkb_fail(err, err_len, rc,
+                        "%s: cannot read: %s, and nothing was written to it for %g s (is a "
+                        "writer running? PKBENCH_FIFO_WAIT sets the wait)",
+                        path, pkb_path_kind(path) ? pkb_path_kind(path) : "not a regular file",
+                        pkb_fifo_wait_ms() / 1e3);
     if (rc != 0)
         return pkb_fail(err, err_len, rc, "%s: cannot read: %s", path,
                         rc == -EFBIG ? "larger than 64 MiB, the limit for a results file"

@@ -50,9 +50,12 @@ typedef enum pkb_series_status {
     PKB_SERIES_MEASURED,
     PKB_SERIES_REFUSED, /* the correctness check failed: never timed */
     PKB_SERIES_FAILED,  /* an iteration failed while timing */
+    PKB_SERIES_PARTIAL, /* fewer rounds than the run asked for (interrupted, or still running):
+                           its samples are kept, never read as a measurement; `reason` says how
+                           many */
 } pkb_series_status;
 
-/* "measured", "refused", "failed" ("pending" for PENDING). */
+/* "measured", "refused", "failed", "partial" ("pending" for PENDING). */
 const char *pkb_series_status_name(pkb_series_status status);
 
 /* ==== Writing ================================================================================ */
@@ -165,7 +168,8 @@ typedef struct pkb_results_series {
     bool baseline;
     bool control; /* a drift control (`control` true in the file) */
     double work;  /* work_per_iteration, in the unit's numerator */
-    /* samples_ns (owned); measured = status "measured" with at least one sample */
+    /* samples_ns (owned); measured = status "measured" with at least one sample (a "partial"
+     * series' samples are here, but it is not measured) */
     double *samples;
     size_t n;
     int *round; /* n values (owned): the round each sample was taken in; NULL when the file has
@@ -212,11 +216,14 @@ typedef struct pkb_results {
  *   -EINVAL           a path with no file name
  *   -ENOENT, -EACCES, the file cannot be opened or read (the errno of open/read); -EFBIG when it
  *   -EISDIR, ...      is larger than PKB_RESULTS_MAX_FILE_BYTES (refused before reading it whole)
+ *   -ETIMEDOUT        a FIFO, pipe or terminal that gave nothing for pkb_fifo_wait_ms
  *   -EBADMSG          not valid JSON; not a results file; a required field missing or of the
  *                     wrong type (its path is named, e.g. series[3].samples_ns[2]); a value
  *                     outside its physical bounds (a sample not in (0, one day], work per
  *                     iteration above PKB_RESULTS_MAX_WORK, a count below zero); a scenario with
- *                     two measured baseline series
+ *                     two measured baseline series; two series of one name (both named); a
+ *                     per-repetition array (iterations, child_cpu_ns, ...) whose length is not
+ *                     samples_ns' (the series named)
  *   -ENOTSUP          schema_version is not 1
  *   -ENOMEM
  * On error *r needs no freeing; on success pkb_results_free. */

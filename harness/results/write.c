@@ -19,6 +19,8 @@ const char *pkb_series_status_name(pkb_series_status status)
         return "refused";
     case PKB_SERIES_FAILED:
         return "failed";
+    case PKB_SERIES_PARTIAL:
+        return "partial";
     case PKB_SERIES_PENDING:
         break;
     }

@@ -133,6 +133,8 @@ static int run_all_rounds(struct rounds *x)
         }
     }
     settle_round(x, (size_t)completed);
+    if (pkb_interrupted && !x->again) /* the series' reasons now say "interrupted" */
+        pkb__write_doc(c);
     pkb__progress.phase[0] = '\0';
     return rc;
 }
@@ -315,11 +317,14 @@ static int size_series(struct rounds *x)
     return rc;
 }
 
-/* Marks every series in play as measured with the rounds it completed (and drops the samples of
- * a round cut short), so the file can be written between rounds. */
+/* Marks every series in play with the rounds it completed (and drops the samples of a round cut
+ * short), so the file can be written between rounds: measured once it has every round the profile
+ * asks for, partial before (the file of a run interrupted or killed mid-rounds says so, with how
+ * many rounds it holds, rather than pass a few samples off as a measurement). */
 static void settle_round(struct rounds *x, size_t completed)
 {
     struct pkb__collect *c = x->c;
+    int want = c->opts->profile->repetitions;
     for (size_t i = 0; i < c->n; i++) {
         pkb_series *a = &c->series[i];
         if (x->again && !a->remeasuring)
@@ -329,7 +334,15 @@ static void settle_round(struct rounds *x, size_t completed)
         if (x->b != NULL && x->b[i].nreps > completed)
             x->b[i].nreps = completed;
         if (in_play(x, a) && completed > 0 && !x->again) {
-            a->status = PKB_SERIES_MEASURED;
+            bool all = completed >= (size_t)want;
+            if (!all)
+                snprintf(a->reason, sizeof a->reason,
+                         pkb_interrupted ? "interrupted after %zu of %d rounds"
+                                         : "%zu of %d rounds so far: the run did not finish",
+                         completed, want);
+            else if (a->status == PKB_SERIES_PARTIAL)
+                a->reason[0] = '\0';
+            a->status = all ? PKB_SERIES_MEASURED : PKB_SERIES_PARTIAL;
             a->done = true;
         }
     }

@@ -277,9 +277,12 @@ static json_t *gate(struct item *items, size_t n, const pkb_obs_options *o)
         if (rc == 0)
             continue;
         fprintf(stderr, "pkbench: observe: SKIP %s: %s\n", ob->name, why);
-        for (size_t i = 0; i < n; i++)
-            if (items[i].ob == ob)
-                settle(items[i].s, PKB_SERIES_REFUSED, why);
+        for (size_t i = 0; i < n; i++) {
+            if (items[i].ob != ob)
+                continue;
+            settle(items[i].s, PKB_SERIES_REFUSED, why);
+            items[i].s->environmental = true; /* the host lacks it: a skip, not a failure */
+        }
     }
     /* A trial namespace: without one no cell can run. (Unprivileged, this is where pkbench
      * enters its own user namespace, after the eBPF probes above.) */
@@ -291,9 +294,12 @@ static json_t *gate(struct item *items, size_t n, const pkb_obs_options *o)
         pkb_netns_leave(&ns);
     else
         fprintf(stderr, "pkbench: observe: SKIP every observer: %s\n", why);
-    for (size_t i = 0; rc != 0 && i < n; i++)
-        if (items[i].s->status == PKB_SERIES_PENDING)
-            settle(items[i].s, PKB_SERIES_REFUSED, why);
+    for (size_t i = 0; rc != 0 && i < n; i++) {
+        if (items[i].s->status != PKB_SERIES_PENDING)
+            continue;
+        settle(items[i].s, PKB_SERIES_REFUSED, why);
+        items[i].s->environmental = true;
+    }
     return json_pack("{s:o, s:{s:b, s:s?, s:s?}, s:o, s:o}", "observers", observers, "netns",
                      "works", rc == 0, "how", how, "reason", rc ? why : NULL, "bpf",
                      pkb__bpf_gates(), "host", host_facts());

@@ -384,11 +384,32 @@ static void target_measured(
     pkb_buf_puts(b, " series");
 }
 
-/* met / not met / undecidable, with why when undecidable; not checked. */
-static void target_result(pkb_buf *b, const struct target *t, const struct target_eval *e)
+/* Why processkit against `other` in `scenario` could not be decided: "processkit failed", "no
+ * libuv series in this run", ...; "" when both were measured. */
+static void
+why_unchecked(pkb_buf *b, const pkb_results *r, const char *scenario, const char *other, bool md)
+{
+    const char *who[2] = {PROCESSKIT, other};
+    for (int k = 0; k < 2; k++) {
+        const pkb_results_series *s = find_series(r, scenario, who[k]);
+        if (s != NULL && s->measured)
+            continue;
+        if (s == NULL)
+            pkb_buf_puts(b, "no ");
+        name(b, who[k], md);
+        pkb_buf_printf(b, s == NULL ? " series in this run" : " %s", s ? s->status : "");
+        return;
+    }
+}
+
+/* met / not met / undecidable, with why when undecidable; not checked, with why. */
+static void target_result(
+    pkb_buf *b, const pkb_results *r, const struct target *t, const struct target_eval *e, bool md)
 {
     if (e->result == NOT_CHECKED) {
-        pkb_buf_puts(b, "not checked");
+        pkb_buf_puts(b, "not checked (");
+        why_unchecked(b, r, t->scenario, t->other, md);
+        pkb_buf_puts(b, ")");
         return;
     }
     pkb_buf_puts(b, pkb_target_result_name((pkb_target_result)e->result));
@@ -411,7 +432,7 @@ static void md_ratio_target(const pkb_results *r, const struct target *t, pkb_bu
     pkb_buf_puts(b, " | ");
     target_measured(b, r, t, &e, true);
     pkb_buf_puts(b, " | ");
-    target_result(b, t, &e);
+    target_result(b, r, t, &e, true);
     pkb_buf_puts(b, " |\n");
 }
 
@@ -481,12 +502,32 @@ static int rival_result_of(const struct rival_eval *e)
                                                   : PKB_TARGET_MET;
 }
 
-/* "met", "not met (behind in `a` and `b`)", "undecidable (not shown ahead in `a`: why)". */
+/* "; not checked in `a` (processkit failed)" for every scenario where one of the pair has a
+ * series that was not measured: a rival target met where checked is not met everywhere. */
+static void rival_unchecked(pkb_buf *b, const pkb_results *r, const struct rival_eval *e, bool md)
+{
+    for (size_t i = 0; i < r->nscenarios; i++) {
+        const char *sc = r->scenarios[i].name;
+        const pkb_results_series *pk = find_series(r, sc, PROCESSKIT),
+                                 *o = find_series(r, sc, e->rival);
+        if (e->result[i] != NOT_CHECKED || pk == NULL || o == NULL)
+            continue;
+        pkb_buf_puts(b, "; not checked in ");
+        name(b, sc, md);
+        pkb_buf_puts(b, " (");
+        why_unchecked(b, r, sc, e->rival, md);
+        pkb_buf_puts(b, ")");
+    }
+}
+
+/* "met", "not met (behind in `a` and `b`)", "undecidable (not shown ahead in `a`: why)", each
+ * followed by the scenarios it could not be checked in, and why. */
 static void rival_result(pkb_buf *b, const pkb_results *r, const struct rival_eval *e, bool md)
 {
     int worst = rival_result_of(e);
     if (worst == NOT_CHECKED || worst == PKB_TARGET_MET) {
         pkb_buf_puts(b, worst == NOT_CHECKED ? "not checked" : "met");
+        rival_unchecked(b, r, e, md);
         return;
     }
     pkb_buf_printf(b, "%s (%s in ", pkb_target_result_name((pkb_target_result)worst),
@@ -507,6 +548,7 @@ static void rival_result(pkb_buf *b, const pkb_results *r, const struct rival_ev
         done++;
     }
     pkb_buf_puts(b, ")");
+    rival_unchecked(b, r, e, md);
 }
 
 static void md_rival_target(const pkb_results *r, const char *rival, pkb_buf *b)
@@ -586,7 +628,7 @@ term_target_table(const pkb_results *r, const struct rival_eval *ev, bool color,
         take(t, 0, &c, b);
         target_measured(&c, r, &targets[i], &e, false);
         take(t, 0, &c, b);
-        target_result(&c, &targets[i], &e);
+        target_result(&c, r, &targets[i], &e, false);
         take(t, result_tone(e.result), &c, b);
     }
     for (size_t k = 0; k < NRIVALS; k++) {

@@ -1,0 +1,75 @@
+/*
+ * files, the Windows part (files.h): the C runtime knows no symlinks and no FIFOs a path can
+ * name, so a path is its own final target, and a file is read and written as it is.
+ */
+#include "common/files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *pkb_path_kind(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return NULL;
+    return S_ISDIR(st.st_mode)   ? "a directory"
+           : S_ISCHR(st.st_mode) ? "a character device"
+                                 : "not a regular file";
+}
+
+int pkb_final_path(const char *path, char *out, size_t cap)
+{
+    return snprintf(out, cap, "%s", path) >= (int)cap ? -ENAMETOOLONG : 0;
+}
+
+int pkb__open_input(const char *path, int *fd, bool *regular, long long *size)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return -errno;
+    struct stat st;
+    int rc = fstat(*fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
+    if (rc != 0) {
+        close(*fd);
+        return rc;
+    }
+    *regular = S_ISREG(st.st_mode);
+    *size = (long long)st.st_size;
+    return 0;
+}
+
+long pkb__read_some(int fd, bool regular, char *buf, size_t cap, int wait_ms)
+{
+    (void)regular, (void)wait_ms;
+    for (;;) {
+        int r = read(fd, buf, cap > 1u << 30 ? 1u << 30 : (unsigned)cap);
+        if (r >= 0)
+            return r;
+        if (errno != EINTR)
+            return -errno;
+    }
+}
+
+int pkb__open_in_place(const char *path, int wait_ms, int *fd)
+{
+    (void)wait_ms;
+    *fd = open(path, O_WRONLY | O_CLOEXEC);
+    return *fd < 0 ? -errno : 0;
+}
+
+int pkb__write_in_place(int fd, const char *data, size_t len, int wait_ms)
+{
+    (void)wait_ms;
+    for (size_t done = 0; done < len;) {
+        int w = write(fd, data + done, len - done > 1u << 30 ? 1u << 30 : (unsigned)(len - done));
+        if (w < 0 && errno != EINTR)
+            return -errno;
+        if (w > 0)
+            done += (size_t)w;
+    }
+    return 0;
+}
