@@ -212,13 +212,13 @@
     X(contenders_pass_check_every_scenario, 60)                                                    \
     X(report_golden, 10)                                                                           \
     X(report_fixture_matches_schema, 20)                                                           \
-    X(report_plots, 60)                                                                            \
+    X(report_plots, 120)                                                                           \
     X(report_plot_tool_failure_leaves_nothing, 60)                                                 \
     X(report_bad_inputs, 10)                                                                       \
     X(results_samples_bounded, 10)                                                                 \
     X(results_noisy_means_more_runnable_than_cpus, 10)                                             \
     X(report_partial_file_wording, 10)                                                             \
-    X(pkbench_quick_run_matches_schema, 60)                                                        \
+    X(pkbench_quick_run_matches_schema, 120)                                                       \
     X(pkbench_interrupt_keeps_finished_series, 60)                                                 \
     X(pkbench_bad_inputs, 30)                                                                      \
     X(pkbench_checks_output_before_measuring, 30)                                                  \
