@@ -316,4 +316,5 @@
     X(pkbench_run_with_unmeasured_series_exits_4, 90)                                              \
     X(results_loader_refuses_inconsistent_series, 10)                                              \
     X(compare_refuses_files_of_different_suites, 20)                                               \
-    X(pkbench_interrupt_mid_rounds_marks_partial, 60)
+    X(pkbench_interrupt_mid_rounds_marks_partial, 60)                                              \
+    X(pkbench_check_compares_a_run_that_exits_4, 30)

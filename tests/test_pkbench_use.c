@@ -66,8 +66,8 @@ static int pkbench_env(const char *const *env, const char *const *args, pk_resul
     ASSERT_OK(pk_run(&(pk_command){.argv = argv, .env = {.set = env}, .timeout_ms = 25000}, r));
     if (ms != NULL)
         *ms = pk_test_now_ms() - t0;
-    printf("# pkbench %s ...: %s %d\n", args[0], pk_outcome_kind_name(r->outcome.kind),
-           r->outcome.code);
+    printf("# pkbench %s ...: %s %d (signal %d)\n", args[0], pk_outcome_kind_name(r->outcome.kind),
+           r->outcome.code, r->outcome.signo);
     return r->outcome.kind == PK_OUTCOME_EXITED ? r->outcome.code : -1;
 }
 
@@ -85,8 +85,7 @@ static void expect(const pk_result *r, int code, const char *says, const char *f
 }
 #define EXPECT(r, code, says) expect((r), (code), (says), __FILE__, __LINE__)
 
-/* ==== Item 7: FIFOs ============================================================================
- */
+/* ==== Item 7: FIFOs ==== */
 
 TEST_IMPL(pkbench_fifo_inputs_are_bounded)
 {
@@ -185,8 +184,7 @@ TEST_IMPL(pkbench_fifo_and_device_outputs)
     ASSERT_EQ(unlink(fifo), 0);
 }
 
-/* ==== Item 13: through a symlink ================================================================
- */
+/* ==== Item 13: through a symlink ==== */
 
 static void write_text(const char *path, const char *text)
 {
@@ -298,7 +296,7 @@ TEST_IMPL(pkbench_output_through_a_symlink_writes_its_target)
     ASSERT_EQ(rmdir(data), 0);
 }
 
-/* ==== Item 17: a run that did not measure everything ========================================== */
+/* ==== Item 17: a run that did not measure everything ==== */
 
 /* The last line of s (without its newline). */
 static const char *last_line(const char *s, char *buf, size_t cap)
@@ -382,8 +380,52 @@ TEST_IMPL(pkbench_run_with_unmeasured_series_exits_4)
     unlink(count);
 }
 
-/* ==== Item 19: what the loader and compare refuse; a partial series ============================
- */
+/* `pkbench check` runs `pkbench run` as a child: a run that exits 4 went through, and its file is
+ * compared as usual (a series failed there is missing: 2), not taken for a run that failed. */
+TEST_IMPL(pkbench_check_compares_a_run_that_exits_4)
+{
+    need_pkbench();
+    char dir[600], runner[700], base[700], run1[700], out[700];
+    tmp(dir, sizeof dir, "check4");
+    ASSERT_EQ(mkdir(dir, 0755), 0);
+    snprintf(runner, sizeof runner, "%s/fake-pkbench", dir);
+    snprintf(base, sizeof base, "%s/base.json", dir);
+    snprintf(run1, sizeof run1, "%s/run-1.json", dir);
+    snprintf(out, sizeof out, "%s/check.json", dir);
+    /* The run: the test binary's fake-run helper writes the prepared file, then exit 4. */
+    char script[1400];
+    snprintf(script, sizeof script, "#!/bin/sh\n'%s' --helper fake-run \"$@\" || exit $?\nexit 4\n",
+             pk_test_self());
+    write_text(runner, script);
+    ASSERT_EQ(chmod(runner, 0755), 0);
+    double x[12];
+    for (int i = 0; i < 12; i++)
+        x[i] = 1e5 * (1 + 0.001 * i);
+    pk_test_write_results(base, (pk_test_series[]){{"x/a", x, 12, NULL}, {"x/b", x, 12, NULL}}, 2);
+    pk_test_write_results(run1, (pk_test_series[]){{"x/a", x, 12, NULL}, {"x/b", x, 0, "failed"}},
+                          2);
+    char set_runner[800], set_dir[700];
+    snprintf(set_runner, sizeof set_runner, "PKBENCH_CHECK_RUNNER=%s", runner);
+    snprintf(set_dir, sizeof set_dir, "PK_FAKE_RUN_DIR=%s", dir);
+    pk_result r;
+    int code =
+        pkbench_env(ENV(set_runner, set_dir),
+                    ARGS("check", "--baseline", base, "--out", out, "--filter", "^x/"), &r, NULL);
+    printf("%s%s", text_of(&r.out), text_of(&r.err));
+    ASSERT_EQ(code, 2);
+    ASSERT(strstr(text_of(&r.out), "x/b — failed in new") != NULL);
+    pk_result_release(&r);
+    char path[800];
+    static const char *const files[] = {"base.json", "run-1.json", "check.json", "calls.log",
+                                        "fake-pkbench"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    ASSERT_EQ(rmdir(dir), 0);
+}
+
+/* ==== Item 19: what the loader and compare refuse; a partial series ==== */
 
 static int load_doc(json_t *doc, char *err, size_t cap)
 {
