@@ -305,7 +305,7 @@ TEST_IMPL(pkrun_opt_idle_timeout)
         int64_t ms;
         /* The limit counts from the spawn: sh prints within a few hundred ms however loaded the
          * machine (a helper of this binary took over a second under ASan on a loaded machine:
-         * issue 34, item 18). */
+         * reports/notes/2026-12-05-tests-under-load.md). */
         ASSERT_EQ(PKRUN_AS(form, &r, &ms, "--idle-timeout=1", opt, "--", "sh", "-c",
                            "echo partial output; exec sleep 10"),
                   124);

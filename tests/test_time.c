@@ -83,7 +83,7 @@ TEST_IMPL(idle_timeout_reset_by_output)
      * in all, longer than the limit); silence after one line fires it. The limit counts from the
      * spawn, so the children are sh scripts, which print within a few hundred ms however loaded
      * the machine, not helpers of this binary, which under ASan on a loaded machine took over a
-     * second to their first line (issue 34, item 18; tests/under-load.sh). */
+     * second to their first line (reports/notes/2026-12-05-tests-under-load.md). */
     pk_result r;
     const char *const drip[] = {
         "sh", "-c", "i=0; while [ $i -lt 15 ]; do echo drip $i; sleep 0.1; i=$((i + 1)); done",
