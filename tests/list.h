@@ -309,4 +309,13 @@
     X(calibration_all_disturbed_says_so, 10)                                                       \
     X(calibration_bounds, 10)                                                                      \
     X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
-    X(report_tables_and_figures_show_every_repetition, 60)
+    X(report_tables_and_figures_show_every_repetition, 60)                                         \
+    X(leaf_locked_by_its_owner_is_never_swept, 20)                                                 \
+    X(leaf_names_carry_a_tag, 10)                                                                  \
+    X(pid_namespaces_share_one_cgroup_undisturbed, 120)                                            \
+    X(pooled_leaf_taken_from_outside_recovers, 20)                                                 \
+    X(holder_killed_from_outside_is_reaped, 20)                                                    \
+    X(owner_death_takes_its_trees, 30)                                                             \
+    X(pkrun_killed_takes_its_tree, 10)                                                             \
+    X(command_leaving_its_leaf_is_still_signalled, 30)                                             \
+    X(phases_leaf_locked_by_its_owner_is_kept, 10)
