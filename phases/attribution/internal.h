@@ -49,8 +49,7 @@ struct pkb_phases_env {
      * library's pool): its locked descriptor, its cgroup.events, its cgroup.procs for the
      * killed-leaf path, and for reading. It is held, as the library holds a leaf it lends again: a
      * child of ours sleeps in it (pool_holder), so the ladder's runs never flip it between
-     * populated and empty, and
-     * "<holder pid>\n" alone in its cgroup.procs means empty. */
+     * populated and empty, and "<holder pid>\n" alone in its cgroup.procs means empty. */
     int pool_fd, pool_events_fd, pool_procs_fd, pool_procs_rd;
     int pool_holder; /* 0: none (the leaf then reads empty when cgroup.procs is) */
     char pool_holder_line[16];
