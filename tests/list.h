@@ -318,4 +318,5 @@
     X(owner_death_takes_its_trees, 30)                                                             \
     X(pkrun_killed_takes_its_tree, 10)                                                             \
     X(command_leaving_its_leaf_is_still_signalled, 30)                                             \
-    X(phases_leaf_locked_by_its_owner_is_kept, 10)
+    X(phases_leaf_locked_by_its_owner_is_kept, 10)                                                 \
+    X(leaf_with_cgroups_below_is_removed, 10)

@@ -501,6 +501,29 @@ TEST_IMPL(holder_killed_from_outside_is_reaped)
     ASSERT_EQ(leaves_of(getpid(), NULL, 0), 1); /* the killed leaves were dropped */
 }
 
+TEST_IMPL(leaf_with_cgroups_below_is_removed)
+{
+    /* A tree that uses processkit (or makes cgroups) itself leaves directories in our leaf; the
+     * leaf still goes when the pool is released, the directories below it first. */
+    pk_test_need_cgroup();
+    pk_cleanup();
+    const char *const argv[] = {
+        "/bin/sh", "-c",
+        "leaf=$(sed -n 's|^0::.*/||p' /proc/self/cgroup); mkdir \"$0/$leaf/below\"",
+        pk_test_cgroup_dir(), NULL};
+    pk_result r;
+    ASSERT_OK(pk_run(&(pk_command){.argv = argv}, &r));
+    ASSERT_EXITED(r, 0);
+    pk_result_release(&r);
+    char leaf[4200], below[4300];
+    ASSERT_EQ(leaves_of(getpid(), leaf, sizeof leaf), 1);
+    snprintf(below, sizeof below, "%s/below", leaf);
+    struct stat st;
+    ASSERT_EQ(stat(below, &st), 0);
+    pk_cleanup();
+    ASSERT_EQ(leaves_of(getpid(), NULL, 0), 0);
+}
+
 /* ---- an owner's death ---------------------------------------------------------------------- */
 
 TEST_IMPL(owner_death_takes_its_trees)
