@@ -45,6 +45,9 @@ struct calls {
 
 struct trace {
     struct calls parent, child;
+    /* The calls of a task not known yet: a new child can stop at its first calls before its
+     * parent's clone event is seen (a slow parent: the ASan build). */
+    struct calls early;
     int children; /* processes created between the markers */
     bool recording;
     bool child_execd;
@@ -72,6 +75,10 @@ static void on_entry(struct trace *t, int pid, const struct __ptrace_syscall_inf
             t->recording = false;
         else if (t->recording)
             record(&t->parent, info);
+    } else if (t->child.pid == 0 && t->recording) {
+        if (t->early.pid != pid)
+            t->early = (struct calls){.pid = pid};
+        record(&t->early, info);
     } else if (pid == t->child.pid && !t->child_execd) {
         record(&t->child, info);
         if (nr == SYS_execve)
@@ -135,6 +142,11 @@ static void trace_helper(const char *mode, struct trace *t)
             ptrace(PTRACE_GETEVENTMSG, w, NULL, &child);
             if (w == pid && t->recording) {
                 t->children++;
+                if (t->child.pid == 0 && t->early.pid == (int)child) {
+                    t->child = t->early;
+                    for (int i = 0; i < t->child.n; i++)
+                        t->child_execd = t->child_execd || t->child.nr[i] == SYS_execve;
+                }
                 if (t->child.pid == 0)
                     t->child.pid = (int)child;
             }
