@@ -469,7 +469,7 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
     int dir = leaf_dir();
     if (dir >= 0 && !swept)
         swept = sweep_stale(dir);
-    if (!ancestor_tried) {
+    if (!ancestor_tried && dir >= 0) {
         ancestor_tried = true;
         ancestor_pin = openat(dir, "cgroup.procs", O_PATH | O_CLOEXEC);
     }
