@@ -118,6 +118,28 @@ static int zombie_children(void)
     return n;
 }
 
+/* Makes the leaf "<prefix><dead pid>-0123abcd-<n>" in our cgroup and takes its lock, as an owner
+ * would: its path into leaf, the locked descriptor returned. A sweeper may take a fresh leaf before
+ * we lock it (and remove it): then another n. */
+static int locked_leaf(const char *prefix, char *leaf, size_t cap)
+{
+    int pid = dead_pid();
+    for (int n = 1; n < 100; n++) {
+        snprintf(leaf, cap, "%s/%s%d-0123abcd-%d", pk_test_cgroup_dir(), prefix, pid, n);
+        if (mkdir(leaf, 0755) != 0)
+            continue;
+        int fd = open(leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            struct stat st;
+            if (fstatat(fd, "cgroup.procs", &st, 0) == 0)
+                return fd;
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    pk_test_fail(__FILE__, __LINE__, "could not make and lock a leaf in %s", pk_test_cgroup_dir());
+}
+
 static void run_ok(pk_group *g)
 {
     pk_result r;
@@ -284,11 +306,7 @@ TEST_IMPL(leaf_locked_by_its_owner_is_never_swept)
      * leaf has no owner: the next pkrun kills what is in it and removes it. */
     pk_test_need_cgroup();
     char leaf[4200];
-    snprintf(leaf, sizeof leaf, "%s/pk-%d-0123abcd-1", pk_test_cgroup_dir(), dead_pid());
-    ASSERT_EQ(mkdir(leaf, 0755), 0);
-    int lock = open(leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    ASSERT_GE(lock, 0);
-    ASSERT_EQ(flock(lock, LOCK_EX | LOCK_NB), 0);
+    int lock = locked_leaf("pk-", leaf, sizeof leaf);
     pk_process *sleeper;
     ASSERT_OK(
         pk_spawn(&(pk_command){.argv = HELPER("sleep", "100000"), .containment = PK_CONTAIN_NONE},
@@ -665,11 +683,7 @@ TEST_IMPL(phases_leaf_locked_by_its_owner_is_kept)
      * someone holds is never removed, whatever pid its name carries; once let go it is. */
     pk_test_need_cgroup();
     char leaf[4200];
-    snprintf(leaf, sizeof leaf, "%s/pkb-phases-%d-0123abcd-1", pk_test_cgroup_dir(), dead_pid());
-    ASSERT_EQ(mkdir(leaf, 0755), 0);
-    int lock = open(leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    ASSERT_GE(lock, 0);
-    ASSERT_EQ(flock(lock, LOCK_EX | LOCK_NB), 0);
+    int lock = locked_leaf("pkb-phases-", leaf, sizeof leaf);
     pkb_phases_env *env;
     ASSERT_OK(pkb_phases_env_open("/bin/true", &env));
     pkb_phases_env_close(env);
