@@ -184,13 +184,50 @@ static bool start_tree(pk_group *g, pk_process **p)
     return true;
 }
 
+/* The first child of ours named pk-guard (our guardian), or 0. */
+static int our_guardian(void)
+{
+    char path[96], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", getpid(), getpid());
+    FILE *f = fopen(path, "re");
+    size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    buf[n] = '\0';
+    for (char *p = buf; *p;) {
+        int pid = (int)strtol(p, &p, 10);
+        while (*p == ' ')
+            p++;
+        char comm[64], name[32] = "";
+        snprintf(comm, sizeof comm, "/proc/%d/comm", pid);
+        FILE *c = fopen(comm, "re");
+        if (c != NULL && fgets(name, sizeof name, c) != NULL && strcmp(name, "pk-guard\n") == 0) {
+            fclose(c);
+            return pid;
+        }
+        if (c != NULL)
+            fclose(c);
+    }
+    return 0;
+}
+
 /* tree-owner MODE: three trees of ours — in a pooled leaf lent for the first time, in a held
  * pooled leaf (lent a third time), in a shared group — their pids on stdout, then "ready", then
- * by MODE: `wait` sleeps until killed; `exec` execs sleep (dropping everything). */
+ * by MODE: `wait` sleeps until killed; `exec` execs sleep (dropping everything); `reguard` kills
+ * its guardian after its first leaf, then waits as `wait` (the next leaf starts another). */
 static int h_tree_owner(int argc, char **argv)
 {
     pk_process *first, *held, *shared;
     pk_group *g;
+    const char *mode = argc > 1 ? argv[1] : "wait";
+    if (strcmp(mode, "reguard") == 0) {
+        pk_result r;
+        int rc = pk_run(&(pk_command){.program = "/bin/true"}, &r);
+        pk_result_release(&r);
+        int guardian = our_guardian();
+        if (rc != 0 || guardian <= 0 || kill(guardian, SIGKILL) != 0)
+            return 6;
+    }
     if (!start_tree(NULL, &first))
         return 2;
     for (int i = 0; i < 2; i++) { /* a second leaf, lent twice: it has a holder now */
@@ -203,7 +240,7 @@ static int h_tree_owner(int argc, char **argv)
     if (!start_tree(NULL, &held) || pk_group_new(NULL, &g) != 0 || !start_tree(g, &shared))
         return 4;
     dprintf(1, "ready\n");
-    if (argc > 1 && strcmp(argv[1], "exec") == 0) {
+    if (strcmp(mode, "exec") == 0) {
         execl("/bin/sleep", "sleep", "1000", (char *)NULL);
         return 5;
     }
@@ -548,10 +585,11 @@ TEST_IMPL(owner_death_takes_its_trees)
 {
     /* An owner killed with SIGKILL, or one that execs, cleans up nothing itself: its trees (in a
      * pooled leaf lent once, a held one, a shared group's) die at once all the same, and its
-     * leaves go. Without the guardian they ran on until some later process swept them. */
+     * leaves go. Without the guardian they ran on until some later process swept them. A
+     * guardian killed itself is replaced with the next leaf. */
     pk_test_need_cgroup();
-    static const char *const modes[] = {"wait", "exec"};
-    for (size_t m = 0; m < 2; m++) {
+    static const char *const modes[] = {"wait", "exec", "reguard"};
+    for (size_t m = 0; m < 3; m++) {
         pk_process *owner;
         const char *const argv[] = {pk_test_self(), "--helper", "tree-owner", modes[m], NULL};
         ASSERT_OK(
@@ -563,7 +601,7 @@ TEST_IMPL(owner_death_takes_its_trees)
         ASSERT_EQ(n, 6);
         int pid = pk_process_pid(owner);
         ASSERT_EQ(leaves_of(pid, NULL, 0), 3);
-        if (m == 0) {
+        if (m != 1) {
             ASSERT_OK(pk_process_signal(owner, SIGKILL));
         } else { /* until it is sleep */
             char path[64], comm[32] = "";

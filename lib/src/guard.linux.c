@@ -93,11 +93,26 @@ static int start(int dir_fd)
     return 0;
 }
 
+/* Whether the guardian died (SIGKILL reaches it: `kill -9 0` from a command in our process group,
+ * say): then it is reaped and forgotten, and the next leaf starts another, which reads the same
+ * table. One waitid per leaf made, beside its mkdir. */
+static void reap_if_dead(void)
+{
+    siginfo_t si = {0};
+    if (guard_pid == 0 || waitid(P_PID, (id_t)guard_pid, &si, WEXITED | WNOHANG | __WALL) != 0 ||
+        si.si_pid == 0)
+        return;
+    close(guard_wr);
+    guard_wr = -1;
+    guard_pid = 0;
+}
+
 int pk__guard_add(int dir_fd, const char *name)
 {
     size_t len = strlen(name);
     if (len + sizeof KILL_FILE > sizeof guard.slots[0].path)
         return -ENAMETOOLONG;
+    reap_if_dead();
     if (guard_pid == 0) {
         int rc = start(dir_fd);
         if (rc != 0)
