@@ -161,6 +161,17 @@ static void trace_helper(const char *mode, struct trace *t)
         }
         ptrace(PTRACE_SYSCALL, w, NULL, (void *)(long)inject);
     }
+    /* Tasks of the helper still traced by us once it is gone (its guardian, killed at its exit,
+     * may die after it): each is let go or reaped, never left a zombie of ours. */
+    for (;;) {
+        int w = waitpid(-1, &st, __WALL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            break;
+        if (WIFSTOPPED(st))
+            ptrace(PTRACE_DETACH, w, NULL, NULL);
+    }
     ASSERT_EQ(status, 0);
 }
 
