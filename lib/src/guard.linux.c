@@ -1,7 +1,7 @@
 /*
  * The guardian: a task that kills this process's trees when this process dies without cleaning up.
  *
- * Why. A run's tree lives in a cgroup leaf of ours (cgroup.linux.c). When we exit normally the
+ * Why. A run's tree lives in a cgroup leaf of ours (leaf.linux.c). When we exit normally the
  * leaves are emptied and removed (atexit, pk_cleanup); PR_SET_PDEATHSIG reaches only a direct
  * child. So a process killed with SIGKILL (or one that execs) used to leave its trees running
  * until some later process swept the leaf: `pkrun 10 sh -c 'sleep 4 & sleep 4'`, then `kill -9`
@@ -62,7 +62,7 @@ _Static_assert(sizeof(struct guard_slot) == 64, "guardian layout");
 _Static_assert(offsetof(struct guard_slot, name_len) == 4, "guardian layout");
 _Static_assert(offsetof(struct guard_slot, path) == 8, "guardian layout");
 
-/* All under the caller's lock (cgroup.linux.c's pool lock). */
+/* All under the caller's lock (leaf.linux.c's pool lock). */
 static struct guard_state guard;
 static int guard_pid;      /* 0: none running */
 static int guard_wr = -1;  /* the pipe's write end */

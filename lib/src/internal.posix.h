@@ -185,7 +185,7 @@ static inline void pk__inject_slowdown(int64_t start_ns)
 
 /* ---- the stream pump: pump.h (shared with the Windows build) ----------------------------- */
 
-/* ---- groups (group.posix.c, cgroup.linux.c, pgroup.posix.c) -------------------------------- */
+/* ---- groups (group.posix.c, cgroup.linux.c, leaf.linux.c, pgroup.posix.c) ---------------- */
 
 struct pk_group {
     pk_containment mech; /* PK_CONTAIN_CGROUP or PK_CONTAIN_PGROUP */
@@ -283,7 +283,7 @@ long pk__holder_clone(void *args, size_t size, int keep_fd);
 
 /* ---- the guardian (guard.linux.c) ------------------------------------------------------- */
 
-/* All called under the pool's lock (cgroup.linux.c). */
+/* All called under the pool's lock (leaf.linux.c). */
 /* Lists leaf `name` (under the directory dir_fd) as ours, starting the guardian with the first:
  * should this process die or exec before pk__guard_remove, the guardian kills the leaf's tree and
  * removes it. 0, or -errno (the leaf then goes unguarded: -ENOSYS where no guardian exists). */
