@@ -317,4 +317,14 @@
     X(results_loader_refuses_inconsistent_series, 10)                                              \
     X(compare_refuses_files_of_different_suites, 20)                                               \
     X(pkbench_interrupt_mid_rounds_marks_partial, 60)                                              \
-    X(pkbench_check_compares_a_run_that_exits_4, 30)
+    X(pkbench_check_compares_a_run_that_exits_4, 30)                                               \
+    X(leaf_locked_by_its_owner_is_never_swept, 20)                                                 \
+    X(leaf_names_carry_a_tag, 10)                                                                  \
+    X(pid_namespaces_share_one_cgroup_undisturbed, 120)                                            \
+    X(pooled_leaf_taken_from_outside_recovers, 20)                                                 \
+    X(holder_killed_from_outside_is_reaped, 20)                                                    \
+    X(owner_death_takes_its_trees, 30)                                                             \
+    X(pkrun_killed_takes_its_tree, 10)                                                             \
+    X(command_leaving_its_leaf_is_still_signalled, 30)                                             \
+    X(phases_leaf_locked_by_its_owner_is_kept, 10)                                                 \
+    X(leaf_with_cgroups_below_is_removed, 10)

@@ -268,8 +268,10 @@ TEST_IMPL(stale_leaves_of_dead_owner_removed)
     const char *const argv[] = {pk_test_self(), "--helper", "pdeathsig-owner", NULL};
     ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .containment = PK_CONTAIN_NONE}, &owner, NULL));
     char stale[4200];
-    snprintf(stale, sizeof stale, "%s/pk-%d-999", pk_test_cgroup_dir(), pk_process_pid(owner));
-    ASSERT_EQ(mkdir(stale, 0755), 0); /* stands for a leaf the owner made */
+    snprintf(stale, sizeof stale, "%s/pk-%d-0123abcd-999", pk_test_cgroup_dir(),
+             pk_process_pid(owner));
+    /* Stands for a leaf the owner made and left behind: nobody holds its lock. */
+    ASSERT_EQ(mkdir(stale, 0755), 0);
     pk_line line;
     ASSERT_OK(pk_process_read_line(owner, &line));
     ASSERT_OK(pk_process_signal(owner, SIGKILL));

@@ -382,7 +382,9 @@ PK_API void pk_process_free(pk_process *proc);
 PK_API int pk_process_read_line(pk_process *proc, pk_line *line);
 
 /* Sends `signo` to the whole tree: every member of the process's group (cgroup or process
- * group), or the direct child alone under PK_CONTAIN_NONE. Returns 0 or a negative errno. */
+ * group), and the direct child itself should it have left the group (as root a command can move
+ * itself out of its cgroup leaf); the direct child alone under PK_CONTAIN_NONE. Returns 0 or a
+ * negative errno. */
 PK_API int pk_process_signal_tree(pk_process *proc, int signo);
 
 /* The containment this process got (after any fallback). */

@@ -146,6 +146,9 @@ PK__NO_SANITIZE static void take_terminal(int fd)
 
 PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
 {
+    /* Tells the parent we ran at all: a child cloned into a leaf someone killed never does
+     * (spawn.linux.c). */
+    plan->started = 1;
     if (plan->reset_handlers)
         reset_handlers();
 

@@ -164,14 +164,20 @@ void pk__engine_exited(struct pk_process *p)
     drain_buffered(p);
 }
 
+/* Signals the run's tree: its group, and the direct child itself when it is no longer in the
+ * group (as root a command can move itself out of its leaf, e.g. into the root cgroup; only its
+ * pid reaches it then). SIGKILL goes to both at once: twice is harmless, and no check is needed.
+ * Other signals go to the child only when it left, or it would get them twice. */
 static void tree_signal(struct pk_process *p, int signo)
 {
     if (p->exited)
         return;
-    if (p->has_own)
+    if (p->has_own) {
         (void)pk__group_signal(&p->own, signo);
-    else
-        (void)pk__signal(p->pid, p->pidfd, signo);
+        if (signo != SIGKILL && pk__group_holds(&p->own, p->pid))
+            return;
+    }
+    (void)pk__signal(p->pid, p->pidfd, signo);
 }
 
 void pk__engine_signal(struct pk_process *p, int signo)
@@ -361,11 +367,8 @@ void pk__process_close(struct pk_process *p)
     /* A pk_loop stops watching the pidfd when it sees the exit (loop.linux.c). */
     bool pidfd_watched = !p->exited;
     if (!p->reaped && p->pid > 0) {
-        /* Kill-on-close: the whole tree when the run owns a group. */
-        if (p->has_own)
-            (void)pk__group_signal(&p->own, SIGKILL);
-        else
-            (void)pk__signal(p->pid, p->pidfd, SIGKILL);
+        /* Kill-on-close: the whole tree when the run owns a group, and the child in any case. */
+        tree_signal(p, SIGKILL);
         pk__engine_exited(p);
     }
     if (p->has_own) {

@@ -77,6 +77,13 @@ int pk__group_signal(struct pk_group *g, int signo)
     return g->mech == PK_CONTAIN_CGROUP ? pk__cgroup_signal(g, signo) : pk__pgroup_signal(g, signo);
 }
 
+bool pk__group_holds(struct pk_group *g, int pid)
+{
+    if (g->mech == PK_CONTAIN_CGROUP)
+        return pk__cgroup_holds(g, pid) == 1;
+    return g->pgid > 0 && getpgid(pid) == g->pgid;
+}
+
 void pk__group_close(struct pk_group *g)
 {
     pk__group_teardown(g);
@@ -163,6 +170,18 @@ void pk__group_joined(struct pk_group *g, int pid)
 {
     if (g->mech == PK_CONTAIN_PGROUP && g->pgid == 0)
         g->pgid = pid;
+}
+
+int pk__group_recover(struct pk_group *g)
+{
+    if (g->mech != PK_CONTAIN_CGROUP)
+        return 0;
+    if (g->pooled) /* a private run's leaf: nobody else uses the group */
+        return pk__cgroup_replace(g);
+    /* A shared group: as after a kill of our own, the next spawn renews the leaf once it is empty
+     * (or moves the child in through cgroup.procs while members are left). */
+    g->killed = true;
+    return 0;
 }
 
 void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan)

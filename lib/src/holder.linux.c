@@ -16,9 +16,11 @@
  * (held O_CLOEXEC). It blocks every signal and sleeps in read() on that pipe, so it dies with
  * us, or when we exec, which closes the write end; SIGKILL ends it sooner. It exits with no signal
  * to us (exit_signal 0), so a host's waitpid(-1) loop, which waits only for SIGCHLD children
- * unless given __WALL, never reaps it by surprise; it is reaped here (pk__holder_end).
+ * unless given __WALL, never reaps it by surprise; it is reaped here (pk__holder_end), or, if
+ * someone killed it while its leaf sat in the pool, by the pool's look at its holders
+ * (leaf.linux.c).
  *
- * What changes for the leaf (cgroup.linux.c): its emptiness after a run is read from cgroup.procs
+ * What changes for the leaf (leaf.linux.c, cgroup.linux.c): its emptiness after a run is read from cgroup.procs
  * (the holder's pid alone means empty) instead of cgroup.events; cgroup.kill kills the holder
  * with the tree, and a killed leaf is removed, never pooled, as before. Only pooled leaves lent
  * again get one (the second run of a leaf starts it), so a one-shot process such as pkrun never

@@ -10,7 +10,8 @@
  *   child.linux.c    the child side between clone and execve  wait.linux.c   reap, signal
  *   engine.linux.c   one run's I/O and exit steps, and its ppoll driver
  *   loop.linux.c     pk_loop's epoll set
- *   group.posix.c    a group's mechanism: cgroup.linux.c (with holder.linux.c) or pgroup.posix.c
+ *   group.posix.c    a group's mechanism: cgroup.linux.c (with leaf.linux.c, holder.linux.c and
+ *                    guard.linux.c) or pgroup.posix.c
  *   cancel.linux.c   cancel handles' eventfd
  *   null.posix.c     /dev/null kept open for the children's streams
  *   env.posix.c, resolve.posix.c, errname.linux.c
@@ -68,6 +69,7 @@ struct pk__child_plan {
     bool want_pidfd;        /* the caller polls or signals the child: create a pidfd */
     bool inherit_fds;       /* skip close_range: the caller's descriptors are all O_CLOEXEC */
     bool share_files;       /* cloned with CLONE_FILES: unshare (keeping 0..2) before stdio */
+    volatile int started;   /* the child ran (its first step): see PK__ELEAF_KILLED */
     volatile int err_stage; /* pk_stage of the failure, 0 when none */
     volatile int err_errno; /* positive errno of the failure */
 };
@@ -84,6 +86,11 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid, int *pidfd);
 
 /* Returned by pk__spawn_plan when the child recorded a failure in the plan. Never public. */
 #define PK__ECHILD_FAILED (-3999)
+/* Returned by pk__spawn_plan when the child cloned into plan->cgroup_fd was killed before it ran
+ * a single step: the kernel does that to every child cloned into a leaf that was ever killed
+ * (cgroup.linux.c), so someone else killed ours. It is reaped; the caller may retry in a fresh
+ * leaf (process.posix.c). Never public. */
+#define PK__ELEAF_KILLED (-3998)
 
 /* True when the probed mechanism honours plan->cgroup_fd (clone3 with CLONE_INTO_CGROUP). */
 bool pk__spawn_into_cgroup(void);
@@ -178,13 +185,14 @@ static inline void pk__inject_slowdown(int64_t start_ns)
 
 /* ---- the stream pump: pump.h (shared with the Windows build) ----------------------------- */
 
-/* ---- groups (group.posix.c, cgroup.linux.c, pgroup.posix.c) -------------------------------- */
+/* ---- groups (group.posix.c, cgroup.linux.c, leaf.linux.c, pgroup.posix.c) ---------------- */
 
 struct pk_group {
     pk_containment mech; /* PK_CONTAIN_CGROUP or PK_CONTAIN_PGROUP */
     /* cgroup */
     char name[48]; /* the leaf directory's name under pk__cgroup_parent() */
-    int dirfd;     /* O_PATH descriptor of it, -1 when closed */
+    int dirfd; /* its directory, O_RDONLY and flock'ed: it proves we own the leaf (leaf.linux.c);
+                  -1 when closed */
     int events_fd; /* its cgroup.events, read with pread */
     int procs_pin; /* O_PATH on its cgroup.procs, held only to keep the file's inode cached */
     bool pooled;   /* a private leaf borrowed from the pool (returned, not removed) */
@@ -205,7 +213,8 @@ struct pk_group {
  * PK_ENOCONTAIN when there is none we could use (decided once), or -EMFILE / -ENFILE / -ENOMEM
  * when the probe could not run (not remembered: the next call probes again). */
 int pk__cgroup_parent(const char **dir);
-/* Makes a new leaf (name prefix "pk-<pid>-"), or borrows one from the private-run pool. */
+/* Makes a new leaf ("pk-<pid>-<tag>-<n>", leaf.linux.c), or borrows one from the private-run
+ * pool. */
 int pk__cgroup_create(struct pk_group *g, bool pooled);
 /* Kills what is left, waits until empty, then removes the leaf or returns it to the pool. */
 void pk__cgroup_destroy(struct pk_group *g);
@@ -213,6 +222,14 @@ void pk__cgroup_destroy(struct pk_group *g);
  * again instead of moving themselves in through cgroup.procs; the old leaf's CPU time is carried
  * over. 0 when replaced; -EBUSY (members left) or -errno, and the leaf stays. */
 int pk__cgroup_renew(struct pk_group *g);
+/* Gives a private run's group a fresh leaf after its own was removed or killed by someone else
+ * (found at the spawn): the old one is dropped (and the pool's others found gone with it). 0, or
+ * -errno with the group left without a leaf. */
+int pk__cgroup_replace(struct pk_group *g);
+/* 1 when process pid is in g's leaf, 0 when not (or when it cannot be told). */
+int pk__cgroup_holds(const struct pk_group *g, int pid);
+/* The CPU a leaf has accounted (cpu.stat), added to *user and *sys in µs. */
+void pk__cgroup_add_cpu(int dirfd, int64_t *user, int64_t *sys);
 int pk__cgroup_signal(struct pk_group *g, int signo);
 int pk__cgroup_kill(struct pk_group *g);
 /* Waits until the leaf has no process, up to timeout_ms. 0, -ETIMEDOUT or -errno. */
@@ -238,6 +255,12 @@ int pk__pgroup_stats(struct pk_group *g, pk_group_stats *st);
 int pk__group_plan(struct pk_group *g, struct pk__child_plan *plan);
 void pk__group_joined(struct pk_group *g, int pid);
 void pk__group_plan_done(struct pk_group *g, struct pk__child_plan *plan);
+/* Whether process pid (a child of ours, not reaped) is still in g: in its leaf, or its process
+ * group. As root a command can move itself out of its leaf. */
+bool pk__group_holds(struct pk_group *g, int pid);
+/* After a spawn found g's leaf removed or killed by someone else: gives g a fresh leaf (a private
+ * run's), or marks it for renewal at the next spawn (a shared group's). 0 or -errno. */
+int pk__group_recover(struct pk_group *g);
 
 /* ---- leaf holders (holder.linux.c) ------------------------------------------------------- */
 
@@ -257,6 +280,25 @@ void pk__holder_forget(void);
 /* The arch trampoline (holder.<arch>.S): clone3 with `args`, the child keeping only keep_fd and
  * sleeping until it reads end-of-file there. The pid or -errno; -ENOSYS where none exists. */
 long pk__holder_clone(void *args, size_t size, int keep_fd);
+
+/* ---- the guardian (guard.linux.c) ------------------------------------------------------- */
+
+/* All called under the pool's lock (leaf.linux.c). */
+/* Lists leaf `name` (under the directory dir_fd) as ours, starting the guardian with the first:
+ * should this process die or exec before pk__guard_remove, the guardian kills the leaf's tree and
+ * removes it. 0, or -errno (the leaf then goes unguarded: -ENOSYS where no guardian exists). */
+int pk__guard_add(int dir_fd, const char *name);
+/* Forgets leaf `name` (removed by us, or about to be). */
+void pk__guard_remove(const char *name);
+/* Lets the guardian go, so it exits without killing anything: when no leaf is listed any more,
+ * or in any case with `force` (process exit); `wait` reaps it. */
+void pk__guard_release(bool force, bool wait);
+/* In a forked child: forgets the parent's leaves and its guardian without touching either. */
+void pk__guard_forget(void);
+/* The arch trampoline (guard.<arch>.S): clone3 with `args`, the child keeping watch_fd and dir_fd
+ * and acting on `state` once watch_fd reads end-of-file. The pid or -errno; -ENOSYS where none
+ * exists. */
+long pk__guard_clone(void *args, size_t size, int watch_fd, int dir_fd, void *state, unsigned gen);
 
 /* ---- cancel handles ------------------------------------------------------------------------ */
 

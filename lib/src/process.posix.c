@@ -207,7 +207,21 @@ static bool pidfd_at_spawn(const pk_command *cmd, bool exit_only)
     return pk__sigchld_ignored();
 }
 
-/* Starts the child, inside its group when there is one; *stage names the step that failed. */
+/* Whether a spawn into a cgroup leaf failed because someone else removed the leaf (the clone, or
+ * the child's move through cgroup.procs, finds it gone) or killed it (the child died unborn). */
+static bool leaf_taken(int rc, const struct pk__child_plan *plan, bool into_cgroup)
+{
+    if (rc == PK__ELEAF_KILLED)
+        return true;
+    if (rc == PK__ECHILD_FAILED)
+        return plan->err_stage == PK_STAGE_CONTAIN &&
+               (plan->err_errno == ENOENT || plan->err_errno == ENODEV);
+    return into_cgroup && (rc == -ENOENT || rc == -ENODEV);
+}
+
+/* Starts the child, inside its group when there is one; *stage names the step that failed. A
+ * group whose leaf was taken from outside gets a fresh one and the spawn is made again, at most
+ * twice: nothing had run (leaf.linux.c). */
 static int spawn_child(struct pk_process *proc, struct pk__child_plan *plan, pk_stage *stage)
 {
     struct pk_group *group = proc->group;
@@ -215,16 +229,25 @@ static int spawn_child(struct pk_process *proc, struct pk__child_plan *plan, pk_
         *stage = PK_STAGE_CLONE;
         return pk__spawn_plan(plan, &proc->pid, &proc->pidfd);
     }
-    *stage = PK_STAGE_CONTAIN;
-    int rc = pk__group_plan(group, plan);
-    if (rc != 0)
-        return rc;
-    *stage = PK_STAGE_CLONE;
-    rc = pk__spawn_plan(plan, &proc->pid, &proc->pidfd);
-    if (rc == 0)
-        pk__group_joined(group, proc->pid);
-    pk__group_plan_done(group, plan);
-    return rc;
+    for (int attempt = 0;; attempt++) {
+        *stage = PK_STAGE_CONTAIN;
+        plan->cgroup_fd = -1;
+        int rc = pk__group_plan(group, plan);
+        if (rc != 0)
+            return rc;
+        bool into_cgroup = plan->cgroup_fd >= 0;
+        *stage = PK_STAGE_CLONE;
+        rc = pk__spawn_plan(plan, &proc->pid, &proc->pidfd);
+        if (rc == 0)
+            pk__group_joined(group, proc->pid);
+        pk__group_plan_done(group, plan);
+        if (rc == 0 || attempt == 2 || !leaf_taken(rc, plan, into_cgroup))
+            return rc == PK__ELEAF_KILLED ? -ENODEV : rc;
+        *stage = PK_STAGE_CONTAIN;
+        rc = pk__group_recover(group);
+        if (rc != 0)
+            return rc;
+    }
 }
 
 /* The parent's side of a started run: what the engine needs to feed stdin, deliver lines and
@@ -328,9 +351,18 @@ int pk_process_signal_tree(pk_process *proc, int signo)
 {
     if (proc == NULL)
         return -EINVAL;
-    if (proc->group != NULL)
-        return pk_group_signal(proc->group, signo); /* holds a shared leaf */
-    return pk_process_signal(proc, signo);
+    struct pk_group *g = proc->group;
+    if (g == NULL)
+        return pk_process_signal(proc, signo);
+    pk__group_lock(g); /* a shared group's leaf cannot be replaced meanwhile */
+    int rc = pk__group_signal(g, signo);
+    /* The direct child too, when it left the group (as root a command can move itself out of its
+     * leaf): SIGKILL without asking, another signal only then, or it would get it twice. */
+    bool left = !proc->reaped && (signo == SIGKILL || !pk__group_holds(g, proc->pid));
+    pk__group_unlock(g);
+    if (left)
+        (void)pk__process_signal(proc, signo);
+    return rc;
 }
 
 int pk_process_pidfd(const pk_process *proc)

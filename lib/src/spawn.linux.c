@@ -327,14 +327,18 @@ bool pk_spawn_clears_sighand(void)
     return clear_sighand;
 }
 
-/* After the clone: a failure the child recorded is reaped here and reported as such. */
+/* After the clone: a failure the child recorded is reaped here and reported as such, and so is a
+ * child cloned into a leaf that never ran (the vfork-style clone returned on its death, not its
+ * exec): the leaf was killed by someone else (PK__ELEAF_KILLED). One load of a flag the child
+ * set, no system call. */
 static int
 after_clone(struct pk__child_plan *plan, long pid, int pidfd, int *pid_out, int *pidfd_out)
 {
-    if (plan->err_stage != 0) {
-        /* The child recorded its failure and exited 127; reap it so nothing is left. */
+    if (plan->err_stage != 0 || (plan->cgroup_fd >= 0 && !plan->started)) {
+        /* The child recorded its failure and exited 127 (or died unborn); reap it so nothing is
+         * left. */
         reap_quietly(pid, pidfd);
-        return PK__ECHILD_FAILED;
+        return plan->err_stage != 0 ? PK__ECHILD_FAILED : PK__ELEAF_KILLED;
     }
     *pid_out = (int)pid;
     *pidfd_out = pidfd;
@@ -395,6 +399,7 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid_out, int *pidfd_out)
     *pidfd_out = -1;
     plan->err_stage = 0;
     plan->err_errno = 0;
+    plan->started = 0;
     pthread_once(&stack_once, spawn_init);
     plan->share_files = may_share_files(plan);
     if (!atomic_load_explicit(&decided, memory_order_acquire)) {

@@ -15,8 +15,12 @@
  *               repeats it, and never moves pkbench out of the terminal's foreground group;
  *   PATH        its entries, and where the bare-name lookup finds its program.
  *
- * Leaves are named "pkb-phases-<pid>-<n>". Leaves of a pkbench that died without cleaning up
- * (their pid is gone) are removed here; a populated one is left alone.
+ * Leaves are named "pkb-phases-<pid>-<tag>-<n>" (tag: 8 random hex digits, as the library's
+ * leaves have: a pid alone is not unique across PID namespaces sharing the cgroup). They follow the
+ * library's ownership rule (lib/src/leaf.linux.c): the maker holds an exclusive flock on the
+ * leaf's directory through the descriptor it keeps for the leaf's life, so a leaf whose lock
+ * another process can take has no owner left. Those, when empty, are removed here; a populated one
+ * is left alone, and a locked one is never touched, whatever its name says.
  */
 #define _GNU_SOURCE
 #include "phases/attribution/internal.h"
@@ -32,7 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -70,18 +76,38 @@ void pkb__stack_unmap(pkb__stack *s)
 
 /* ---- leaves -------------------------------------------------------------------------------- */
 
+void pkb__leaf_name(const pkb_phases_env *e, unsigned long n, char *name, size_t cap)
+{
+    snprintf(name, cap, PKB__LEAF_PREFIX "%d-%s-%lu", e->self_pid, e->leaf_tag, n);
+}
+
 int pkb__leaf_make(pkb_phases_env *e, char *name, size_t cap, int *dirfd)
 {
     *dirfd = -1;
-    snprintf(name, cap, PKB__LEAF_PREFIX "%d-%lu", e->self_pid, ++e->leaves);
-    if (mkdirat(e->cgroup_fd, name, 0755) != 0)
-        return -errno;
-    *dirfd = openat(e->cgroup_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (*dirfd >= 0)
-        return 0;
-    int rc = -errno;
-    unlinkat(e->cgroup_fd, name, AT_REMOVEDIR);
-    return rc;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        pkb__leaf_name(e, ++e->leaves, name, cap);
+        if (mkdirat(e->cgroup_fd, name, 0755) != 0) {
+            if (errno == EEXIST)
+                continue;
+            return -errno;
+        }
+        /* Locked for its life (see the top). A sweeper may take it between the mkdir and the
+         * lock (it removes it then): another name. */
+        int fd = openat(e->cgroup_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+            faccessat(fd, "cgroup.procs", F_OK, 0) == 0) {
+            *dirfd = fd;
+            return 0;
+        }
+        int rc = -errno;
+        if (fd >= 0)
+            close(fd);
+        if (rc == -EWOULDBLOCK || rc == -ENOENT)
+            continue;
+        unlinkat(e->cgroup_fd, name, AT_REMOVEDIR);
+        return rc;
+    }
+    return -EEXIST;
 }
 
 int pkb__leaf_remove(pkb_phases_env *e, const char *name, int dirfd)
@@ -97,7 +123,26 @@ int pkb__leaf_remove(pkb_phases_env *e, const char *name, int dirfd)
     }
 }
 
-/* Leaves of earlier pkbench processes that are gone: empty ones are removed. */
+/* Whether `s` is "<digits>-<8 hex>-<digits>", the rest of a leaf name after the prefix. */
+static bool leaf_rest_ok(const char *s)
+{
+    const char *p = s;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p == s || *p++ != '-')
+        return false;
+    for (int i = 0; i < 8; i++, p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+            return false;
+    if (*p++ != '-' || *p < '0' || *p > '9')
+        return false;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return *p == '\0';
+}
+
+/* Leaves of earlier pkbench processes that are gone (nobody holds their lock): empty ones are
+ * removed. */
 static void sweep_stale(pkb_phases_env *e)
 {
     int fd = openat(e->cgroup_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -107,12 +152,17 @@ static void sweep_stale(pkb_phases_env *e)
             close(fd);
         return;
     }
+    size_t plen = strlen(PKB__LEAF_PREFIX);
     for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
-        if (strncmp(ent->d_name, PKB__LEAF_PREFIX, strlen(PKB__LEAF_PREFIX)) != 0)
+        if (strncmp(ent->d_name, PKB__LEAF_PREFIX, plen) != 0 || !leaf_rest_ok(ent->d_name + plen))
             continue;
-        long pid = strtol(ent->d_name + strlen(PKB__LEAF_PREFIX), NULL, 10);
-        if (pid > 0 && pid != e->self_pid && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-            (void)unlinkat(e->cgroup_fd, ent->d_name, AT_REMOVEDIR);
+        int leaf =
+            openat(e->cgroup_fd, ent->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (leaf < 0)
+            continue;
+        if (flock(leaf, LOCK_EX | LOCK_NB) == 0)
+            (void)unlinkat(e->cgroup_fd, ent->d_name, AT_REMOVEDIR); /* EBUSY when populated */
+        close(leaf);
     }
     closedir(d);
 }
@@ -295,6 +345,10 @@ int pkb_phases_env_open(const char *child, pkb_phases_env **out)
     snprintf(e->child, sizeof e->child, "%s", child);
     e->argv[0] = e->child;
     e->self_pid = (int)getpid();
+    uint32_t tag;
+    if (getrandom(&tag, sizeof tag, GRND_NONBLOCK) != (ssize_t)sizeof tag)
+        tag = (uint32_t)time(NULL) ^ ((uint32_t)e->self_pid << 12) ^ (uint32_t)(uintptr_t)e;
+    snprintf(e->leaf_tag, sizeof e->leaf_tag, "%08x", (unsigned)tag);
     int rc = pkb__stack_map(&e->stack);
     if (rc != 0) {
         free(e);

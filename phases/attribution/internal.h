@@ -43,13 +43,13 @@ struct pkb_phases_env {
     char cgroup_dir[PATH_MAX]; /* this process's cgroup v2 directory, "" when none */
     char cgroup_why[PATH_MAX + 96];
     int cgroup_fd; /* O_PATH of cgroup_dir; leaves are made under it */
-    int probe_fd; /* O_PATH of an empty leaf kept for the cgroup.kill and cgroup.procs primitives */
+    int probe_fd;  /* an empty leaf (locked) kept for the cgroup.kill and cgroup.procs primitives */
     char probe_name[64];
     /* A leaf kept for the one-shot ladder, never killed (children are born in it, as in the
-     * library's pool): O_PATH, its cgroup.events, its cgroup.procs for the killed-leaf path, and
-     * for reading. It is held, as the library holds a leaf it lends again: a child of ours sleeps
-     * in it (pool_holder), so the ladder's runs never flip it between populated and empty, and
-     * "<holder pid>\n" alone in its cgroup.procs means empty. */
+     * library's pool): its locked descriptor, its cgroup.events, its cgroup.procs for the
+     * killed-leaf path, and for reading. It is held, as the library holds a leaf it lends again: a
+     * child of ours sleeps in it (pool_holder), so the ladder's runs never flip it between
+     * populated and empty, and "<holder pid>\n" alone in its cgroup.procs means empty. */
     int pool_fd, pool_events_fd, pool_procs_fd, pool_procs_rd;
     int pool_holder; /* 0: none (the leaf then reads empty when cgroup.procs is) */
     char pool_holder_line[16];
@@ -57,6 +57,7 @@ struct pkb_phases_env {
     char pool_name[64];
     int null_fd;          /* /dev/null, kept open for the raw capture loop */
     unsigned long leaves; /* leaves made so far: the next name */
+    char leaf_tag[9];     /* 8 hex digits drawn at open: this process's leaves' names */
 
     const char *bare_name; /* the bare-name lookup's program */
     char bare_path[PATH_MAX];
@@ -70,8 +71,12 @@ struct pkb_phases_env {
 
 #define PKB__LEAF_PREFIX "pkb-phases-"
 
-/* Makes a fresh leaf "pkb-phases-<pid>-<n>" under the environment's cgroup: mkdir, then an O_PATH
- * descriptor of it (what CLONE_INTO_CGROUP takes). Returns 0 or a negative errno. */
+/* The name of this process's leaf number n: "pkb-phases-<pid>-<tag>-<n>". */
+void pkb__leaf_name(const pkb_phases_env *e, unsigned long n, char *name, size_t cap);
+
+/* Makes a fresh leaf under the environment's cgroup: mkdir, then a descriptor of it (what
+ * CLONE_INTO_CGROUP takes) holding its flock, as the library's leaves do (env.c). Returns 0 or a
+ * negative errno. */
 int pkb__leaf_make(pkb_phases_env *e, char *name, size_t cap, int *dirfd);
 
 /* Closes dirfd (when >= 0) and removes the leaf; an exited task can still pin it for a moment,

@@ -56,7 +56,7 @@ int pkb_phase_run_open(
     /* Every leaf the iteration made is gone again. */
     char leaf[64];
     for (unsigned long n = leaves + 1; rc == 0 && n <= env->leaves; n++) {
-        snprintf(leaf, sizeof leaf, PKB__LEAF_PREFIX "%d-%lu", env->self_pid, n);
+        pkb__leaf_name(env, n, leaf, sizeof leaf);
         if (faccessat(env->cgroup_fd, leaf, F_OK, 0) == 0) {
             snprintf(run->error, sizeof run->error, "leaf %s was left behind", leaf);
             rc = -EEXIST;

@@ -6,7 +6,7 @@
  * The sequence series mirror the library's spawn (lib/src/spawn.linux.c, child.linux.c,
  * cgroup.linux.c) step for step with raw system calls, never through library internals:
  *
- *   parent   [mkdir a leaf "pkb-phases-<pid>-<n>" under our cgroup, open it O_PATH]
+ *   parent   [mkdir a leaf "pkb-phases-<pid>-<tag>-<n>" under our cgroup, open it, flock it]
  *            [getpid() for the pdeathsig check]
  *            clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD|CLONE_CLEAR_SIGHAND [|CLONE_INTO_CGROUP])
  *            on a reused 64 KiB stack, through phases/raw_clone3.<arch>.S;
@@ -287,7 +287,8 @@ static int run_pdeathsig(pkb_phase_run *run)
     return 0;
 }
 
-/* mkdir of a leaf, its O_PATH descriptor, close, rmdir. */
+/* mkdir of a leaf, its locked descriptor (open, flock, the check that it is still there), close,
+ * rmdir. */
 static int run_cgroup_create_rmdir(pkb_phase_run *run)
 {
     char leaf[64];
@@ -651,7 +652,7 @@ const pkb_phase_def pkb_phase_defs[] = {
     {PRIMITIVE("pdeathsig_prctl", run_pdeathsig), .calls = 16,
      .description = "getpid + prctl(PR_SET_PDEATHSIG, the value we have) + getppid"},
     {PRIMITIVE("cgroup_create_rmdir", run_cgroup_create_rmdir), .needs = PKB_NEED_CGROUP,
-     .description = "mkdir of a cgroup leaf + open O_PATH + close + rmdir"},
+     .description = "mkdir of a cgroup leaf + open + flock + faccessat + close + rmdir"},
     {PRIMITIVE("cgroup_kill", run_cgroup_kill), .needs = PKB_NEED_CGROUP,
      .description = "open + write \"1\" + close of an empty leaf's cgroup.kill"},
     {PRIMITIVE("held_procs_read", pkb__run_held_procs_read), .calls = 16, .needs = PKB_NEED_CGROUP,
