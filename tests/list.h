@@ -169,6 +169,7 @@
     X(timeout_port_group_ctrl_c, 60)                                                               \
     X(timeout_port_group_cascade, 40)                                                              \
     X(timeout_port_init_parent, 30)                                                                \
+    X(new_pgroup_child_leads_its_own_group, 10)                                                    \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \

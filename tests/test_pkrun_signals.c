@@ -253,6 +253,46 @@ static void on_terminal(
         pk_test_fail(__FILE__, __LINE__, "'%s' never appeared on the terminal:\n%s", want, out);
 }
 
+/* The process group a process is in, from /proc/<pid>/stat (its fifth field). */
+static int pgrp_of(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    char state;
+    int ppid, pgrp;
+    return p != NULL && sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 ? pgrp : -1;
+}
+
+/* new_pgroup: the child leads a process group of its own with any containment (a cgroup, or
+ * none), so its `kill 0` cannot reach the caller's group; without it, a cgroup or no containment
+ * leaves the child in the caller's group. */
+TEST_IMPL(new_pgroup_child_leads_its_own_group)
+{
+    const pk_containment kinds[] = {PK_CONTAIN_CGROUP, PK_CONTAIN_NONE};
+    for (size_t k = 0; k < 2; k++) {
+        if (kinds[k] == PK_CONTAIN_CGROUP && pk_host_containment() != PK_CONTAIN_CGROUP)
+            continue;
+        for (int want = 1; want >= 0; want--) {
+            pk_process *p;
+            const char *const argv[] = {"sleep", "5", NULL};
+            ASSERT_OK(pk_spawn(
+                &(pk_command){.argv = argv, .containment = kinds[k], .new_pgroup = want != 0}, &p,
+                NULL));
+            int pid = pk_process_pid(p), pgrp = pgrp_of(pid);
+            pk_process_free(p);
+            if (pgrp != (want ? pid : (int)getpgrp()))
+                pk_test_fail(__FILE__, __LINE__, "%s, new_pgroup=%d: pid %d is in group %d",
+                             pk_containment_name(kinds[k]), want, pid, pgrp);
+        }
+    }
+}
+
 /* take_terminal: a child leading a new process group is the terminal's foreground from its
  * first instruction, because it took the terminal before exec; without the option nobody gives it
  * the terminal (the helper does not), which shows the probe can tell. */
