@@ -66,7 +66,7 @@ enum { PARENT_UNKNOWN, PARENT_FOUND, PARENT_NONE };
 static pthread_mutex_t parent_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int parent_state;
 static char parent_dir[PATH_MAX];
-static char own_path[PATH_MAX]; /* the `0::` path, for membership checks */
+static char own_path[PATH_MAX]; /* the `0::` path: our own cgroup, under the mount */
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef char leaf_name[48];
@@ -602,42 +602,42 @@ int pk__cgroup_wait_empty(struct pk_group *g, int64_t timeout_ms)
     return wait_event(g, "populated", 0, timeout_ms);
 }
 
+static bool listed(const int *pids, size_t n, int pid)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pids[i] == pid)
+            return true;
+    return false;
+}
+
+/* Signals each member through a pidfd. A pid may be recycled between the listing and
+ * pidfd_open, so the leaf is listed again once the pidfds are open: a process a pidfd holds that
+ * is listed again under its number is a member (a number names one live process at a time), and
+ * one that died meanwhile takes no signal anyway. Nothing is looked up in /proc, whose numbers
+ * are those of the pid namespace it was mounted in, which need not be ours: as the first process
+ * of `unshare --pid --fork` without --mount-proc, /proc/<pid> named other processes and no
+ * member was ever signalled. cgroup.procs lists pids in the reader's namespace. */
 static int signal_each(struct pk_group *g, int signo)
 {
-    int pids[512];
-    size_t n = 0;
-    int rc = pk__cgroup_members(g, pids, 512, &n);
+    enum { MAX = 512 };
+    int pids[MAX], fds[MAX], again[MAX];
+    size_t n = 0, m = 0;
+    int rc = pk__cgroup_members(g, pids, MAX, &n);
     if (rc != 0)
         return rc;
-    if (n > 512)
-        n = 512;
-    /* What /proc/<pid>/cgroup says for a member: our own path, then the leaf's name. */
-    char rel[PATH_MAX + 64];
-    snprintf(rel, sizeof rel, "%s/%s", strcmp(own_path, "/") != 0 ? own_path : "", g->name);
+    if (n > MAX)
+        n = MAX;
+    for (size_t i = 0; i < n; i++) /* the holder blocks every signal but SIGKILL and SIGSTOP */
+        fds[i] = pids[i] == g->holder ? -1 : (int)syscall(SYS_pidfd_open, pids[i], 0);
+    rc = pk__cgroup_members(g, again, MAX, &m);
     for (size_t i = 0; i < n; i++) {
-        if (pids[i] == g->holder)
-            continue; /* it blocks every signal but SIGKILL and SIGSTOP anyway */
-        int fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
-        if (fd < 0)
-            continue; /* already gone */
-        /* The pid may have been recycled between the listing and pidfd_open: signal it only if
-         * the process the pidfd holds is still in this leaf. */
-        char proc[64], cg[PATH_MAX + 8];
-        snprintf(proc, sizeof proc, "/proc/%d/cgroup", pids[i]);
-        int cfd = open(proc, O_RDONLY | O_CLOEXEC);
-        ssize_t len = cfd >= 0 ? read(cfd, cg, sizeof cg - 1) : -1;
-        if (cfd >= 0)
-            close(cfd);
-        if (len > 0) {
-            cg[len] = '\0';
-            char *line = strstr(cg, "0::");
-            if (line != NULL && strncmp(line + 3, rel, strlen(rel)) == 0 &&
-                (line[3 + strlen(rel)] == '\n' || line[3 + strlen(rel)] == '\0'))
-                syscall(SYS_pidfd_send_signal, fd, signo, NULL, 0);
-        }
-        close(fd);
+        if (fds[i] < 0)
+            continue; /* the holder, or already gone */
+        if (rc == 0 && listed(again, m < MAX ? m : MAX, pids[i]))
+            syscall(SYS_pidfd_send_signal, fds[i], signo, NULL, 0);
+        close(fds[i]);
     }
-    return 0;
+    return rc;
 }
 
 int pk__cgroup_kill(struct pk_group *g)
