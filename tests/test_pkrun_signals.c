@@ -1,9 +1,10 @@
 /*
  * pkrun and signals: nothing that ends pkrun leaves the tree behind. Every catchable terminating
  * signal reaches the tree and pkrun ends by it as timeout does; SIGKILL of pkrun takes the command
- * with it; a signal ignored at start stays ignored (nohup); SIGCHLD ignored by the parent changes
- * nothing; a stopped command still acts on the limit's signal; a terminal's Ctrl-C reaches the
- * command once; a command in its own process group can read the terminal.
+ * with it; signals ignored at start are handled as timeout handles them (INT, QUIT, HUP, TERM,
+ * ALRM caught, any other left ignored); SIGCHLD ignored by the parent changes nothing; a stopped
+ * command still acts on the limit's signal; a terminal's Ctrl-C reaches the command once; a
+ * command in its own process group can read the terminal.
  */
 #define _GNU_SOURCE
 #include "pkrun_test.h"
@@ -129,38 +130,63 @@ static void await_sleeping(int pid)
     }
 }
 
-/* nohup: SIGHUP ignored when pkrun starts stays ignored, for pkrun and the command. timeout,
- * beside it, catches HUP and so undoes nohup for its command. */
-TEST_IMPL(pkrun_keeps_ignored_signals_ignored)
+/* Signals ignored at start, as timeout has them: INT, QUIT, HUP, TERM and ALRM (and -s's) are
+ * caught all the same, so the command gets them at their default and a HUP ends it even under
+ * `trap '' HUP` (nohup); any other ignored signal (USR1) stays ignored, for pkrun and the
+ * command. Side by side with timeout, which must do the same. */
+TEST_IMPL(pkrun_ignored_signals_as_timeout)
 {
-    const char *const tools[][2] = {{PK_PKRUN_PATH, "300"}, {"timeout", "300"}};
+    const char *const tools[] = {PK_PKRUN_PATH, "timeout"};
     for (int t = 0; t < 2; t++) {
         const char *const argv[] = {
-            "sh", "-c", "trap '' HUP; exec \"$@\"", "sh", tools[t][0], tools[t][1],
-            "sh", "-c", "echo $$; exec sleep 300",  NULL};
+            "sh", "-c", "trap '' HUP USR1; exec \"$@\"", "sh", tools[t], "300",
+            "sh", "-c", "echo $$; exec sleep 300",       NULL};
         int child;
         pk_process *p = start(argv, &child);
         await_sleeping(pk_process_pid(p));
+        uint64_t ign = pk_sigign_of(child);
+        ASSERT_OK(pk_process_signal(p, SIGUSR1));
+        usleep(300 * 1000);
+        bool survived_usr1 = pk_test_pid_alive(child);
         ASSERT_OK(pk_process_signal(p, SIGHUP));
-        /* timeout passes the HUP on at once; on a loaded machine that can take longer than a
-         * fixed pause, so its command is given up to 5 s to end. pkrun's must still be alive
-         * after the same 300 ms a quiet machine needs for timeout's. */
-        bool survived = t == 0 ? (usleep(300 * 1000), pk_test_pid_alive(child))
-                               : !pk_test_wait_dead(child, 5000);
-        bool ignores = (pk_sigign_of(child) & (1ULL << (SIGHUP - 1))) != 0;
-        ASSERT_OK(pk_process_signal(p, SIGTERM));
         pk_result r;
         ASSERT_OK(pk_process_wait(p, &r));
         pk_process_free(p);
-        if (t == 0) {
-            ASSERT(survived && ignores);
-            ASSERT_EQ(shell_status(&r), 128 + SIGTERM); /* the TERM that came next */
-        } else {
-            ASSERT(!survived); /* timeout: HUP handled, sent on, the command ended */
-        }
-        pk_result_release(&r);
-        if (pk_test_pid_alive(child))
+        bool dead = pk_test_wait_dead(child, 5000);
+        if (!dead)
             kill(child, SIGKILL);
+        if ((ign & (1ULL << (SIGHUP - 1))) != 0 || (ign & (1ULL << (SIGUSR1 - 1))) == 0 ||
+            !survived_usr1 || !dead || shell_status(&r) != 128 + SIGHUP)
+            pk_test_fail(__FILE__, __LINE__,
+                         "%s: SigIgn %llx (want USR1, not HUP); survived USR1 %d; ended by HUP %d, "
+                         "status %d",
+                         tools[t], (unsigned long long)ign, survived_usr1, dead, shell_status(&r));
+        pk_result_release(&r);
+    }
+}
+
+/* A background job of a non-interactive shell starts with INT and QUIT ignored; `kill -INT` must
+ * still end `pkrun 3 sleep 2 &`: 130, as timeout gives. */
+TEST_IMPL(pkrun_background_job_takes_sigint)
+{
+    const char *dir = pk_test_tmpdir();
+    const char *const tools[] = {PK_PKRUN_PATH, "timeout"};
+    for (int t = 0; t < 2; t++) {
+        char ready[600];
+        snprintf(ready, sizeof ready, "%s/ready", dir);
+        unlink(ready);
+        const char *const argv[] = {
+            "sh", "-c",
+            "\"$0\" 3 sh -c 'touch ready; exec sleep 2' & "
+            "until [ -e ready ]; do sleep 0.01; done; kill -INT $!; wait $!; echo $?",
+            tools[t], NULL};
+        pk_result r;
+        ASSERT_OK(pk_run(&(pk_command){.argv = argv, .cwd = dir, .timeout_ms = 30000}, &r));
+        ASSERT_EXITED(r, 0);
+        if (strcmp(r.out.data ? r.out.data : "", "130\n") != 0)
+            pk_test_fail(__FILE__, __LINE__, "%s: the script printed '%s', not 130", tools[t],
+                         r.out.data ? r.out.data : "");
+        pk_result_release(&r);
     }
 }
 

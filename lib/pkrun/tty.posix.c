@@ -37,7 +37,7 @@ void pkr_tty_start(struct pkr_tty *t, int command_pgid, int pidfd)
         return;
     /* Watched even from the background: a command stopped there by a terminal read stops pkrun
      * too, so that the shell shows the job stopped and `fg` brings both back. */
-    pkr_signals_watch_stops();
+    pkr_signals_watch_children();
     /* The library normally did it already, in the child before exec (take_terminal): then the
      * terminal is only to be given back at the end. */
     pid_t fg = tcgetpgrp(t->fd);
