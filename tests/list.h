@@ -153,6 +153,7 @@
     X(pkrun_stopped_command_gets_sigcont, 10)                                                      \
     X(take_terminal_child_starts_in_foreground, 30)                                                \
     X(pkrun_terminal_ctrl_c_reaches_command_once, 30)                                              \
+    X(pkrun_pipeline_peer_keeps_the_terminal, 20)                                                  \
     X(pkrun_pgroup_command_reads_terminal, 20)                                                     \
     X(pkrun_pgroup_job_control_with_bash, 40)                                                      \
     X(pkrun_json_symlink_to_stderr_stays_a_symlink, 20)                                            \

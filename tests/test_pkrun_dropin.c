@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,13 +201,35 @@ TEST_IMPL(pkrun_stalled_reader_does_not_hold_the_limit)
 }
 
 /* SIGALRM means the time is up: sent to pkrun's process group (with the command in it too, under
- * --foreground, where the command dies of it at the same moment), pkrun exits 124, every time. */
+ * --foreground, where the command dies of it at the same moment), pkrun exits 124, every time.
+ * The race is made likely: pkrun runs at SCHED_IDLE on the same CPU as the command (chrt -R puts
+ * the command back to normal), so the command dies before pkrun runs again, which then finds its
+ * exit and the signal together. */
 TEST_IMPL(pkrun_sigalrm_to_group_is_the_limit)
 {
+    char cpu[16] = "";
+    cpu_set_t set;
+    char *path = NULL, *path2 = NULL;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 &&
+        pk_resolve_program("taskset", NULL, &path, NULL) == 0 &&
+        pk_resolve_program("chrt", NULL, &path2, NULL) == 0)
+        for (int c = 0; c < CPU_SETSIZE && cpu[0] == '\0'; c++)
+            if (CPU_ISSET(c, &set))
+                snprintf(cpu, sizeof cpu, "%d", c);
+    free(path);
+    free(path2);
     for (int fg = 0; fg < 2; fg++) {
-        for (int i = 0; i < 10; i++) {
-            const char *const argv[] = {PK_PKRUN_PATH, fg ? "--foreground" : "-v",  "30", "sh",
+        for (int i = 0; i < 20; i++) {
+            const char *argv[16];
+            int n = 0;
+            if (cpu[0] != '\0') {
+                const char *const pin[] = {"taskset", "-c", cpu, "chrt", "-i", "-R", "0"};
+                for (size_t k = 0; k < sizeof pin / sizeof pin[0]; k++)
+                    argv[n++] = pin[k];
+            }
+            const char *const rest[] = {PK_PKRUN_PATH, fg ? "--foreground" : "-v",  "30", "sh",
                                         "-c",          "echo ready; exec sleep 30", NULL};
+            memcpy(argv + n, rest, sizeof rest);
             pk_process *p;
             ASSERT_OK(
                 pk_spawn(&(pk_command){.argv = argv, .containment = PK_CONTAIN_PGROUP}, &p, NULL));
@@ -217,8 +240,9 @@ TEST_IMPL(pkrun_sigalrm_to_group_is_the_limit)
             ASSERT_OK(pk_process_wait(p, &r));
             pk_process_free(p);
             if (shell_status(&r) != 124)
-                pk_test_fail(__FILE__, __LINE__, "%s, run %d: status %d",
-                             fg ? "--foreground" : "own group", i, shell_status(&r));
+                pk_test_fail(__FILE__, __LINE__, "%s, run %d%s: status %d",
+                             fg ? "--foreground" : "own group", i,
+                             cpu[0] ? " (pinned, SCHED_IDLE)" : "", shell_status(&r));
             pk_result_release(&r);
         }
     }

@@ -337,9 +337,20 @@ TEST_IMPL(take_terminal_child_starts_in_foreground)
     }
 }
 
-/* Ctrl-C on the terminal reaches the command once: the terminal sends it to its foreground
- * group, and pkrun does not send it again (in cgroup mode and with --foreground the command is in
- * pkrun's group; in pgroup mode pkrun gave the command's group the terminal). */
+/* How many times pkrun said it sent SIGINT. */
+static int ints_sent(const char *out)
+{
+    int n = 0;
+    for (const char *p = out; (p = strstr(p, "sending signal INT")) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* Ctrl-C on the terminal reaches the command once. With --foreground the command shares pkrun's
+ * group, the terminal's foreground: the terminal sends it to both and pkrun sends none. Otherwise
+ * the command leads a group of its own, and while pkrun's group has the terminal the terminal
+ * sends it to pkrun, which passes it on, once; once the command has taken the terminal (it read
+ * from it), the terminal sends it to the command's group and pkrun sends none. */
 TEST_IMPL(pkrun_terminal_ctrl_c_reaches_command_once)
 {
     const char *const opts[] = {"--containment=cgroup", "--containment=pgroup", "--foreground"};
@@ -352,15 +363,64 @@ TEST_IMPL(pkrun_terminal_ctrl_c_reaches_command_once)
         int status;
         on_terminal(argv, "\003", "ints ", out, sizeof out, &status);
         /* Counted by the command, and (since two SIGINTs close together may merge into one)
-         * pkrun's own word that it sent none. */
-        if (strstr(out, "ints 1\r\n") == NULL || strstr(out, "sending signal INT") != NULL)
+         * pkrun's own word of what it sent. */
+        if (strstr(out, "ints 1\r\n") == NULL || ints_sent(out) != (i < 2 ? 1 : 0))
             pk_test_fail(__FILE__, __LINE__, "%s: %s", opts[i], out);
         ASSERT_EQ(status, 0);
     }
+    /* The command reads a line from the terminal first: it is handed the terminal then, and
+     * the Ctrl-C after goes to it alone. */
+    for (int i = 0; i < 2; i++) {
+        if (!usable(opts[i]))
+            continue;
+        const char *const argv[] = {PK_PKRUN_PATH,
+                                    "-v",
+                                    opts[i],
+                                    "30",
+                                    "sh",
+                                    "-c",
+                                    "read x; exec \"$0\" --helper count-sigint 300",
+                                    pk_test_self(),
+                                    NULL};
+        int master;
+        pid_t pid = pk_run_on_pty(argv, &master);
+        char out[4096] = "";
+        ASSERT_EQ(write(master, "go\n", 3), 3);
+        bool seen = pk_pty_wait_for(master, "ready", out, sizeof out, 10000);
+        if (seen)
+            ASSERT_EQ(write(master, "\003", 1), 1);
+        size_t len = strlen(out);
+        seen = seen && pk_pty_wait_for(master, "ints ", out + len, sizeof out - len, 10000);
+        if (!seen)
+            pk_kill_session(pid);
+        int st;
+        ASSERT_EQ(waitpid(pid, &st, 0), pid);
+        close(master);
+        if (!seen || strstr(out, "ints 1\r\n") == NULL || ints_sent(out) != 0)
+            pk_test_fail(__FILE__, __LINE__, "%s, after a read: %s", opts[i], out);
+    }
 }
 
-/* In process-group mode the command leads a group of its own; pkrun hands it the terminal, so a
- * read from the terminal does not stop it (SIGTTIN) and hang the run. */
+/* A pipeline's other members keep the terminal while the command does not need it: a reader of
+ * /dev/tty after `pkrun ... |` (a pager) reads what is typed while the command runs, where a
+ * terminal handed to the command at its start would have stopped it (SIGTTIN) and hung the
+ * pipeline. */
+TEST_IMPL(pkrun_pipeline_peer_keeps_the_terminal)
+{
+    const char *const argv[] = {"/bin/sh", "-c",
+                                "\"$0\" 30 sh -c 'sleep 1.5; echo out' | "
+                                "{ sleep 0.5; echo ready; read x </dev/tty; echo got:$x; cat; }",
+                                PK_PKRUN_PATH, NULL};
+    char out[4096];
+    int status;
+    on_terminal(argv, "hello\n", "out\r\n", out, sizeof out, &status);
+    if (strstr(out, "got:hello") == NULL)
+        pk_test_fail(__FILE__, __LINE__, "the pipeline's reader did not read: %s", out);
+    ASSERT_EQ(status, 0);
+}
+
+/* In process-group mode the command leads a group of its own; pkrun hands it the terminal when it
+ * reads from it, so the read does not stop it (SIGTTIN) and hang the run. */
 TEST_IMPL(pkrun_pgroup_command_reads_terminal)
 {
     const char *const argv[] = {

@@ -49,20 +49,19 @@ static _Noreturn void help(void)
            "  --preserve-status   exit with COMMAND's status even when a limit ended it\n"
            "%s",
            h->signal, h->kill_after, h->foreground);
-    printf(
-        "  --idle-timeout S    end the tree after S without output (relays the output)\n"
-        "  --json FILE|-       write the outcome as JSON to FILE (- for stdout), after the run;\n"
-        "                      checked before it; a FIFO's reader is awaited up to 5 s;\n"
-        "                      when it cannot be written, the exit status is 125\n"
-        "  --max-bytes N       with --json: record at most N bytes of each stream (default 1M)\n"
-        "  --max-lines N       with --json: record at most N lines of each stream\n"
-        "  --keep POLICY       with --json: tail (default), the last lines; head, the first;\n"
-        "                      fail: like head, and exit 125 when the output did not fit (this\n"
-        "                      one works without --json too)\n"
-        "%s%s"
-        "  -h, --help          print this help and exit\n"
-        "  --version           print the version and exit\n",
-        h->containment, h->verbose);
+    printf("  --idle-timeout S    end the tree after S without output (relays the output)\n"
+           "  --json FILE|-       after the run, write the outcome as JSON to FILE (through a\n"
+           "                      symlink, to its target) or - (stdout); checked before the run;\n"
+           "                      a FIFO's reader is awaited up to 5 s; not written: status 125\n"
+           "  --max-bytes N       with --json: record at most N bytes of each stream (default 1M)\n"
+           "  --max-lines N       with --json: record at most N lines of each stream\n"
+           "  --keep POLICY       with --json: tail (default), the last lines; head, the first;\n"
+           "                      fail: like head, and exit 125 when the output did not fit (this\n"
+           "                      one works without --json too)\n"
+           "%s%s"
+           "  -h, --help          print this help and exit\n"
+           "  --version           print the version and exit\n",
+           h->containment, h->verbose);
     printf(
         "\n"
         "S, a duration: a decimal number (1, 1.5, .25, 2e-3) and an optional unit: ms, s (the\n"

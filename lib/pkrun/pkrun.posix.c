@@ -11,7 +11,7 @@
  * pkrun nor pkrun's caller, as timeout's own group does), every descriptor pkrun was given (a
  * drop-in must not close what its caller passed on: `<(...)`, `3>f`, make's jobserver; pkrun's
  * own are all close-on-exec), PR_SET_PDEATHSIG, and a shebang-less script run by /bin/sh as execvp
- * does; hand it the terminal when pkrun has it (tty.posix.c). Then one ppoll loop waits on the
+ * does; watch its terminal use and job control (tty.posix.c). Then one ppoll loop waits on the
  * command's pidfd, the signal self-pipe, the relay's descriptors and a timerfd armed at the next
  * deadline, an absolute time on PKR_CLOCK (stopping pkrun does not move a limit; a relative
  * timeout restarted after SIGCONT would):
@@ -128,6 +128,13 @@ static void on_signal(struct run *r, struct pkr_signal s)
         pkr_tty_check_stop(&r->tty, r->pidfd);
         if (r->init)
             reap_orphans(r);
+        return;
+    }
+    if (s.signo == SIGTSTP) { /* Ctrl-Z while pkrun's group has the terminal */
+        if (!r->exited)
+            pkr_tty_on_tstp(&r->tty); /* the command's stop then stops pkrun */
+        else
+            raise(SIGSTOP); /* delivering the last output: stopped as a job */
         return;
     }
     if (r->exited) {
@@ -355,14 +362,14 @@ static int final_status(const struct run *r, int *die_by)
     return own;
 }
 
-/* The JSON outcome, with how each stream reached pkrun's output. Returns the exit status: 125
- * when the outcome could not be written (said on stderr), else `status`. */
+/* The JSON outcome, with how each stream reached pkrun's output. 0, or -errno when it could not
+ * be written (said on stderr): the outcome is lost, and pkrun's status must say so (125). */
 static int write_json(struct run *r, pk_outcome_kind kind, int rc, int status)
 {
     struct pkr_report rep = {
         .o = &r->o, .res = &r->res, .run_rc = rc, .kind = kind, .status = status};
     pkr_relay_report(&r->relay, rep.streams);
-    return pkr_json_write(&rep) == 0 ? status : PKR_EXIT_OWN;
+    return pkr_json_write(&rep);
 }
 
 /* While --json waits for a FIFO's reader, or for room in its output: whether a signal told pkrun
@@ -375,6 +382,8 @@ static bool told_to_stop(void *user)
     for (size_t i = 0; i < n; i++) {
         if (sigs[i].signo == SIGCHLD && r->init)
             reap_orphans(r);
+        else if (sigs[i].signo == SIGTSTP)
+            raise(SIGSTOP); /* Ctrl-Z: stopped as a job, the wait goes on once continued */
         else if (sigs[i].signo != SIGCHLD && sigs[i].signo != SIGALRM)
             r->stop_signal = sigs[i].signo;
     }
@@ -396,8 +405,8 @@ static int start_failed(struct run *r, int rc)
     int status = pkr_start_failed(&r->o, rc, &r->res);
     if (r->o.verbose)
         pkr_say_end(&r->o, &r->res, PK_OUTCOME_SPAWN_FAILED, status);
-    if (r->o.json != NULL)
-        status = write_json(r, PK_OUTCOME_SPAWN_FAILED, rc, status);
+    if (r->o.json != NULL && write_json(r, PK_OUTCOME_SPAWN_FAILED, rc, status) != 0)
+        status = PKR_EXIT_OWN;
     pk_result_release(&r->res);
     return status;
 }
@@ -434,9 +443,8 @@ static int start(struct run *r, int argc, char **argv)
         /* A group of its own, so that its `kill 0` reaches neither pkrun nor pkrun's caller;
          * --foreground keeps it in pkrun's, as timeout's does. */
         .new_pgroup = !r->o.foreground,
-        /* That group takes the terminal before the command runs, when pkrun has it, so no
-         * Ctrl-C typed after its first output can reach pkrun instead (tty.posix.c). */
-        .take_terminal = true,
+        /* It gets the terminal when it needs it, not before (tty.posix.c): the rest of pkrun's
+         * group (a pager after it in a pipeline, make) keeps it meanwhile. */
     };
     bool relay = pkr_output_needed(&r->o);
     if (rc == 0)
@@ -484,8 +492,8 @@ static int finish(struct run *r)
                                                        : r->res.outcome.kind;
     if (r->o.verbose)
         pkr_say_end(&r->o, &r->res, kind, status);
-    if (r->o.json != NULL && (status = write_json(r, kind, r->wait_rc, status)) == PKR_EXIT_OWN)
-        die_by = 0; /* the outcome is lost: that is what the status says */
+    if (r->o.json != NULL && write_json(r, kind, r->wait_rc, status) != 0)
+        status = PKR_EXIT_OWN, die_by = 0; /* the outcome is lost: that is what the status says */
     pk_result_release(&r->res);
     pk_process_free(r->proc);
     pkr_relay_release(&r->relay);

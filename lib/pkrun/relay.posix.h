@@ -1,7 +1,7 @@
 /*
  * The relay (relay.posix.c): the pipes between the command and pkrun's stdout and stderr, set up
  * only when an option needs the output to pass through pkrun, and how each stream reached pkrun's
- * output, for the outcome.
+ * output, for the outcome. And the clock the relay's idle time and the run's limits are read on.
  */
 #ifndef PKRUN_RELAY_POSIX_H
 #define PKRUN_RELAY_POSIX_H

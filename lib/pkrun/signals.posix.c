@@ -123,6 +123,16 @@ void pkr_signals_watch_children(void)
     sigaction(SIGCHLD, &sa, NULL);
 }
 
+void pkr_signals_catch_tstp(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGTSTP, NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+        return; /* a shell without job control: Ctrl-Z means nothing here either */
+    struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+    sigfillset(&sa.sa_mask);
+    sigaction(SIGTSTP, &sa, NULL);
+}
+
 _Noreturn void pkr_die_like(int signo)
 {
     /* The command's core file, if any, is the one that matters: never add pkrun's own. */

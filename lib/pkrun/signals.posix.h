@@ -29,6 +29,8 @@ void pkr_signals_after_spawn(void);
 /* Asks for SIGCHLD (recorded like the others): on the command's stops (job control, tty.posix.c)
  * and on any child's exit (the orphans pkrun reaps as the first process of a PID namespace). */
 void pkr_signals_watch_children(void);
+/* Catches SIGTSTP (recorded like the others), for job control with a terminal (tty.posix.c). */
+void pkr_signals_catch_tstp(void);
 /* Ends pkrun the way the command ended: by the same signal (no core file of pkrun's own), or
  * 128 + signo when that signal cannot end it. */
 _Noreturn void pkr_die_like(int signo);
