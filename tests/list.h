@@ -112,7 +112,7 @@
     X(loop_start_failure_reports, 10)                                                              \
     X(wait_any_returns_first_exit, 20)                                                             \
     X(pkrun_exit_codes, 20)                                                                        \
-    X(pkrun_bad_arguments, 10)                                                                     \
+    X(pkrun_bad_arguments, 20)                                                                     \
     X(pkrun_forwards_lines_exactly, 10)                                                            \
     X(pkrun_json_outcome, 10)                                                                      \
     X(pkrun_fail_loud_exit_125, 10)                                                                \

@@ -248,20 +248,20 @@ TEST_IMPL(pkrun_sigalrm_to_group_is_the_limit)
     }
 }
 
-/* Stopping pkrun does not move the limit: stopped at 0.2 s and continued at 4 s, `pkrun 3 sleep
- * 10` ends at once, at 4 s, as timeout does (a limit counted from the continue would end it at
- * 6.8 s). Both side by side. */
+/* Stopping pkrun does not move the limit: stopped once its command runs and continued 3.8 s
+ * later, `pkrun 3 sleep 10` ends at once, as timeout does (a limit counted from the continue would
+ * end it about 3 s after it). Both side by side. */
 TEST_IMPL(pkrun_stop_does_not_move_the_limit)
 {
     pk_process *procs[2];
     for (int t = 0; t < 2; t++) {
-        const char *const argv[] = {tools[t], "3", "sleep", "10", NULL};
+        const char *const argv[] = {tools[t], "3", "sh", "-c", "echo ready; exec sleep 10", NULL};
         ASSERT_OK(
             pk_spawn(&(pk_command){.argv = argv, .containment = PK_CONTAIN_NONE}, &procs[t], NULL));
-    }
-    usleep(200 * 1000);
-    for (int t = 0; t < 2; t++)
+        pk_line line;
+        ASSERT_OK(pk_process_read_line(procs[t], &line));
         ASSERT_EQ(kill(pk_process_pid(procs[t]), SIGSTOP), 0);
+    }
     usleep(3800 * 1000);
     int64_t t0 = pk_test_now_ms();
     for (int t = 0; t < 2; t++)

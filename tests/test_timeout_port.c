@@ -313,9 +313,9 @@ TEST_IMPL(timeout_port_group_cascade)
     ASSERT_LT(pk_test_now_ms() - t0, 20000);
 }
 
-/* init-parent.sh: pkrun as the first process of a new pid namespace. With that namespace's own
- * /proc (--mount-proc): processkit checks each member it signals in /proc/<pid>/cgroup, and the
- * parent's /proc names other processes by those numbers. */
+/* init-parent.sh: pkrun as the first process of a new pid namespace, with that namespace's own
+ * /proc (--mount-proc), as coreutils runs it. Without it, and signals and orphans as PID 1:
+ * test_pkrun_init.c. */
 TEST_IMPL(timeout_port_init_parent)
 {
     const char *const probe[] = {"unshare",         "--pid", "--fork", "--mount-proc",

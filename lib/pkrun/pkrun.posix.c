@@ -455,6 +455,10 @@ static int start(struct run *r, int argc, char **argv)
     }
     if (r->o.verbose)
         pkr_say_start(&r->o, r->relay.active, r->relay.merged);
+    /* From the start, as timeout arms its timer before the fork: a stop of pkrun at any time
+     * after this cannot move the limit. */
+    if (r->o.timeout_ns != 0)
+        r->deadline_ns = pkr_now_ns() + r->o.timeout_ns;
     rc = spawn(r, &cmd, &r->res);
     pkr_relay_spawned(&r->relay);
     if (rc != 0)
@@ -466,8 +470,6 @@ static int start(struct run *r, int argc, char **argv)
         pkr_tty_start(&r->tty, pk_process_pid(r->proc), r->pidfd);
     else
         r->tty.fd = -1;
-    if (r->o.timeout_ns != 0)
-        r->deadline_ns = pkr_now_ns() + r->o.timeout_ns;
     return -1;
 }
 
