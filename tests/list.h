@@ -112,7 +112,7 @@
     X(loop_start_failure_reports, 10)                                                              \
     X(wait_any_returns_first_exit, 20)                                                             \
     X(pkrun_exit_codes, 20)                                                                        \
-    X(pkrun_bad_arguments, 10)                                                                     \
+    X(pkrun_bad_arguments, 20)                                                                     \
     X(pkrun_forwards_lines_exactly, 10)                                                            \
     X(pkrun_json_outcome, 10)                                                                      \
     X(pkrun_fail_loud_exit_125, 10)                                                                \
@@ -147,17 +147,23 @@
     X(pkrun_closed_stdout_at_start, 20)                                                            \
     X(pkrun_forwards_every_terminating_signal, 60)                                                 \
     X(pkrun_kill9_leaves_no_direct_child, 20)                                                      \
-    X(pkrun_keeps_ignored_signals_ignored, 20)                                                     \
+    X(pkrun_ignored_signals_as_timeout, 20)                                                        \
+    X(pkrun_background_job_takes_sigint, 20)                                                       \
     X(pkrun_resets_sigchld, 10)                                                                    \
     X(pkrun_stopped_command_gets_sigcont, 10)                                                      \
     X(take_terminal_child_starts_in_foreground, 30)                                                \
     X(pkrun_terminal_ctrl_c_reaches_command_once, 30)                                              \
+    X(pkrun_pipeline_peer_keeps_the_terminal, 20)                                                  \
     X(pkrun_pgroup_command_reads_terminal, 20)                                                     \
     X(pkrun_pgroup_job_control_with_bash, 40)                                                      \
     X(pkrun_json_symlink_to_stderr_stays_a_symlink, 20)                                            \
     X(pkrun_json_fifo_written_in_place, 20)                                                        \
     X(pkrun_json_regular_file_replaced_atomically, 20)                                             \
-    X(pkrun_json_failure_keeps_command_status, 10)                                                 \
+    X(pkrun_json_failure_is_an_error, 10)                                                          \
+    X(pkrun_json_checked_before_the_run, 10)                                                       \
+    X(pkrun_json_write_errors_are_errors, 10)                                                      \
+    X(pkrun_json_dangling_symlink_writes_its_target, 10)                                           \
+    X(pkrun_json_fifo_wait_is_bounded, 40)                                                         \
     X(pkrun_forward_rate_smoke, 60)                                                                \
     X(pk_floor_smoke, 120)                                                                         \
     X(timeout_port_basic, 30)                                                                      \
@@ -169,6 +175,17 @@
     X(timeout_port_group_ctrl_c, 60)                                                               \
     X(timeout_port_group_cascade, 40)                                                              \
     X(timeout_port_init_parent, 30)                                                                \
+    X(new_pgroup_child_leads_its_own_group, 10)                                                    \
+    X(pkrun_inherits_descriptors_above_2, 20)                                                      \
+    X(pkrun_make_jobserver_reaches_submake, 30)                                                    \
+    X(pkrun_command_kill_0_spares_the_caller, 20)                                                  \
+    X(pkrun_stalled_reader_does_not_hold_the_limit, 30)                                            \
+    X(pkrun_sigalrm_to_group_is_the_limit, 30)                                                     \
+    X(pkrun_stop_does_not_move_the_limit, 30)                                                      \
+    X(pkrun_no_kill_after_by_default, 20)                                                          \
+    X(pkrun_as_pid1_limit, 30)                                                                     \
+    X(pkrun_as_pid1_forwards_signals, 30)                                                          \
+    X(pkrun_as_pid1_reaps_orphans, 30)                                                             \
     X(runner_flags_leaked_fd, 20)                                                                  \
     X(runner_flags_left_child, 20)                                                                 \
     X(runner_enforces_timeout, 20)                                                                 \

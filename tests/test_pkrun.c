@@ -111,8 +111,10 @@ TEST_IMPL(pkrun_exit_codes)
     pk_result_release(&r);
     ASSERT_EQ(PKRUN(&r, "--timeout", "0.2", "--", "sleep", "100"), 124);
     pk_result_release(&r);
-    /* SIGKILL ended it (-k 0: at once): 128 + 9, as timeout says when KILL was needed. */
-    ASSERT_EQ(PKRUN(&r, "--timeout", "0.2", "--grace", "0", "--", "sleep", "100"), 137);
+    /* SIGKILL ended it: 128 + 9, as timeout says when KILL was needed. */
+    ASSERT_EQ(PKRUN(&r, "--timeout", "0.2", "--grace", "0.1", "--", "sh", "-c",
+                    "trap '' TERM; sleep 100"),
+              137);
     pk_result_release(&r);
     /* The empty name, as execvp: not found. */
     ASSERT_EQ(PKRUN(&r, "--", ""), 127);
@@ -133,7 +135,8 @@ TEST_IMPL(pkrun_bad_arguments)
         {"--timeout=+5", "pkrun: --timeout: '+5' is not a duration"},
         {"--timeout= 5", "pkrun: --timeout: ' 5' is not a duration"},
         {"--timeout=nan", "pkrun: --timeout: 'nan' is not a duration"},
-        {"--timeout=inf", "pkrun: --timeout: 'inf' is not a duration"},
+        {"--timeout=infinite", "pkrun: --timeout: 'infinite' is not a duration"},
+        {"--timeout=-inf", "pkrun: --timeout: '-inf' is not a duration"},
         {"--timeout=0x10", "pkrun: --timeout: '0x10' is not a duration"},
         {"--timeout=1.5.2", "pkrun: --timeout: '1.5.2' is not a duration"},
         {"--timeout=5 s", "pkrun: --timeout: '5 s' is not a duration"},
@@ -183,11 +186,25 @@ TEST_IMPL(pkrun_bad_arguments)
     /* timeout's form: a DURATION needs a COMMAND after it. */
     ASSERT_REFUSED(r, PKRUN(&r, "5"), "pkrun: no COMMAND after DURATION '5'");
     pk_result_release(&r);
-    /* Something that starts like a number but is neither a duration nor a program. */
-    ASSERT_REFUSED(r, PKRUN(&r, "42D", "true"), "pkrun: '42D' is neither a duration");
-    pk_result_release(&r);
-    ASSERT_REFUSED(r, PKRUN(&r, "--", "-5", "true"), "pkrun: '-5' is neither a duration");
-    pk_result_release(&r);
+    /* Something meant as a DURATION (what strtod would start to read, or nothing) that is neither
+     * a duration nor a program: refused, as timeout refuses it, never run as COMMAND. */
+    static const char *const meant[][2] = {
+        {"42D", "pkrun: '42D' is neither a duration"},
+        {"-5", "pkrun: '-5' is neither a duration"},
+        {"nan", "pkrun: 'nan' is neither a duration"},
+        {"NaN", "pkrun: 'NaN' is neither a duration"},
+        {"inf5", "pkrun: 'inf5' is neither a duration"},
+        {"+1", "pkrun: '+1' is neither a duration"},
+        {"0x10", "pkrun: '0x10' is neither a duration"},
+        {"", "pkrun: DURATION '' is not a duration: it is empty"},
+        {".", "pkrun: DURATION '.' is not a duration"},
+        {" 1", "pkrun: DURATION ' 1' is not a duration"},
+        {" true", "pkrun: DURATION ' true' is not a duration"},
+    };
+    for (size_t i = 0; i < sizeof meant / sizeof meant[0]; i++) {
+        ASSERT_REFUSED(r, PKRUN(&r, "--", meant[i][0], "sh", "-c", "echo ran"), meant[i][1]);
+        pk_result_release(&r);
+    }
     ASSERT_REFUSED(r, PKRUN(&r, "--foreground", "--containment=pgroup", "true"),
                    "pkrun: --foreground keeps COMMAND in pkrun's process group");
     pk_result_release(&r);
@@ -286,10 +303,19 @@ TEST_IMPL(pkrun_opt_timeout)
             ASSERT_LT(ms, 8000); /* a hang guard */
             pk_result_release(&r);
         }
-        /* A limit the child stays under changes nothing. */
-        pk_result r;
-        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--timeout=1h", "--", "sh", "-c", "exit 7"), 7);
-        pk_result_release(&r);
+        /* A limit the child stays under changes nothing; inf (any case, or infinity) is none,
+         * as timeout reads it, for every duration option and for DURATION itself. */
+        static const char *const none[][3] = {
+            {"--timeout=1h", "--", "sh"},    {"--timeout=inf", "--", "sh"},
+            {"--timeout=INF", "--", "sh"},   {"--timeout=Infinity", "--", "sh"},
+            {"--kill-after=inf", "1", "sh"}, {"--idle-timeout=inf", "inf", "sh"},
+        };
+        for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+            pk_result r;
+            ASSERT_EQ(PKRUN_AS(form, &r, NULL, none[i][0], none[i][1], none[i][2], "-c", "exit 7"),
+                      7);
+            pk_result_release(&r);
+        }
     }
 }
 
@@ -326,8 +352,8 @@ TEST_IMPL(pkrun_opt_idle_timeout)
 }
 
 /* --grace (-k, --kill-after) is the time between SIGTERM and SIGKILL for a child that ignores
- * SIGTERM: 0.6 s here, against the default 2 s. SIGKILL ending it makes the status 137, as with
- * timeout. */
+ * SIGTERM: 0.6 s here; without it, or with 0, there is none, as with timeout. SIGKILL ending it
+ * makes the status 137, as with timeout. */
 TEST_IMPL(pkrun_opt_grace)
 {
     char path[512], opt[600];
@@ -349,14 +375,17 @@ TEST_IMPL(pkrun_opt_grace)
         ASSERT_STR_EQ(json_string_value(json_object_get(j, "outcome")), "timed_out");
         ASSERT_EQ(json_integer_value(json_object_get(j, "signal")), SIGKILL);
         json_decref(j);
-        /* --grace=0: SIGKILL at the limit, no SIGTERM first: a child that would die of SIGTERM
-         * dies of SIGKILL (137; with a SIGTERM first it would exit 124). */
-        ASSERT_EQ(PKRUN_AS(form, &r, &ms, "--timeout=0.3", "--grace=0", opt, "--", "sleep", "10"),
-                  137);
+        /* --grace=0: no SIGKILL at all, as timeout's -k 0: a child that ignores SIGTERM runs
+         * its 2 s out and exits 0; the limit fired, so 124 (SIGKILL at once would be 137). */
+        ASSERT_EQ(PKRUN_AS(form, &r, &ms, "--timeout=0.3", "--grace=0", opt, "--", "sh", "-c",
+                           "trap '' TERM; sleep 2"),
+                  124);
+        ASSERT_GE(ms, 1990);
         ASSERT_LT(ms, 8000);
         pk_result_release(&r);
         j = load_json(path);
-        ASSERT_EQ(json_integer_value(json_object_get(j, "signal")), SIGKILL);
+        ASSERT_STR_EQ(json_string_value(json_object_get(j, "outcome")), "timed_out");
+        ASSERT_EQ(json_integer_value(json_object_get(j, "exit_code")), 0);
         json_decref(j);
         /* The same as --kill-after. */
         ASSERT_EQ(PKRUN_AS(form, &r, &ms, "--timeout=1", "--kill-after=0.6", "--", "sh", "-c",
@@ -499,8 +528,9 @@ static bool in_pkrun_leaf(const char *out)
 }
 
 /* --containment: pgroup makes the child lead a new process group in pkrun's own cgroup; cgroup
- * puts it in a leaf of pkrun's (or fails with 125 where none is delegated); auto picks what
- * the host offers. */
+ * puts it in a leaf of pkrun's (or fails with 125 where none is delegated), and in a process
+ * group of its own too, so that its `kill 0` misses pkrun's caller; auto picks what the host
+ * offers. With --foreground the child stays in pkrun's process group, as timeout's does. */
 TEST_IMPL(pkrun_opt_containment)
 {
     bool host_cgroup = pk_host_containment() == PK_CONTAIN_CGROUP;
@@ -514,7 +544,7 @@ TEST_IMPL(pkrun_opt_containment)
         int status = PKRUN_AS(form, &r, NULL, "--containment=cgroup", "--", "sh", "-c", probe);
         if (host_cgroup) {
             ASSERT_EQ(status, 0);
-            ASSERT(strncmp(r.out.data, "member\n", 7) == 0);
+            ASSERT(strncmp(r.out.data, "leader\n", 7) == 0);
             ASSERT(in_pkrun_leaf(r.out.data));
         } else {
             ASSERT_EQ(status, 125);
@@ -523,7 +553,12 @@ TEST_IMPL(pkrun_opt_containment)
         pk_result_release(&r);
 
         ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--containment=auto", "--", "sh", "-c", probe), 0);
-        ASSERT(strncmp(r.out.data, host_cgroup ? "member\n" : "leader\n", 7) == 0);
+        ASSERT(strncmp(r.out.data, "leader\n", 7) == 0);
+        ASSERT_EQ(in_pkrun_leaf(r.out.data), host_cgroup);
+        pk_result_release(&r);
+
+        ASSERT_EQ(PKRUN_AS(form, &r, NULL, "--foreground", "--", "sh", "-c", probe), 0);
+        ASSERT(strncmp(r.out.data, "member\n", 7) == 0);
         ASSERT_EQ(in_pkrun_leaf(r.out.data), host_cgroup);
         pk_result_release(&r);
     }

@@ -137,9 +137,16 @@ static int h_count_sigint(int argc, char **argv)
     struct sigaction sa = {.sa_handler = on_int};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    /* SIGINT blocked but inside sigsuspend: one that came between the check and a pause() would
+     * leave it waiting for ever. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigprocmask(SIG_BLOCK, &block, &old);
     write_all(1, "ready\n", 6);
     while (ints == 0)
-        pause();
+        sigsuspend(&old);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;

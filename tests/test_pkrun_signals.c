@@ -1,9 +1,10 @@
 /*
  * pkrun and signals: nothing that ends pkrun leaves the tree behind. Every catchable terminating
  * signal reaches the tree and pkrun ends by it as timeout does; SIGKILL of pkrun takes the command
- * with it; a signal ignored at start stays ignored (nohup); SIGCHLD ignored by the parent changes
- * nothing; a stopped command still acts on the limit's signal; a terminal's Ctrl-C reaches the
- * command once; a command in its own process group can read the terminal.
+ * with it; signals ignored at start are handled as timeout handles them (INT, QUIT, HUP, TERM,
+ * ALRM caught, any other left ignored); SIGCHLD ignored by the parent changes nothing; a stopped
+ * command still acts on the limit's signal; a terminal's Ctrl-C reaches the command once; a
+ * command in its own process group can read the terminal.
  */
 #define _GNU_SOURCE
 #include "pkrun_test.h"
@@ -129,38 +130,63 @@ static void await_sleeping(int pid)
     }
 }
 
-/* nohup: SIGHUP ignored when pkrun starts stays ignored, for pkrun and the command. timeout,
- * beside it, catches HUP and so undoes nohup for its command. */
-TEST_IMPL(pkrun_keeps_ignored_signals_ignored)
+/* Signals ignored at start, as timeout has them: INT, QUIT, HUP, TERM and ALRM (and -s's) are
+ * caught all the same, so the command gets them at their default and a HUP ends it even under
+ * `trap '' HUP` (nohup); any other ignored signal (USR1) stays ignored, for pkrun and the
+ * command. Side by side with timeout, which must do the same. */
+TEST_IMPL(pkrun_ignored_signals_as_timeout)
 {
-    const char *const tools[][2] = {{PK_PKRUN_PATH, "300"}, {"timeout", "300"}};
+    const char *const tools[] = {PK_PKRUN_PATH, "timeout"};
     for (int t = 0; t < 2; t++) {
         const char *const argv[] = {
-            "sh", "-c", "trap '' HUP; exec \"$@\"", "sh", tools[t][0], tools[t][1],
-            "sh", "-c", "echo $$; exec sleep 300",  NULL};
+            "sh", "-c", "trap '' HUP USR1; exec \"$@\"", "sh", tools[t], "300",
+            "sh", "-c", "echo $$; exec sleep 300",       NULL};
         int child;
         pk_process *p = start(argv, &child);
         await_sleeping(pk_process_pid(p));
+        uint64_t ign = pk_sigign_of(child);
+        ASSERT_OK(pk_process_signal(p, SIGUSR1));
+        usleep(300 * 1000);
+        bool survived_usr1 = pk_test_pid_alive(child);
         ASSERT_OK(pk_process_signal(p, SIGHUP));
-        /* timeout passes the HUP on at once; on a loaded machine that can take longer than a
-         * fixed pause, so its command is given up to 5 s to end. pkrun's must still be alive
-         * after the same 300 ms a quiet machine needs for timeout's. */
-        bool survived = t == 0 ? (usleep(300 * 1000), pk_test_pid_alive(child))
-                               : !pk_test_wait_dead(child, 5000);
-        bool ignores = (pk_sigign_of(child) & (1ULL << (SIGHUP - 1))) != 0;
-        ASSERT_OK(pk_process_signal(p, SIGTERM));
         pk_result r;
         ASSERT_OK(pk_process_wait(p, &r));
         pk_process_free(p);
-        if (t == 0) {
-            ASSERT(survived && ignores);
-            ASSERT_EQ(shell_status(&r), 128 + SIGTERM); /* the TERM that came next */
-        } else {
-            ASSERT(!survived); /* timeout: HUP handled, sent on, the command ended */
-        }
-        pk_result_release(&r);
-        if (pk_test_pid_alive(child))
+        bool dead = pk_test_wait_dead(child, 5000);
+        if (!dead)
             kill(child, SIGKILL);
+        if ((ign & (1ULL << (SIGHUP - 1))) != 0 || (ign & (1ULL << (SIGUSR1 - 1))) == 0 ||
+            !survived_usr1 || !dead || shell_status(&r) != 128 + SIGHUP)
+            pk_test_fail(__FILE__, __LINE__,
+                         "%s: SigIgn %llx (want USR1, not HUP); survived USR1 %d; ended by HUP %d, "
+                         "status %d",
+                         tools[t], (unsigned long long)ign, survived_usr1, dead, shell_status(&r));
+        pk_result_release(&r);
+    }
+}
+
+/* A background job of a non-interactive shell starts with INT and QUIT ignored; `kill -INT` must
+ * still end `pkrun 3 sleep 2 &`: 130, as timeout gives. */
+TEST_IMPL(pkrun_background_job_takes_sigint)
+{
+    const char *dir = pk_test_tmpdir();
+    const char *const tools[] = {PK_PKRUN_PATH, "timeout"};
+    for (int t = 0; t < 2; t++) {
+        char ready[600];
+        snprintf(ready, sizeof ready, "%s/ready", dir);
+        unlink(ready);
+        const char *const argv[] = {
+            "sh", "-c",
+            "\"$0\" 3 sh -c 'touch ready; exec sleep 2' & "
+            "until [ -e ready ]; do sleep 0.01; done; kill -INT $!; wait $!; echo $?",
+            tools[t], NULL};
+        pk_result r;
+        ASSERT_OK(pk_run(&(pk_command){.argv = argv, .cwd = dir, .timeout_ms = 30000}, &r));
+        ASSERT_EXITED(r, 0);
+        if (strcmp(r.out.data ? r.out.data : "", "130\n") != 0)
+            pk_test_fail(__FILE__, __LINE__, "%s: the script printed '%s', not 130", tools[t],
+                         r.out.data ? r.out.data : "");
+        pk_result_release(&r);
     }
 }
 
@@ -253,6 +279,46 @@ static void on_terminal(
         pk_test_fail(__FILE__, __LINE__, "'%s' never appeared on the terminal:\n%s", want, out);
 }
 
+/* The process group a process is in, from /proc/<pid>/stat (its fifth field). */
+static int pgrp_of(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    char state;
+    int ppid, pgrp;
+    return p != NULL && sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 ? pgrp : -1;
+}
+
+/* new_pgroup: the child leads a process group of its own with any containment (a cgroup, or
+ * none), so its `kill 0` cannot reach the caller's group; without it, a cgroup or no containment
+ * leaves the child in the caller's group. */
+TEST_IMPL(new_pgroup_child_leads_its_own_group)
+{
+    const pk_containment kinds[] = {PK_CONTAIN_CGROUP, PK_CONTAIN_NONE};
+    for (size_t k = 0; k < 2; k++) {
+        if (kinds[k] == PK_CONTAIN_CGROUP && pk_host_containment() != PK_CONTAIN_CGROUP)
+            continue;
+        for (int want = 1; want >= 0; want--) {
+            pk_process *p;
+            const char *const argv[] = {"sleep", "5", NULL};
+            ASSERT_OK(pk_spawn(
+                &(pk_command){.argv = argv, .containment = kinds[k], .new_pgroup = want != 0}, &p,
+                NULL));
+            int pid = pk_process_pid(p), pgrp = pgrp_of(pid);
+            pk_process_free(p);
+            if (pgrp != (want ? pid : (int)getpgrp()))
+                pk_test_fail(__FILE__, __LINE__, "%s, new_pgroup=%d: pid %d is in group %d",
+                             pk_containment_name(kinds[k]), want, pid, pgrp);
+        }
+    }
+}
+
 /* take_terminal: a child leading a new process group is the terminal's foreground from its
  * first instruction, because it took the terminal before exec; without the option nobody gives it
  * the terminal (the helper does not), which shows the probe can tell. */
@@ -271,9 +337,20 @@ TEST_IMPL(take_terminal_child_starts_in_foreground)
     }
 }
 
-/* Ctrl-C on the terminal reaches the command once: the terminal sends it to its foreground
- * group, and pkrun does not send it again (in cgroup mode and with --foreground the command is in
- * pkrun's group; in pgroup mode pkrun gave the command's group the terminal). */
+/* How many times pkrun said it sent SIGINT. */
+static int ints_sent(const char *out)
+{
+    int n = 0;
+    for (const char *p = out; (p = strstr(p, "sending signal INT")) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* Ctrl-C on the terminal reaches the command once. With --foreground the command shares pkrun's
+ * group, the terminal's foreground: the terminal sends it to both and pkrun sends none. Otherwise
+ * the command leads a group of its own, and while pkrun's group has the terminal the terminal
+ * sends it to pkrun, which passes it on, once; once the command has taken the terminal (it read
+ * from it), the terminal sends it to the command's group and pkrun sends none. */
 TEST_IMPL(pkrun_terminal_ctrl_c_reaches_command_once)
 {
     const char *const opts[] = {"--containment=cgroup", "--containment=pgroup", "--foreground"};
@@ -286,15 +363,64 @@ TEST_IMPL(pkrun_terminal_ctrl_c_reaches_command_once)
         int status;
         on_terminal(argv, "\003", "ints ", out, sizeof out, &status);
         /* Counted by the command, and (since two SIGINTs close together may merge into one)
-         * pkrun's own word that it sent none. */
-        if (strstr(out, "ints 1\r\n") == NULL || strstr(out, "sending signal INT") != NULL)
+         * pkrun's own word of what it sent. */
+        if (strstr(out, "ints 1\r\n") == NULL || ints_sent(out) != (i < 2 ? 1 : 0))
             pk_test_fail(__FILE__, __LINE__, "%s: %s", opts[i], out);
         ASSERT_EQ(status, 0);
     }
+    /* The command reads a line from the terminal first: it is handed the terminal then, and
+     * the Ctrl-C after goes to it alone. */
+    for (int i = 0; i < 2; i++) {
+        if (!usable(opts[i]))
+            continue;
+        const char *const argv[] = {PK_PKRUN_PATH,
+                                    "-v",
+                                    opts[i],
+                                    "30",
+                                    "sh",
+                                    "-c",
+                                    "read x; exec \"$0\" --helper count-sigint 300",
+                                    pk_test_self(),
+                                    NULL};
+        int master;
+        pid_t pid = pk_run_on_pty(argv, &master);
+        char out[4096] = "";
+        ASSERT_EQ(write(master, "go\n", 3), 3);
+        bool seen = pk_pty_wait_for(master, "ready", out, sizeof out, 10000);
+        if (seen)
+            ASSERT_EQ(write(master, "\003", 1), 1);
+        size_t len = strlen(out);
+        seen = seen && pk_pty_wait_for(master, "ints ", out + len, sizeof out - len, 10000);
+        if (!seen)
+            pk_kill_session(pid);
+        int st;
+        ASSERT_EQ(waitpid(pid, &st, 0), pid);
+        close(master);
+        if (!seen || strstr(out, "ints 1\r\n") == NULL || ints_sent(out) != 0)
+            pk_test_fail(__FILE__, __LINE__, "%s, after a read: %s", opts[i], out);
+    }
 }
 
-/* In process-group mode the command leads a group of its own; pkrun hands it the terminal, so a
- * read from the terminal does not stop it (SIGTTIN) and hang the run. */
+/* A pipeline's other members keep the terminal while the command does not need it: a reader of
+ * /dev/tty after `pkrun ... |` (a pager) reads what is typed while the command runs, where a
+ * terminal handed to the command at its start would have stopped it (SIGTTIN) and hung the
+ * pipeline. */
+TEST_IMPL(pkrun_pipeline_peer_keeps_the_terminal)
+{
+    const char *const argv[] = {"/bin/sh", "-c",
+                                "\"$0\" 30 sh -c 'sleep 1.5; echo out' | "
+                                "{ sleep 0.5; echo ready; read x </dev/tty; echo got:$x; cat; }",
+                                PK_PKRUN_PATH, NULL};
+    char out[4096];
+    int status;
+    on_terminal(argv, "hello\n", "out\r\n", out, sizeof out, &status);
+    if (strstr(out, "got:hello") == NULL)
+        pk_test_fail(__FILE__, __LINE__, "the pipeline's reader did not read: %s", out);
+    ASSERT_EQ(status, 0);
+}
+
+/* In process-group mode the command leads a group of its own; pkrun hands it the terminal when it
+ * reads from it, so the read does not stop it (SIGTTIN) and hang the run. */
 TEST_IMPL(pkrun_pgroup_command_reads_terminal)
 {
     const char *const argv[] = {

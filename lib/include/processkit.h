@@ -210,12 +210,18 @@ typedef struct pk_command {
      * processkit_inherit_fds series). Any descriptor without O_CLOEXEC then reaches the child. */
     bool inherit_fds;
 
-    /* With process-group containment, when this process's group is the foreground of its
-     * controlling terminal (on descriptor 0, 1 or 2): the child's new process group takes the
-     * terminal (tcsetpgrp) before exec, as a shell gives a job the terminal, so the command never
-     * runs while the terminal's Ctrl-C and Ctrl-Z still go to the caller. The caller gives the
-     * terminal back after the run (tcsetpgrp with SIGTTOU blocked). Ignored otherwise, and on
-     * Windows. */
+    /* POSIX: the child leads a new process group of its own whatever the containment (with a
+     * cgroup, or none), as process-group containment always has it: a `kill 0` or `kill -INT 0`
+     * by the command then reaches its own group, never the caller's. take_terminal applies to
+     * that group. Ignored on Windows (children already get a process group of their own). */
+    bool new_pgroup;
+
+    /* When the child leads a new process group (process-group containment, or new_pgroup) and
+     * this process's group is the foreground of its controlling terminal (on descriptor 0, 1 or
+     * 2): the child's new process group takes the terminal (tcsetpgrp) before exec, as a shell
+     * gives a job the terminal, so the command never runs while the terminal's Ctrl-C and Ctrl-Z
+     * still go to the caller. The caller gives the terminal back after the run (tcsetpgrp with
+     * SIGTTOU blocked). Ignored otherwise, and on Windows. */
     bool take_terminal;
 
     /* Time limits in milliseconds, 0 for none. When one passes, the tree gets SIGTERM (and

@@ -5,13 +5,14 @@
  * Two forms are accepted, so pkrun drops in where timeout is used and old pkrun lines keep
  * working: `pkrun [OPTION]... DURATION COMMAND [ARG]...` (timeout's) and `pkrun [OPTION]...
  * [--] COMMAND [ARG]...` with --timeout (pkrun's own). Without --timeout, a first operand that
- * reads as a duration is the DURATION; one that starts like a number but is neither a duration
- * nor a program is refused as a bad duration (125, as timeout does).
+ * reads as a duration is the DURATION; one meant as one (empty, a leading space, or a sign, digit,
+ * point, inf or nan at its start) that is not a duration is refused (125, as timeout does),
+ * unless it names a program.
  *
  * Values are strict, so a typo never becomes a different limit: durations take no sign, space,
- * hex, inf or nan, and nothing after the unit. Within that, they read as timeout reads them:
- * floating point, s/m/h/d, 0 for none, a value past any clock saturates to "never", and one too
- * small to represent (1e-5000) is the smallest limit, not none.
+ * hex or nan, and nothing after the unit. Within that, they read as timeout reads them:
+ * floating point, s/m/h/d, 0 and inf for none, a value past any clock saturates to "never", and
+ * one too small to represent (1e-5000) is the smallest limit, not none.
  *
  * The same parser, messages and --help serve every platform; what differs (signal names, the
  * containments there are, the help's lines on them) comes from args.posix.c or args.windows.c.
@@ -43,13 +44,15 @@ static _Noreturn void help(void)
     const struct pkr_help *h = &pkr_help;
     usage(stdout);
     printf("\n%s\n", h->about);
-    printf("  DURATION, --timeout S  end the tree S after the start (0: no limit)\n"
+    printf("  DURATION, --timeout S  end the tree S after the start (0 or inf: no limit)\n"
            "%s%s"
            "  --preserve-status   exit with COMMAND's status even when a limit ended it\n"
            "%s",
            h->signal, h->kill_after, h->foreground);
     printf("  --idle-timeout S    end the tree after S without output (relays the output)\n"
-           "  --json FILE|-       write the outcome as JSON to FILE (- for stdout, after the run)\n"
+           "  --json FILE|-       after the run, write the outcome as JSON to FILE (through a\n"
+           "                      symlink, to its target) or - (stdout); checked before the run;\n"
+           "                      a FIFO's reader is awaited up to 5 s; not written: status 125\n"
            "  --max-bytes N       with --json: record at most N bytes of each stream (default 1M)\n"
            "  --max-lines N       with --json: record at most N lines of each stream\n"
            "  --keep POLICY       with --json: tail (default), the last lines; head, the first;\n"
@@ -62,8 +65,8 @@ static _Noreturn void help(void)
     printf(
         "\n"
         "S, a duration: a decimal number (1, 1.5, .25, 2e-3) and an optional unit: ms, s (the\n"
-        "default), m, h or d. N, a count: digits and an optional K, M or G (binary: 1K = 1024);\n"
-        "at most 1T. No signs, spaces or hex in either. A value follows its option as\n"
+        "default), m, h or d; or inf. N, a count: digits and an optional K, M or G (binary:\n"
+        "1K = 1024); at most 1T. No signs, spaces or hex in either. A value follows its option as\n"
         "--timeout=5 or --timeout 5; a long option may be shortened while it stays unambiguous.\n"
         "Options end at DURATION or COMMAND, or at --: everything after is COMMAND's.\n"
         "\n%s\n%s",
@@ -73,14 +76,39 @@ static _Noreturn void help(void)
 
 /* ---- values -------------------------------------------------------------------------------- */
 
+/* Whether a and b are the same ASCII text, letters in any case. */
+static bool same_ascii_ci(const char *a, const char *b)
+{
+    for (; *a != '\0' && *b != '\0'; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    return *a == *b;
+}
+
+/* Whether v starts with prefix, letters in any case. */
+static bool starts_with_ci(const char *v, const char *prefix)
+{
+    for (; *prefix != '\0'; v++, prefix++)
+        if (tolower((unsigned char)*v) != *prefix)
+            return false;
+    return true;
+}
+
 const char *pkr_parse_duration(const char *v, int64_t *ns)
 {
     static const struct {
         const char *unit;
         double scale;
     } units[] = {{"", 1}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
-    static const char bad[] = "is not a duration (examples: 10, 1.5, 250ms, 2m)";
-    /* strtod alone would take leading spaces, signs, "inf", "nan" and hex floats. */
+    static const char bad[] =
+        "is not a duration (examples: 10, 1.5, 250ms, 2m, inf; no spaces, signs or hex)";
+    if (v[0] == '\0')
+        return "is not a duration: it is empty (examples: 10, 1.5, 250ms, 2m, inf)";
+    if (same_ascii_ci(v, "inf") || same_ascii_ci(v, "infinity")) {
+        *ns = PKR_NEVER_NS; /* as timeout reads it: no limit */
+        return NULL;
+    }
+    /* strtod alone would take leading spaces, signs, "nan" and hex floats. */
     if ((v[0] < '0' || v[0] > '9') && v[0] != '.')
         return bad;
     char *end;
@@ -96,7 +124,7 @@ const char *pkr_parse_duration(const char *v, int64_t *ns)
         if (underflow || (s > 0 && s < 1e-9))
             *ns = 1; /* a limit too small for any clock: it has passed already */
         else if (s >= 4e9)
-            *ns = INT64_MAX / 2; /* past any clock (126 years), "never"; overflows saturate */
+            *ns = PKR_NEVER_NS; /* past any clock (126 years), "never"; overflows saturate */
         else
             *ns = (int64_t)(s * 1e9 + 0.5);
         return NULL;
@@ -324,12 +352,17 @@ static bool is_program(const char *name)
     return rc == 0 || rc == -EACCES;
 }
 
-/* Starts like a number, signed or not: meant as a DURATION rather than a program's name. */
-static bool looks_numeric(const char *v)
+/* Meant as a DURATION rather than a program's name: nothing at all, a leading space, or what
+ * strtod would start to read (a sign, a digit, a point, inf or nan in any case). timeout calls
+ * each of these that is not a duration an invalid time interval (125). */
+static bool meant_as_duration(const char *v)
 {
+    if (v[0] == '\0' || isspace((unsigned char)v[0]))
+        return true;
     if (v[0] == '-' || v[0] == '+')
         v++;
-    return isdigit((unsigned char)v[0]) || (v[0] == '.' && isdigit((unsigned char)v[1]));
+    return isdigit((unsigned char)v[0]) || v[0] == '.' || starts_with_ci(v, "inf") ||
+           starts_with_ci(v, "nan");
 }
 
 /* The operands: [DURATION] COMMAND [ARG]... (see the top of this file). */
@@ -341,15 +374,24 @@ static void parse_operands(struct pkr_options *o, int argc, char **argv, bool ti
         pkr_bad_arg("no COMMAND given");
     if (!timeout_given) {
         int64_t ns;
-        if (pkr_parse_duration(ops[0], &ns) == NULL) {
+        const char *why = pkr_parse_duration(ops[0], &ns);
+        if (why == NULL) {
             if (n < 2)
                 pkr_bad_arg("no COMMAND after DURATION '%s'", ops[0]);
             o->timeout_ns = ns;
             o->limit_text = ops[0];
             ops++;
-        } else if (n >= 2 && looks_numeric(ops[0]) && !is_program(ops[0])) {
-            pkr_bad_arg("'%s' is neither a duration (examples: 10, 1.5, 250ms, 2m) nor a program",
-                        ops[0]);
+        } else if (n >= 2 && meant_as_duration(ops[0])) {
+            /* A program may still be called so (7z): the older form runs it. Not one whose
+             * name is empty, starts with a space, or is the directory '.'. */
+            bool nameable =
+                ops[0][0] != '\0' && !isspace((unsigned char)ops[0][0]) && strcmp(ops[0], ".") != 0;
+            if (!nameable)
+                pkr_bad_arg("DURATION '%s' %s", ops[0], why);
+            if (!is_program(ops[0]))
+                pkr_bad_arg("'%s' is neither a duration (examples: 10, 1.5, 250ms, 2m, inf) nor a "
+                            "program",
+                            ops[0]);
         }
     }
     o->argv = ops;
@@ -357,7 +399,8 @@ static void parse_operands(struct pkr_options *o, int argc, char **argv, bool ti
 
 void pkr_parse(int argc, char **argv, struct pkr_options *o)
 {
-    *o = (struct pkr_options){.kill_after_ns = 2000000000, .signo = SIGTERM, .keep = PK_KEEP_TAIL};
+    *o = (struct pkr_options){
+        .kill_after_ns = pkr_kill_after_default_ns, .signo = SIGTERM, .keep = PK_KEEP_TAIL};
     opterr = 0;
     bool timeout_given = false, max_bytes_given = false;
     /* "+": options end at the first operand (DURATION or COMMAND) or at "--", so the command's

@@ -11,9 +11,9 @@
  * --help and --version end it with 0. */
 void pkr_parse(int argc, char **argv, struct pkr_options *o);
 
-/* A duration as pkrun reads it (see --help), into nanoseconds: 0 means none, a huge value
- * saturates ("never"), a positive value too small for the clock becomes 1 ns. Returns NULL, or
- * what is wrong with v. */
+/* A duration as pkrun reads it (see --help), into nanoseconds: 0 means none, inf and a huge value
+ * are PKR_NEVER_NS ("never"), a positive value too small for the clock becomes 1 ns. Returns
+ * NULL, or what is wrong with v. */
 const char *pkr_parse_duration(const char *v, int64_t *ns);
 
 /* Whether the command's output must pass through pkrun (--idle-timeout, --keep fail, --json with
@@ -48,6 +48,10 @@ struct pkr_help {
     const char *exit_status; /* the paragraph on the exit status */
 };
 extern const struct pkr_help pkr_help;
+
+/* -k's value when none is given: none on POSIX, as timeout; 2 s on Windows, where the Ctrl+Break
+ * a limit sends reaches only a command that shares pkrun's console. */
+extern const int64_t pkr_kill_after_default_ns;
 
 /* -s's value: the signal number; a value that is not a signal (on Windows: any) ends pkrun
  * through pkr_bad_arg. */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+const int64_t pkr_kill_after_default_ns = 0; /* none, as timeout */
+
 const struct pkr_choice pkr_containment_choices[] = {{"auto", PK_CONTAIN_AUTO},
                                                      {"cgroup", PK_CONTAIN_CGROUP},
                                                      {"pgroup", PK_CONTAIN_PGROUP},
@@ -26,19 +28,22 @@ const struct pkr_help pkr_help = {
         "Runs COMMAND in a private group (a cgroup v2 leaf when the host delegates one, else a\n"
         "process group), so that nothing it starts outlives it, and ends the whole tree when\n"
         "DURATION passes. A drop-in for timeout(1): its command line, signals and exit statuses.\n"
-        "COMMAND inherits pkrun's stdin, stdout and stderr (its bytes never pass through pkrun)\n"
-        "unless --idle-timeout, --keep fail, or --json with a capture option needs to see them;\n"
-        "then pkrun relays them as they come, unchanged and in full.\n",
+        "COMMAND leads a process group of its own (unless --foreground), so its `kill 0` cannot\n"
+        "reach pkrun's caller, and inherits every descriptor pkrun was given (3 and up too).\n"
+        "Its bytes never pass through pkrun unless --idle-timeout, --keep fail, or --json with a\n"
+        "capture option needs to see them; then pkrun relays them as they come, unchanged. When\n"
+        "a limit or a signal has ended COMMAND, what a stalled reader has not taken is dropped\n"
+        "(pkrun says how many bytes): pkrun exits on time, as timeout does.\n",
     .signal =
         "  -s, --signal SIG    the signal sent at the limit: a name (TERM, SIGINT, int) or a\n"
         "                      number; default TERM; 0 sends nothing\n",
     .kill_after =
-        "  -k, --kill-after S  SIGKILL the tree S after the first signal (default 2; 0: at\n"
-        "                      once). Also after a signal pkrun forwards. --grace is the same\n",
+        "  -k, --kill-after S  SIGKILL the tree S after the first signal, a limit's or one pkrun\n"
+        "                      forwards (default: never; 0 too, as timeout). --grace is the same\n",
     .foreground =
-        "  --foreground        COMMAND stays in pkrun's process group: it may read the terminal\n"
-        "                      and gets its signals itself; without a cgroup, only COMMAND\n"
-        "                      itself is then ended, not its children\n",
+        "  --foreground        COMMAND stays in pkrun's process group, as with timeout: it may\n"
+        "                      read the terminal and gets its signals itself; without a cgroup,\n"
+        "                      only COMMAND itself is then ended, not its children\n",
     .containment =
         "  --containment M     auto (default), cgroup (fail when unavailable), pgroup\n"
         "  --pdeathsig         SIGKILL the command if pkrun dies (always on; kept for old lines)\n",
@@ -47,13 +52,18 @@ const struct pkr_help pkr_help = {
     .signals =
         "Signals: INT, TERM, HUP, QUIT, USR1, USR2, PIPE and the other terminating signals sent\n"
         "to pkrun go to the whole tree, then SIGKILL after -k; ALRM means the time is up now.\n"
-        "A signal ignored when pkrun started stays ignored (nohup). One from the terminal\n"
-        "(Ctrl-C) already reached COMMAND in pkrun's process group and is not sent again.\n",
+        "INT, QUIT, HUP, TERM, ALRM and -s's signal are caught even when ignored at start, as\n"
+        "timeout does (so COMMAND gets them at their default); any other signal ignored at start\n"
+        "stays ignored. One from the terminal (Ctrl-C) that already reached COMMAND is not sent\n"
+        "again. The limit runs on the clock of the start: stopping pkrun does not move it. As\n"
+        "the first process of a PID namespace (a container's entrypoint), pkrun also reaps the\n"
+        "orphans the kernel hands it.\n",
     .exit_status =
         "Exit status: COMMAND's own; 124 a limit ended it (137 when SIGKILL was needed;\n"
-        "COMMAND's with --preserve-status); 125 pkrun failed or bad arguments; 126 COMMAND\n"
-        "found but not executable; 127 not found. When COMMAND dies of a signal, pkrun ends by\n"
-        "the same signal (a shell shows 128+N).\n",
+        "COMMAND's with --preserve-status); 125 pkrun failed, bad arguments, or the --json\n"
+        "outcome or COMMAND's output could not be written; 126 COMMAND found but not\n"
+        "executable; 127 not found. When COMMAND dies of a signal, pkrun ends by the same\n"
+        "signal (a shell shows 128+N).\n",
 };
 
 /* Signal names glibc knows but abbreviates differently, and the name of 0. */

@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+/* A limit's Ctrl+Break reaches only a command that shares pkrun's console: the job is terminated
+ * 2 s later unless -k says otherwise. */
+const int64_t pkr_kill_after_default_ns = 2000000000;
+
 const struct pkr_choice pkr_containment_choices[] = {
     {"auto", PK_CONTAIN_AUTO}, {"job", PK_CONTAIN_JOB}, {NULL, 0}};
 

@@ -213,7 +213,7 @@ int pkr_output_write(const char *path, const char *data, size_t len)
                                   : pkr_file_write(path, data, len);
 }
 
-void pkr_json_write(const struct pkr_report *rep)
+int pkr_json_write(const struct pkr_report *rep)
 {
     char *text = NULL;
     size_t len = 0;
@@ -221,9 +221,18 @@ void pkr_json_write(const struct pkr_report *rep)
     if (rc == 0)
         rc = pkr_output_write(rep->o->json, text, len);
     free(text);
-    /* Said, but the command's status stands: the run itself did what it did. */
-    if (rc != 0)
+    const char *why = rc == -ENXIO       ? "no reader opened it"
+                      : rc == -ETIMEDOUT ? "its reader took nothing"
+                                         : NULL;
+    if (why != NULL)
+        fprintf(stderr, "pkrun: --json: cannot write '%s': %s for %d s\n", rep->o->json, why,
+                PKR_OUTPUT_WAIT_MS / 1000);
+    else if (rc == -EINTR)
+        fprintf(stderr, "pkrun: --json: gave up writing '%s': a signal told pkrun to stop\n",
+                rep->o->json);
+    else if (rc != 0)
         fprintf(stderr, "pkrun: --json: cannot write '%s': %s\n", rep->o->json, pk_strerror(rc));
+    return rc;
 }
 
 /* ---- what pkrun says on stderr ------------------------------------------------------------- */

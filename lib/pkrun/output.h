@@ -17,14 +17,31 @@ int pkr_output_write(const char *path, const char *data, size_t len);
 
 /* The file rule, one per platform (output.posix.c, output.windows.c): a regular file or a new
  * path is replaced atomically (a temporary file in the same directory, flushed to disk, renamed
- * over it; a symlink's target is what is replaced); anything else (a terminal, a FIFO,
- * /dev/stderr, NUL) is opened and written in place. pkr_file_check says beforehand whether that
- * will work. 0 or -errno. */
+ * over it; a symlink's target is what is replaced or made, even when it does not exist yet);
+ * anything else (a terminal, a FIFO, /dev/stderr, NUL) is opened and written in place.
+ * pkr_file_check says beforehand whether that will work (it makes and removes the temporary
+ * file). When the new file cannot be written, a regular file already there (an earlier outcome)
+ * is removed, so that it cannot pass for this one. 0 or -errno; on POSIX also -ENXIO when a FIFO
+ * found no reader, -ETIMEDOUT when its reader took nothing, both for PKR_OUTPUT_WAIT_MS, and
+ * -EINTR when a signal told pkrun to stop meanwhile (pkr_output_interrupt). */
 int pkr_file_check(const char *path);
 int pkr_file_write(const char *path, const char *data, size_t len);
 /* Writes all of data, unchanged, to pkrun's stdout (stream 1) or stderr (2), adding what was
- * written to *done. 0, -EPIPE when the reader went away, or another -errno. */
+ * written to *done. 0, -EPIPE when the reader went away, or another -errno; on POSIX -EINTR when
+ * a signal told pkrun to stop while the reader took nothing (pkr_output_interrupt). */
 int pkr_write_std(int stream, const char *data, size_t len, uint64_t *done);
+
+/* How long a write to a FIFO waits for its reader to open it, or to take more (POSIX). */
+#define PKR_OUTPUT_WAIT_MS 5000
+
+/* POSIX only (output.posix.c): what a wait for a reader watches besides the time. `fd` turns
+ * readable when a signal arrived; stop(user) then says whether it tells pkrun to stop. */
+struct pkr_interrupt {
+    int fd;
+    bool (*stop)(void *user);
+    void *user;
+};
+void pkr_output_interrupt(const struct pkr_interrupt *in);
 
 /* How a stream of the command reached pkrun's output. */
 enum pkr_forwarding {
@@ -56,8 +73,9 @@ struct pkr_report {
 
 /* The outcome as JSON (schema "pkrun", version 2), malloc'd into *text. 0 or -ENOMEM. */
 int pkr_json(const struct pkr_report *rep, char **text, size_t *len);
-/* Writes the JSON outcome to --json's path; a failure is said on stderr (the status stands). */
-void pkr_json_write(const struct pkr_report *rep);
+/* Writes the JSON outcome to --json's path. 0, or -errno when it could not be written: said on
+ * stderr, and a lost outcome makes pkrun's exit status 125. */
+int pkr_json_write(const struct pkr_report *rep);
 
 /* --verbose before the start: the mechanisms, and whether the output is relayed (and, `merged`,
  * through one pipe). */

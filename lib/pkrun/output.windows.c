@@ -10,7 +10,9 @@
  * name as an output (NUL, CON, CONOUT$, a named pipe under \\.\) is opened and written in place,
  * as cmd.exe's `>` would: a file moved over it would fail, or stand where the device was meant.
  * The path is checked before the command runs: a directory, a read-only file, or a directory
- * that refuses a new file (a temporary one is created and deleted at once) is refused then.
+ * that refuses a new file (a temporary one is created and deleted at once) is refused then. A
+ * write that fails after the run (a full disk) deletes the file the path held: an earlier run's
+ * outcome must not pass for this one's.
  *
  * Every write is WriteFile on a handle: the bytes unchanged, no text-mode translation.
  */
@@ -145,14 +147,19 @@ static int find_target(const char *path, struct target *t)
     return rc;
 }
 
-/* A temporary file next to `target`, created (emptied) for writing; *tmp receives its name. */
+/* A temporary file next to `target` (".pkrun-<pid>" in its directory: as short as the target's
+ * name may be long), created (emptied) for writing; *tmp receives its name. */
 static HANDLE create_temp(const wchar_t *target, DWORD flags, wchar_t **tmp)
 {
     size_t n = wcslen(target) + 32;
     *tmp = malloc(n * sizeof **tmp);
     if (*tmp == NULL)
         return INVALID_HANDLE_VALUE;
-    swprintf(*tmp, n, L"%ls.tmp.%lu", target, (unsigned long)GetCurrentProcessId());
+    const wchar_t *slash = wcsrchr(target, L'\\'), *fwd = wcsrchr(target, L'/');
+    if (fwd != NULL && (slash == NULL || fwd > slash))
+        slash = fwd;
+    int dir = slash != NULL ? (int)(slash - target) + 1 : 0;
+    swprintf(*tmp, n, L"%.*ls.pkrun-%lu", dir, target, (unsigned long)GetCurrentProcessId());
     return CreateFileW(*tmp, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL | flags,
                        NULL);
 }
@@ -207,8 +214,15 @@ static int write_atomic(const wchar_t *target, const char *data, size_t len)
     CloseHandle(h);
     if (rc == 0 && !MoveFileExW(tmp, target, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
         rc = -errno_of(GetLastError());
-    if (rc != 0)
+    if (rc != 0) {
         DeleteFileW(tmp);
+        /* An earlier outcome must not pass for this run's. */
+        if (DeleteFileW(target))
+            fprintf(stderr,
+                    "pkrun: --json: removed '%ls', an earlier outcome that would pass for "
+                    "this run's: the new one cannot be written\n",
+                    target);
+    }
     free(tmp);
     return rc;
 }

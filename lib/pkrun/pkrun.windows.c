@@ -215,8 +215,8 @@ int main(int argc, char **argv)
     }
     if (r.o.verbose)
         pkr_say_end(&r.o, &res, rep.kind, rep.status);
-    if (r.o.json != NULL)
-        pkr_json_write(&rep);
+    if (r.o.json != NULL && pkr_json_write(&rep) != 0)
+        rep.status = PKR_EXIT_OWN; /* a lost outcome is an error */
     for (int i = 0; i < 2; i++)
         pkr_capture_release(&r.streams[i].cap);
     pk_result_release(&res);

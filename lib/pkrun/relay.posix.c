@@ -59,10 +59,10 @@ enum { RELAY_COPY, RELAY_SPLICE, RELAY_TEE };
 #define RELAY_PIPE (256 * 1024)
 #define CHUNK      RELAY_PIPE /* what the pipe holds: one read or tee empties it */
 
-static int64_t now_ns(void)
+int64_t pkr_now_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(PKR_CLOCK, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -170,7 +170,7 @@ int pkr_relay_prepare(struct pkr_relay *r,
     cmd->in.kind = PK_STDIO_INHERIT;
     cmd->out.kind = PK_STDIO_INHERIT;
     cmd->err.kind = PK_STDIO_INHERIT;
-    r->last_io_ns = now_ns();
+    r->last_io_ns = pkr_now_ns();
     if (!needed)
         return 0;
     r->active = true;
@@ -241,7 +241,7 @@ static void flush_pending(struct pkr_relay *r, struct pkr_stream *s)
     s->off = 0;
     s->blocked = false;
     if (was_blocked)
-        r->last_io_ns = now_ns(); /* the wait was the reader's, not the command's silence */
+        r->last_io_ns = pkr_now_ns(); /* the wait was the reader's, not the command's silence */
 }
 
 /* Bytes waiting in the command's pipe. */
@@ -256,7 +256,7 @@ static void read_stream(struct pkr_relay *r, struct pkr_stream *s)
     ssize_t n = read(s->src, s->buf, CHUNK);
     if (n > 0) {
         s->bytes += (uint64_t)n;
-        r->last_io_ns = now_ns();
+        r->last_io_ns = pkr_now_ns();
         if (s->capturing && pkr_capture_feed(&s->cap, s->buf, (size_t)n) != 0)
             s->capturing = false; /* out of memory: the JSON says nothing was captured */
         s->off = 0;
@@ -304,7 +304,7 @@ static void kernel_stream(struct pkr_relay *r, struct pkr_stream *s)
         if (n > 0) {
             s->bytes += (uint64_t)n;
             s->out->bytes += (uint64_t)n;
-            r->last_io_ns = now_ns();
+            r->last_io_ns = pkr_now_ns();
             if (s->how == RELAY_TEE)
                 consume_teed(s, (size_t)n);
             continue;

@@ -1,7 +1,7 @@
 /*
  * The relay (relay.posix.c): the pipes between the command and pkrun's stdout and stderr, set up
  * only when an option needs the output to pass through pkrun, and how each stream reached pkrun's
- * output, for the outcome.
+ * output, for the outcome. And the clock the relay's idle time and the run's limits are read on.
  */
 #ifndef PKRUN_RELAY_POSIX_H
 #define PKRUN_RELAY_POSIX_H
@@ -11,6 +11,15 @@
 #include "types.h"
 
 #include <poll.h>
+#include <time.h>
+
+/* The clock every time of a run is read on: CLOCK_BOOTTIME, which goes on while pkrun is stopped
+ * (SIGSTOP, Ctrl-Z) and while the machine sleeps, as the real-time timer timeout(1) arms does,
+ * without following changes to the date. A limit is that long after the start, whatever happened
+ * to pkrun in between. */
+#define PKR_CLOCK CLOCK_BOOTTIME
+/* PKR_CLOCK's reading, in nanoseconds. */
+int64_t pkr_now_ns(void);
 
 /* Where a stream is forwarded: pkrun's own stdout or stderr. */
 struct pkr_out {

@@ -45,11 +45,16 @@
 #define PKR_EXIT_NOEXEC   126
 #define PKR_EXIT_NOTFOUND 127
 
+/* A duration past any clock: "never" (inf, or a value beyond 126 years). Half of INT64_MAX, so
+ * that adding it to a clock's reading cannot overflow. */
+#define PKR_NEVER_NS (INT64_MAX / 2)
+
 /* What the command line asks for (args.c). */
 struct pkr_options {
-    int64_t timeout_ns;    /* 0: none */
-    int64_t kill_after_ns; /* after the first signal, SIGKILL this much later (0: at once) */
-    int64_t idle_ns;       /* 0: none */
+    int64_t timeout_ns;    /* 0 or PKR_NEVER_NS: none */
+    int64_t kill_after_ns; /* after the first signal, SIGKILL this much later: 0 is none on
+                              POSIX (as timeout's -k 0), at once on Windows; PKR_NEVER_NS none */
+    int64_t idle_ns;       /* 0 or PKR_NEVER_NS: none */
     int signo;             /* sent at a limit (-s), SIGTERM by default; 0 sends nothing */
     size_t max_bytes, max_lines;
     pk_keep keep;

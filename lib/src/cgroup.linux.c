@@ -55,7 +55,7 @@ enum { PARENT_UNKNOWN, PARENT_FOUND, PARENT_NONE };
 static pthread_mutex_t parent_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int parent_state;
 static char parent_dir[PATH_MAX];
-static char own_path[PATH_MAX]; /* the `0::` path, for membership checks */
+static char own_path[PATH_MAX]; /* the `0::` path: our own cgroup, under the mount */
 
 /* An fopen failure: -errno when the caller ran out of something, else "none here". */
 static int open_failure(void)
@@ -273,30 +273,42 @@ int pk__cgroup_holds(const struct pk_group *g, int pid)
     return in_cgroup(pid, rel);
 }
 
+static bool listed(const int *pids, size_t n, int pid)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pids[i] == pid)
+            return true;
+    return false;
+}
+
+/* Signals each member through a pidfd. A pid may be recycled between the listing and
+ * pidfd_open, so the leaf is listed again once the pidfds are open: a process a pidfd holds that
+ * is listed again under its number is a member (a number names one live process at a time), and
+ * one that died meanwhile takes no signal anyway. Nothing is looked up in /proc, whose numbers
+ * are those of the pid namespace it was mounted in, which need not be ours: as the first process
+ * of `unshare --pid --fork` without --mount-proc, /proc/<pid> named other processes and no
+ * member was ever signalled. cgroup.procs lists pids in the reader's namespace. */
 static int signal_each(struct pk_group *g, int signo)
 {
-    int pids[512];
-    size_t n = 0;
-    int rc = pk__cgroup_members(g, pids, 512, &n);
+    enum { MAX = 512 };
+    int pids[MAX], fds[MAX], again[MAX];
+    size_t n = 0, m = 0;
+    int rc = pk__cgroup_members(g, pids, MAX, &n);
     if (rc != 0)
         return rc;
-    if (n > 512)
-        n = 512;
-    char rel[PATH_MAX + 64];
-    member_path(g, rel, sizeof rel);
+    if (n > MAX)
+        n = MAX;
+    for (size_t i = 0; i < n; i++) /* the holder blocks every signal but SIGKILL and SIGSTOP */
+        fds[i] = pids[i] == g->holder ? -1 : (int)syscall(SYS_pidfd_open, pids[i], 0);
+    rc = pk__cgroup_members(g, again, MAX, &m);
     for (size_t i = 0; i < n; i++) {
-        if (pids[i] == g->holder)
-            continue; /* it blocks every signal but SIGKILL and SIGSTOP anyway */
-        int fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
-        if (fd < 0)
-            continue; /* already gone */
-        /* The pid may have been recycled between the listing and pidfd_open: signal it only if
-         * the process the pidfd holds is still in this leaf. */
-        if (in_cgroup(pids[i], rel))
-            syscall(SYS_pidfd_send_signal, fd, signo, NULL, 0);
-        close(fd);
+        if (fds[i] < 0)
+            continue; /* the holder, or already gone */
+        if (rc == 0 && listed(again, m < MAX ? m : MAX, pids[i]))
+            syscall(SYS_pidfd_send_signal, fds[i], signo, NULL, 0);
+        close(fds[i]);
     }
-    return 0;
+    return rc;
 }
 
 int pk__cgroup_kill(struct pk_group *g)

@@ -286,7 +286,7 @@ int pk__process_start(const pk_command *cmd,
         .cwd = cmd->cwd,
         .cgroup_fd = -1,
         .cgroup_procs_fd = -1,
-        .pgid = -1,
+        .pgid = cmd->new_pgroup ? 0 : -1, /* a process group's containment decides its own */
         .tty_fd = cmd->take_terminal ? foreground_tty() : -1,
         .pdeathsig = cmd->pdeathsig,
         .inherit_fds = cmd->inherit_fds,
