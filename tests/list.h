@@ -309,4 +309,8 @@
     X(calibration_all_disturbed_says_so, 10)                                                       \
     X(calibration_bounds, 10)                                                                      \
     X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
-    X(report_tables_and_figures_show_every_repetition, 60)
+    X(report_tables_and_figures_show_every_repetition, 60)                                         \
+    X(changepoint_t_reference, 10)                                                                 \
+    X(changepoint_finds_a_step_at_its_revision, 20)                                                \
+    X(changepoint_none_without_a_change, 30)                                                       \
+    X(changepoint_two_steps_ends_and_errors, 10)
