@@ -317,6 +317,7 @@
     X(md_numbers_read_well, 10)                                                                    \
     X(results_identity_new_old_and_wine, 10)                                                       \
     X(report_many_linux_and_wine_in_one_table, 20)                                                 \
+    X(report_many_real_linux_and_wine_files, 20)                                                   \
     X(report_many_pools_a_cell_and_names_the_revision, 20)                                         \
     X(report_many_command_line, 60)                                                                \
     X(history_finds_a_5_percent_step_at_its_revision, 60)                                          \

@@ -10,6 +10,11 @@
  *  - the table: a Linux file and a Windows (Wine) file of one host in two columns, every cell a
  *    same-host ratio exactly as the file's samples give it, the baselines, a warning naming
  *    exactly the keys that differ inside the rows, --absolute;
+ *  - the same with real files: tests/data/table-linux-quick.json (`PKBENCH_HOST=vm pkbench run
+ *    --profile quick --no-prime --filter '^spawn_only/(processkit|posix_spawn|vfork_exec)$'
+ *    --settle 0.01` on this VM) and table-wine-quick.json (pkbench.exe under Wine, `--filter
+ *    '^spawn_only/'`), both of one revision: they validate, and make one table with a column
+ *    per platform;
  *  - two runs in one cell pooled, and the revision named as differing;
  *  - the command line: a directory (a JSON file that is not results skipped), the files it
  *    writes, the warnings on stderr, bad keys named.
@@ -370,6 +375,52 @@ TEST_IMPL(report_many_linux_and_wine_in_one_table)
                               &(pkb_cross_options){.rows = "series,,os"}, &c, err, sizeof err),
               -EINVAL);
     ASSERT_HAS(err, "--rows: an empty key");
+}
+
+TEST_IMPL(report_many_real_linux_and_wine_files)
+{
+    const char *linux_file = PK_TEST_DATA_DIR "/table-linux-quick.json";
+    const char *wine_file = PK_TEST_DATA_DIR "/table-wine-quick.json";
+    pk_test_need_jsonschema();
+    pk_test_validate_results(linux_file);
+    pk_test_validate_results(wine_file);
+    pkb_cross c;
+    char err[1024];
+    ASSERT_EQ(
+        pkb_cross_build((const char *const[]){linux_file, wine_file}, 2, NULL, &c, err, sizeof err),
+        0);
+    ASSERT(c.files.files[0].id.host_id[0] != '\0' && !c.files.files[0].id.host_derived);
+    ASSERT_STR_EQ(c.files.files[0].id.revision, c.files.files[1].id.revision);
+    ASSERT_EQ(c.ntables, 1);
+    const pkb_cross_table *t = &c.tables[0];
+    ASSERT_EQ(t->ncols, 2);
+    ASSERT_STR_EQ(t->col_label[0], "vm · Linux");
+    ASSERT_STR_EQ(t->col_label[1], "vm · Windows (Wine 8.0)");
+    for (size_t col = 0; col < 2; col++) {
+        const pkb_cross_cell *x = cell_at(t, "spawn_only/processkit", t->col_label[col]);
+        ASSERT(x->kind == PKB_CROSS_RATIO && x->paired);
+        ASSERT(x->ratio.lo <= x->ratio.estimate && x->ratio.estimate <= x->ratio.hi);
+        ASSERT_STR_EQ(x->base, col == 0 ? "posix_spawn" : "createprocess");
+    }
+    ASSERT(cell_at(t, "spawn_only/posix_spawn", "vm · Linux")->kind == PKB_CROSS_BASELINE);
+    ASSERT(cell_at(t, "spawn_only/createprocess", "vm · Windows (Wine 8.0)")->kind ==
+           PKB_CROSS_BASELINE);
+    /* What differs between the platforms is named; what the columns say is not. */
+    static const char *const differ[] = {"host_id", "kernel", "distribution",
+                                         "libc",    "spawn",  "containment"};
+    for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++)
+        if (diff_of(t, differ[i]) == NULL)
+            pk_test_fail(__FILE__, __LINE__, "no warning for %s", differ[i]);
+    ASSERT(diff_of(t, "os") == NULL && diff_of(t, "host") == NULL &&
+           diff_of(t, "revision") == NULL);
+    pkb_buf md = {0};
+    pkb_cross_markdown(&c, &md);
+    printf("%s", md.data);
+    const char *table = strstr(md.data, "| series |");
+    ASSERT(table != NULL);
+    ASSERT_LACKS(table, " µs"); /* no absolute time in the table */
+    pkb_buf_free(&md);
+    pkb_cross_free(&c);
 }
 
 TEST_IMPL(report_many_pools_a_cell_and_names_the_revision)
