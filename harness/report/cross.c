@@ -11,6 +11,7 @@
 #include "results/verdict.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,19 +289,25 @@ static int pool(const struct obs *const *os, size_t n, bool rounds, struct poole
     if (p->base == NULL || p->cand == NULL || (rounds && (!p->base_round || !p->cand_round)))
         return -ENOMEM;
     size_t ib = 0, ic = 0;
+    long long offset = 0; /* the rounds of earlier files: each file's rounds come after them */
     for (size_t i = 0; i < n; i++) {
         const pkb_verdict *v = os[i]->v;
-        int offset = (int)i * (PKB_RESULTS_MAX_ROUND + 1);
+        int last = 0;
+        for (size_t k = 0; rounds && k < v->nbase; k++)
+            last = v->base_round[k] > last ? v->base_round[k] : last;
+        for (size_t k = 0; rounds && k < v->ncand; k++)
+            last = v->cand_round[k] > last ? v->cand_round[k] : last;
         for (size_t k = 0; k < v->nbase; k++, ib++) {
             p->base[ib] = v->base[k];
             if (rounds)
-                p->base_round[ib] = v->base_round[k] + offset;
+                p->base_round[ib] = v->base_round[k] + (int)offset;
         }
         for (size_t k = 0; k < v->ncand; k++, ic++) {
             p->cand[ic] = v->cand[k];
             if (rounds)
-                p->cand_round[ic] = v->cand_round[k] + offset;
+                p->cand_round[ic] = v->cand_round[k] + (int)offset;
         }
+        offset += last;
         p->v.noise_floor = fmax(p->v.noise_floor, v->noise_floor);
     }
     p->v.name = os[0]->s->name;
@@ -409,6 +416,10 @@ static int decide_many(const struct build *b,
     for (size_t i = 1; i < k; i++)
         if (strcmp(pv[i]->base_name, cell->base) != 0)
             cell->base = NULL; /* several baselines (several platforms in one cell) */
+    long long total = 0; /* every file's last round: the pooled numbering must fit an int */
+    for (size_t i = 0; rounds && i < k; i++)
+        total += PKB_RESULTS_MAX_ROUND;
+    rounds = rounds && total < INT_MAX;
     if (!rounds && !one_host) {
         double log_sum = 0;
         for (size_t i = 0; i < k; i++) {
