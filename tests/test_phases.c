@@ -597,15 +597,15 @@ TEST_IMPL(phases_terminal_tables_synthetic_file)
     const char *recon = strstr(out.data, "\nreconciliation (");
     ASSERT(recon != NULL);
     EXPECT_ROW(recon, "composite", "parts", "sum", "measured", "residual", "residual %", "limit");
-    EXPECT_ROW(recon, "pidfd_direct", "2", "109.0 µs", "112.0 µs", "+3.000 µs", "+2.7%",
-               "30.06 µs", "within");
+    EXPECT_ROW(recon, "pidfd_direct", "2", "109.0 µs", "112.0 µs", "+3.000 µs", "+2.7%", "30.06 µs",
+               "within");
     EXPECT_ROW(recon, "containment_sequence_direct", "2", "154.0 µs", "220.0 µs", "+66.00 µs",
                "+30.0%", "49.36 µs", "flagged");
     EXPECT_ROW(recon, "pgroup_direct", "3", "n/a", "n/a", "n/a", "n/a", "n/a",
                "not reconciled: setpgid refused");
     /* Composites built on another series: its median + the primitives they add. */
-    EXPECT_ROW(recon, "clone3_pidfd", "1", "105.0 µs", "106.0 µs", "+1.000 µs", "+0.9%",
-               "29.29 µs", "within");
+    EXPECT_ROW(recon, "clone3_pidfd", "1", "105.0 µs", "106.0 µs", "+1.000 µs", "+0.9%", "29.29 µs",
+               "within");
     EXPECT_ROW(recon, "processkit_contained", "0", "n/a", "n/a", "n/a", "n/a", "n/a",
                "not reconciled: clone3_contained not in this file");
     EXPECT_IN(out.data, "  4 of 6 composites reconciled; 1 flagged");

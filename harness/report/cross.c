@@ -416,7 +416,7 @@ static int decide_many(const struct build *b,
     for (size_t i = 1; i < k; i++)
         if (strcmp(pv[i]->base_name, cell->base) != 0)
             cell->base = NULL; /* several baselines (several platforms in one cell) */
-    long long total = 0; /* every file's last round: the pooled numbering must fit an int */
+    long long total = 0;       /* every file's last round: the pooled numbering must fit an int */
     for (size_t i = 0; rounds && i < k; i++)
         total += PKB_RESULTS_MAX_ROUND;
     rounds = rounds && total < INT_MAX;
