@@ -415,6 +415,10 @@ int pks_changepoints(const double *x,
         free(c.v);
         return rc;
     }
+    if (c.n == 0) { /* pruned to nothing: none, as the header promises */
+        free(c.v);
+        c.v = NULL;
+    }
     *out = c.v;
     *count = c.n;
     return 0;

@@ -55,49 +55,6 @@ static void free_strings(char **v, size_t n)
     free(v);
 }
 
-/* "a, b,c" -> {"a", "b", "c"}: blanks around a key dropped, an empty or repeated key refused. */
-static int
-split_keys(const char *list, const char *opt, char ***out, size_t *n, char *err, size_t err_len)
-{
-    *out = NULL;
-    *n = 0;
-    char *copy = strdup(list);
-    if (copy == NULL)
-        return pkb_fail(err, err_len, -ENOMEM, "out of memory");
-    int rc = 0;
-    size_t commas = 0;
-    for (const char *c = list; *c; c++)
-        commas += *c == ',';
-    *out = calloc(commas + 1, sizeof **out);
-    if (*out == NULL)
-        rc = pkb_fail(err, err_len, -ENOMEM, "out of memory");
-    for (char *k = copy, *next; rc == 0 && k != NULL; k = next) {
-        next = strchr(k, ',');
-        if (next != NULL)
-            *next++ = '\0';
-        while (*k == ' ')
-            k++;
-        for (size_t e = strlen(k); e > 0 && k[e - 1] == ' '; e--)
-            k[e - 1] = '\0';
-        for (size_t i = 0; rc == 0 && i < *n; i++)
-            if (strcmp((*out)[i], k) == 0)
-                rc = pkb_fail(err, err_len, -EINVAL, "%s: the key '%s' is named twice", opt, k);
-        if (rc == 0 && k[0] == '\0')
-            rc = pkb_fail(err, err_len, -EINVAL, "%s: an empty key in '%s'", opt, list);
-        if (rc == 0 && ((*out)[(*n)++] = strdup(k)) == NULL)
-            rc = pkb_fail(err, err_len, -ENOMEM, "out of memory");
-    }
-    if (rc == 0 && *n == 0)
-        rc = pkb_fail(err, err_len, -EINVAL, "%s: no key given", opt);
-    free(copy);
-    if (rc != 0) {
-        free_strings(*out, *n);
-        *out = NULL;
-        *n = 0;
-    }
-    return rc;
-}
-
 /* Every key is one some file has; a key none has is named with the keys there are. */
 static int
 check_keys(const pkb_many *m, char **keys, size_t n, const char *opt, char *err, size_t err_len)
@@ -119,29 +76,6 @@ check_keys(const pkb_many *m, char **keys, size_t n, const char *opt, char *err,
         return -EINVAL;
     }
     return 0;
-}
-
-/* Whether `key` is among keys[0..n) (aliases count: glibc is libc). */
-static bool key_among(char **keys, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(keys[i], key) == 0)
-            return true;
-        /* Two spellings of one named key have the same values for every file: compare them on
-         * a file-free stand-in, the canonical name, which pkb_identity_key_named accepts. */
-        if (pkb_identity_key_named(keys[i]) && pkb_identity_key_named(key)) {
-            static const char *const pairs[][2] = {{"glibc", "libc"},
-                                                   {"cpu_model", "cpu"},
-                                                   {"logical_cpus", "cpus"},
-                                                   {"spawn_mechanism", "spawn"},
-                                                   {"platform", "os"}};
-            for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
-                if ((strcmp(keys[i], pairs[p][0]) == 0 && strcmp(key, pairs[p][1]) == 0) ||
-                    (strcmp(keys[i], pairs[p][1]) == 0 && strcmp(key, pairs[p][0]) == 0))
-                    return true;
-        }
-    }
-    return false;
 }
 
 /* ==== observations ============================================================================ */
@@ -497,64 +431,26 @@ static int fill_cells(struct build *b)
 
 /* ==== shared keys and differences ============================================================= */
 
-/* The keys compared inside rows: the named keys that are not a row's, a column's or a series'
- * own, then every other field of the files' environments (what pkb_identity_env_skipped keeps)
- * and of their settings ("settings.X"), in order of first appearance. */
+/* The keys compared inside rows: what results/identity.h compares files on, but the rows' and
+ * the columns' own keys. */
 static int
 compared_keys(const struct build *b, const size_t *files, size_t nfiles, char ***keys, size_t *n)
 {
     const pkb_cross *c = b->c;
-    size_t cap = pkb_identity_key_count + 64;
-    *keys = calloc(cap, sizeof **keys);
-    *n = 0;
-    if (*keys == NULL)
-        return -ENOMEM;
-    static const char *const own[] = {"suite", "scenario", "contender", "series", "file"};
-    for (size_t i = 0; i < pkb_identity_key_count; i++) {
-        const char *k = pkb_identity_keys[i].name;
-        bool skip =
-            key_among(c->row_keys, c->nrow_keys, k) || key_among(c->col_keys, c->ncol_keys, k);
-        for (size_t j = 0; j < sizeof own / sizeof own[0]; j++)
-            skip = skip || strcmp(k, own[j]) == 0;
-        if (!skip && ((*keys)[(*n)++] = strdup(k)) == NULL)
-            return -ENOMEM;
-    }
-    static const char *const objects[] = {"environment", "settings"};
-    for (size_t o = 0; o < 2; o++) {
-        for (size_t f = 0; f < nfiles; f++) {
-            const char *field;
-            const json_t *v;
-            json_object_foreach(
-                (json_t *)pkb_results_field(&c->files.files[files[f]].r, NULL, objects[o]), field,
-                v)
-            {
-                char name[300];
-                snprintf(name, sizeof name, "%s%s", o == 1 ? "settings." : "", field);
-                if ((o == 0 &&
-                     (pkb_identity_env_skipped(field) || pkb_identity_key_named(field))) ||
-                    key_among(c->row_keys, c->nrow_keys, name) ||
-                    key_among(c->col_keys, c->ncol_keys, name) ||
-                    (o == 0 && (key_among(c->row_keys, c->nrow_keys, field) ||
-                                key_among(c->col_keys, c->ncol_keys, field))))
-                    continue;
-                bool seen = false;
-                for (size_t i = 0; i < *n && !seen; i++)
-                    seen = strcmp((*keys)[i], name) == 0;
-                if (seen)
-                    continue;
-                if (*n == cap) {
-                    char **bigger = realloc(*keys, 2 * cap * sizeof *bigger);
-                    if (bigger == NULL)
-                        return -ENOMEM;
-                    *keys = bigger;
-                    cap *= 2;
-                }
-                if (((*keys)[(*n)++] = strdup(name)) == NULL)
-                    return -ENOMEM;
-            }
-        }
-    }
-    return 0;
+    const pkb_results **rs = calloc(nfiles > 0 ? nfiles : 1, sizeof *rs);
+    char **exclude = calloc(c->nrow_keys + c->ncol_keys + 1, sizeof *exclude);
+    int rc = rs != NULL && exclude != NULL ? 0 : -ENOMEM;
+    for (size_t f = 0; rc == 0 && f < nfiles; f++)
+        rs[f] = &c->files.files[files[f]].r;
+    for (size_t k = 0; rc == 0 && k < c->nrow_keys; k++)
+        exclude[k] = c->row_keys[k];
+    for (size_t k = 0; rc == 0 && k < c->ncol_keys; k++)
+        exclude[c->nrow_keys + k] = c->col_keys[k];
+    if (rc == 0)
+        rc = pkb_identity_compared_keys(rs, nfiles, exclude, c->nrow_keys + c->ncol_keys, keys, n);
+    free(rs);
+    free(exclude);
+    return rc;
 }
 
 static long value_index(char **values, size_t n, const char *v)
@@ -694,7 +590,7 @@ static int shared_and_differing(struct build *b)
             diff_free(&t->diffs[t->ndiffs]);
     }
     free_strings(value, c->files.n);
-    free_strings(keys, nkeys);
+    pkb_identity_free_keys(keys, nkeys);
     free(files);
     return rc;
 }
@@ -769,8 +665,8 @@ void pkb_cross_free(pkb_cross *c)
     for (size_t i = 0; i < c->ntables; i++)
         table_free(&c->tables[i]);
     free(c->tables);
-    free_strings(c->row_keys, c->nrow_keys);
-    free_strings(c->col_keys, c->ncol_keys);
+    pkb_identity_free_keys(c->row_keys, c->nrow_keys);
+    pkb_identity_free_keys(c->col_keys, c->ncol_keys);
     pkb_many_free(&c->files);
     memset(c, 0, sizeof *c);
 }
@@ -797,15 +693,15 @@ int pkb_cross_build(const char *const *paths,
 {
     memset(out, 0, sizeof *out);
     out->opts = opts != NULL ? *opts : (pkb_cross_options){0};
-    int rc = split_keys(out->opts.rows ? out->opts.rows : PKB_CROSS_ROWS, "--rows", &out->row_keys,
-                        &out->nrow_keys, err, err_len);
+    int rc = pkb_identity_parse_keys(out->opts.rows ? out->opts.rows : PKB_CROSS_ROWS, "--rows",
+                                     &out->row_keys, &out->nrow_keys, err, err_len);
     if (rc == 0)
-        rc = split_keys(out->opts.cols ? out->opts.cols : PKB_CROSS_COLS, "--cols", &out->col_keys,
-                        &out->ncol_keys, err, err_len);
+        rc = pkb_identity_parse_keys(out->opts.cols ? out->opts.cols : PKB_CROSS_COLS, "--cols",
+                                     &out->col_keys, &out->ncol_keys, err, err_len);
     if (rc == 0 && (out->nrow_keys > 8 || out->ncol_keys > 8))
         rc = pkb_fail(err, err_len, -EINVAL, "--rows and --cols take at most 8 keys each");
     for (size_t i = 0; rc == 0 && i < out->nrow_keys; i++)
-        if (key_among(out->col_keys, out->ncol_keys, out->row_keys[i]))
+        if (pkb_identity_key_among(out->col_keys, out->ncol_keys, out->row_keys[i]))
             rc = pkb_fail(err, err_len, -EINVAL, "the key '%s' is in both --rows and --cols",
                           out->row_keys[i]);
     if (rc == 0)

@@ -385,48 +385,27 @@ static int collect(
     return 0;
 }
 
-/* The keys whose values differ between files a and b: the named keys but the revision, the file
- * and the series' own, then the other fields of their environments and settings. */
+/* The keys whose values differ between files a and b: what results/identity.h compares files on,
+ * but the revision (which a history expects to change). */
 static int env_changes(const pkb_history *h, size_t a, size_t b, pkb_history_change *c)
 {
-    const pkb_results *ra = &h->files.files[a].r, *rb = &h->files.files[b].r;
-    size_t cap = pkb_identity_key_count + 64;
-    c->env_keys = calloc(cap, sizeof *c->env_keys);
-    if (c->env_keys == NULL)
-        return -ENOMEM;
-    static const char *const skip[] = {"revision", "file",      "suite",
-                                       "scenario", "contender", "series"};
+    const pkb_results *r[2] = {&h->files.files[a].r, &h->files.files[b].r};
+    char *revision = "revision";
+    char **keys = NULL;
+    size_t n = 0;
+    int rc = pkb_identity_compared_keys(r, 2, &revision, 1, &keys, &n);
+    c->env_keys = rc == 0 ? calloc(n > 0 ? n : 1, sizeof *c->env_keys) : NULL;
+    if (rc == 0 && c->env_keys == NULL)
+        rc = -ENOMEM;
     char va[512], vb[512];
-    for (size_t i = 0; i < pkb_identity_key_count; i++) {
-        const char *k = pkb_identity_keys[i].name;
-        bool skipped = false;
-        for (size_t j = 0; j < sizeof skip / sizeof skip[0]; j++)
-            skipped = skipped || strcmp(k, skip[j]) == 0;
-        pkb_identity_key(ra, NULL, k, va, sizeof va);
-        pkb_identity_key(rb, NULL, k, vb, sizeof vb);
-        if (!skipped && strcmp(va, vb) != 0 && (c->env_keys[c->nenv_keys++] = strdup(k)) == NULL)
-            return -ENOMEM;
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        pkb_identity_key(r[0], NULL, keys[k], va, sizeof va);
+        pkb_identity_key(r[1], NULL, keys[k], vb, sizeof vb);
+        if (strcmp(va, vb) != 0 && (c->env_keys[c->nenv_keys++] = strdup(keys[k])) == NULL)
+            rc = -ENOMEM;
     }
-    static const char *const objects[] = {"environment", "settings"};
-    for (size_t o = 0; o < 2; o++) {
-        const json_t *oa = pkb_results_field(ra, NULL, objects[o]);
-        const json_t *ob = pkb_results_field(rb, NULL, objects[o]);
-        const char *field;
-        const json_t *v;
-        json_object_foreach((json_t *)oa, field, v)
-        {
-            if (o == 0 && (pkb_identity_env_skipped(field) || pkb_identity_key_named(field)))
-                continue;
-            const json_t *w = json_object_get(ob, field);
-            if ((w != NULL && json_equal(v, w)) || c->nenv_keys == cap)
-                continue;
-            char name[300];
-            snprintf(name, sizeof name, "%s%s", o == 1 ? "settings." : "", field);
-            if ((c->env_keys[c->nenv_keys++] = strdup(name)) == NULL)
-                return -ENOMEM;
-        }
-    }
-    return 0;
+    pkb_identity_free_keys(keys, n);
+    return rc;
 }
 
 static int find_changes(const pkb_history *h, pkb_history_host *host, pkb_history_series *x)

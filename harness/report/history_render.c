@@ -191,52 +191,39 @@ static void figure_range(const pkb_history_host *host, size_t first, double *lo,
     *hi = big + 0.45 * span;
 }
 
-static int add_figure(const pkb_history *h,
+/* What both scripts of a figure say: where it comes from, its title and axis, its range. */
+struct figure_text {
+    pkb_buf what, source, title, ylabel;
+    double lo, hi;
+};
+
+/* The gnuplot script: a line per series (the first gives the axis its revision labels), then the
+ * change points as dashed lines with their labels. */
+static void figure_gp(const pkb_history *h,
                       const pkb_history_host *host,
                       size_t first,
-                      const char *name,
-                      pkb_figures *figs)
+                      const struct figure_text *x,
+                      pkb_figure *fig)
 {
     const pkb_history_series *f = &host->series[first];
-    pkb_buf what = {0}, source = {0}, ylabel = {0}, title = {0};
-    figure_what(host, f, &what);
-    pkb_figure *fig = what.failed ? NULL : pkb_figures_add_named(figs, name, what.data);
-    if (fig == NULL) {
-        pkb_buf_free(&what);
-        return -ENOMEM;
-    }
-    double lo, hi;
-    figure_range(host, first, &lo, &hi);
-    figure_data(h, host, first, lo, hi, &fig->dat);
-    pkb_buf_printf(&source, "history of %zu files", host->nfiles);
-    pkb_buf_puts(&ylabel, h->opts.ratio ? "ratio to the baseline, over its median in the history"
-                                        : "median time, over the series' median in the history");
-    pkb_buf_printf(&title, "%s · %s: %s/%s over %zu files", host->host, host->os, f->suite,
-                   f->scenario, host->nfiles);
-    size_t nseries = 0;
-    for (size_t i = first; i < host->nseries; i++)
-        nseries += same_scenario(&host->series[i], f);
-    bool changes = false;
-    for (size_t i = first; i < host->nseries; i++)
-        changes = changes || (same_scenario(&host->series[i], f) && host->series[i].nchanges > 0);
-
-    /* gnuplot */
     pkb_buf *gp = &fig->gp;
-    pkb_gp_head_named(gp, source.data, what.data, fig->stem, 1000, 500);
+    pkb_gp_head_named(gp, x->source.data, x->what.data, fig->stem, 1000, 500);
     pkb_buf_puts(gp, "set title ");
-    pkb_gp_string(gp, title.data);
+    pkb_gp_string(gp, x->title.data);
     pkb_buf_puts(gp, "\nset ylabel ");
-    pkb_gp_string(gp, ylabel.data);
+    pkb_gp_string(gp, x->ylabel.data);
     pkb_buf_printf(gp,
                    "\nset xlabel 'file, in history order (revision)'\n"
                    "set key outside right top\nset grid ytics\nset xtics rotate by 45 right\n"
                    "set format y '%%.3f×'\nset yrange [%.6g:%.6g]\n",
-                   lo, hi);
+                   x->lo, x->hi);
     pkb_buf_puts(gp, "plot ");
     size_t block = 0;
+    bool changes = false;
     for (size_t i = first; i < host->nseries; i++) {
         if (!same_scenario(&host->series[i], f))
             continue;
+        changes = changes || host->series[i].nchanges > 0;
         pkb_buf_printf(gp, "%sdat index %zu using 1:2%s with linespoints pt 7 ps 0.8 title ",
                        block > 0 ? ", \\\n     " : "", block, block == 0 ? ":xtic(3)" : "");
         pkb_buf key = {0};
@@ -252,15 +239,18 @@ static int add_figure(const pkb_history *h,
                        "lw 1.5 lc rgb '#d62728' title 'change point', \\\n     dat index %zu "
                        "using 1:3:4 with labels rotate by 90 right offset 0,-0.5 tc rgb "
                        "'#d62728' notitle",
-                       nseries, nseries);
+                       block, block);
     pkb_buf_puts(gp, "\n");
     pkb_gp_tail(gp, fig->stem, 1000, 500);
+}
 
-    /* matplotlib */
+/* The matplotlib script: the same lines, change points and axis, from the same .dat. */
+static void figure_py(const struct figure_text *x, pkb_figure *fig)
+{
     pkb_buf *py = &fig->py;
-    pkb_py_head_named(py, source.data, what.data, fig->stem);
-    pkb_py_assign(py, "TITLE", title.data);
-    pkb_py_assign(py, "YLABEL", ylabel.data);
+    pkb_py_head_named(py, x->source.data, x->what.data, fig->stem);
+    pkb_py_assign(py, "TITLE", x->title.data);
+    pkb_py_assign(py, "YLABEL", x->ylabel.data);
     pkb_buf_puts(py, "\n"
                      "blocks, names, block = [], [], -1\n"
                      "with open(DATA, encoding=\"utf-8\") as f:\n"
@@ -291,11 +281,39 @@ static int add_figure(const pkb_history *h,
                      "ax.set_ylabel(YLABEL)\n"
                      "ax.grid(axis=\"y\", alpha=0.3)\n");
     pkb_py_tail(py, "loc=\"upper left\", bbox_to_anchor=(1.01, 1), fontsize=8");
-    int rc = what.failed || source.failed || ylabel.failed || title.failed ? -ENOMEM : 0;
-    pkb_buf_free(&what);
-    pkb_buf_free(&source);
-    pkb_buf_free(&ylabel);
-    pkb_buf_free(&title);
+}
+
+static int add_figure(const pkb_history *h,
+                      const pkb_history_host *host,
+                      size_t first,
+                      const char *name,
+                      pkb_figures *figs)
+{
+    const pkb_history_series *f = &host->series[first];
+    struct figure_text x = {0};
+    figure_what(host, f, &x.what);
+    pkb_figure *fig = x.what.failed ? NULL : pkb_figures_add_named(figs, name, x.what.data);
+    int rc = fig != NULL ? 0 : -ENOMEM;
+    if (rc == 0) {
+        figure_range(host, first, &x.lo, &x.hi);
+        figure_data(h, host, first, x.lo, x.hi, &fig->dat);
+        pkb_buf_printf(&x.source, "history of %zu files", host->nfiles);
+        pkb_buf_puts(&x.ylabel, h->opts.ratio
+                                    ? "ratio to the baseline, over its median in the history"
+                                    : "median time, over the series' median in the history");
+        pkb_buf_printf(&x.title, "%s · %s: %s/%s over %zu files", host->host, host->os, f->suite,
+                       f->scenario, host->nfiles);
+        if (x.source.failed || x.ylabel.failed || x.title.failed)
+            rc = -ENOMEM;
+    }
+    if (rc == 0) {
+        figure_gp(h, host, first, &x, fig);
+        figure_py(&x, fig);
+    }
+    pkb_buf_free(&x.what);
+    pkb_buf_free(&x.source);
+    pkb_buf_free(&x.ylabel);
+    pkb_buf_free(&x.title);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "results/identity.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,4 +254,116 @@ bool pkb_identity_env_skipped(const char *field)
         if (strcmp(field, skipped[i]) == 0)
             return true;
     return false;
+}
+
+/* ==== key lists =============================================================================== */
+
+void pkb_identity_free_keys(char **keys, size_t n)
+{
+    for (size_t i = 0; keys != NULL && i < n; i++)
+        free(keys[i]);
+    free(keys);
+}
+
+bool pkb_identity_key_among(char *const *keys, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(canonical(keys[i]), canonical(key)) == 0)
+            return true;
+    return false;
+}
+
+int pkb_identity_parse_keys(
+    const char *list, const char *what, char ***keys, size_t *n, char *err, size_t err_len)
+{
+    *keys = NULL;
+    *n = 0;
+    size_t commas = 0;
+    for (const char *c = list; *c; c++)
+        commas += *c == ',';
+    char *copy = strdup(list);
+    *keys = calloc(commas + 1, sizeof **keys);
+    int rc = copy != NULL && *keys != NULL ? 0 : pkb_fail(err, err_len, -ENOMEM, "out of memory");
+    for (char *k = copy, *next; rc == 0 && k != NULL; k = next) {
+        next = strchr(k, ',');
+        if (next != NULL)
+            *next++ = '\0';
+        while (*k == ' ')
+            k++;
+        for (size_t e = strlen(k); e > 0 && k[e - 1] == ' '; e--)
+            k[e - 1] = '\0';
+        if (k[0] == '\0')
+            rc = pkb_fail(err, err_len, -EINVAL, "%s: an empty key in '%s'", what, list);
+        else if (pkb_identity_key_among(*keys, *n, k))
+            rc = pkb_fail(err, err_len, -EINVAL, "%s: the key '%s' is named twice", what, k);
+        else if (((*keys)[(*n)++] = strdup(k)) == NULL)
+            rc = pkb_fail(err, err_len, -ENOMEM, "out of memory");
+    }
+    free(copy);
+    if (rc != 0) {
+        pkb_identity_free_keys(*keys, *n);
+        *keys = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* Appends `key` to the list unless it is there or excluded. */
+static int add_key(
+    char ***keys, size_t *n, size_t *cap, char *const *exclude, size_t nexclude, const char *key)
+{
+    if (pkb_identity_key_among(exclude, nexclude, key) || pkb_identity_key_among(*keys, *n, key))
+        return 0;
+    if (*n == *cap) {
+        size_t bigger = *cap ? *cap * 2 : 64;
+        char **v = realloc(*keys, bigger * sizeof *v);
+        if (v == NULL)
+            return -ENOMEM;
+        *keys = v;
+        *cap = bigger;
+    }
+    return ((*keys)[*n] = strdup(key)) != NULL ? ((*n)++, 0) : -ENOMEM;
+}
+
+int pkb_identity_compared_keys(const pkb_results *const *files,
+                               size_t nfiles,
+                               char *const *exclude,
+                               size_t nexclude,
+                               char ***keys,
+                               size_t *n)
+{
+    static const char *const own[] = {"suite", "scenario", "contender", "series", "file"};
+    *keys = NULL;
+    *n = 0;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pkb_identity_key_count; i++) {
+        bool skip = false;
+        for (size_t j = 0; j < sizeof own / sizeof own[0]; j++)
+            skip = skip || strcmp(pkb_identity_keys[i].name, own[j]) == 0;
+        if (!skip)
+            rc = add_key(keys, n, &cap, exclude, nexclude, pkb_identity_keys[i].name);
+    }
+    static const char *const objects[] = {"environment", "settings"};
+    for (size_t o = 0; o < 2; o++) {
+        for (size_t f = 0; rc == 0 && f < nfiles; f++) {
+            const char *field;
+            const json_t *v;
+            json_object_foreach((json_t *)pkb_results_field(files[f], NULL, objects[o]), field, v)
+            {
+                if (o == 0 && (pkb_identity_env_skipped(field) || pkb_identity_key_named(field)))
+                    continue;
+                char name[300];
+                snprintf(name, sizeof name, "%s%s", o == 1 ? "settings." : "", field);
+                if (rc == 0 && !(o == 0 && pkb_identity_key_among(exclude, nexclude, field)))
+                    rc = add_key(keys, n, &cap, exclude, nexclude, name);
+            }
+        }
+    }
+    if (rc != 0) {
+        pkb_identity_free_keys(*keys, *n);
+        *keys = NULL;
+        *n = 0;
+    }
+    return rc;
 }
