@@ -557,4 +557,9 @@ TEST_IMPL(report_many_command_line)
     ASSERT_EQ(run_pkbench((const char *const[]){"report", hidden, NULL}, &r), 1);
     ASSERT_HAS(r.err.data, "missing required field");
     pk_result_release(&r);
+    /* A file given and also found in a directory given would count twice. */
+    snprintf(path, sizeof path, "%s/wine.json", study);
+    ASSERT_EQ(run_pkbench((const char *const[]){"report", study, path, NULL}, &r), 1);
+    ASSERT_HAS(r.err.data, "wine.json, given twice");
+    pk_result_release(&r);
 }

@@ -125,11 +125,35 @@ static bool in_directory(const char *const *paths, size_t n, const char *path)
     return true;
 }
 
+/* A file named twice (given twice, or given and found in a directory also given) would be
+ * counted twice: refused, naming both. */
+static int check_twice(const struct paths *found, char *err, size_t err_len)
+{
+    struct stat *st = calloc(found->n > 0 ? found->n : 1, sizeof *st);
+    if (st == NULL)
+        return pkb_fail(err, err_len, -ENOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < found->n; i++) {
+        if (stat(found->v[i], &st[i]) != 0) {
+            st[i].st_ino = 0; /* unreadable: the loader says why */
+            continue;
+        }
+        for (size_t j = 0; rc == 0 && j < i; j++)
+            if (st[j].st_ino != 0 && st[j].st_ino == st[i].st_ino && st[j].st_dev == st[i].st_dev)
+                rc = pkb_fail(err, err_len, -EINVAL, "%s: the same file as %s, given twice",
+                              found->v[i], found->v[j]);
+    }
+    free(st);
+    return rc;
+}
+
 int pkb_many_load(const char *const *paths, size_t n, pkb_many *m, char *err, size_t err_len)
 {
     memset(m, 0, sizeof *m);
     struct paths found = {0};
     int rc = expand(paths, n, &found, err, err_len);
+    if (rc == 0)
+        rc = check_twice(&found, err, err_len);
     if (rc == 0 && (m->files = calloc(found.n > 0 ? found.n : 1, sizeof *m->files)) == NULL)
         rc = pkb_fail(err, err_len, -ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < found.n; i++) {

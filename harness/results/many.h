@@ -35,7 +35,8 @@ typedef struct pkb_many {
 
 /* Loads `paths` (n ≥ 1): each a results file, or a directory whose results files are taken.
  * Returns 0, or a negative errno with a one-line message naming the file: the loader's errors
- * (results.h), -ENOENT for a directory holding no results file, -E2BIG past
+ * (results.h), -ENOENT for a directory holding no results file, -EINVAL for a file named twice
+ * (given twice, or given and inside a directory given: it would count twice), -E2BIG past
  * PKB_MANY_MAX_FILES, -ENOMEM. On error *m needs no freeing. */
 int pkb_many_load(const char *const *paths, size_t n, pkb_many *m, char *err, size_t err_len);
 
