@@ -344,4 +344,17 @@
     X(pkrun_killed_takes_its_tree, 10)                                                             \
     X(command_leaving_its_leaf_is_still_signalled, 30)                                             \
     X(phases_leaf_locked_by_its_owner_is_kept, 10)                                                 \
-    X(leaf_with_cgroups_below_is_removed, 10)
+    X(leaf_with_cgroups_below_is_removed, 10)                                                      \
+    X(changepoint_t_reference, 10)                                                                 \
+    X(changepoint_finds_a_step_at_its_revision, 20)                                                \
+    X(changepoint_none_without_a_change, 30)                                                       \
+    X(changepoint_two_steps_ends_and_errors, 10)                                                   \
+    X(md_numbers_read_well, 10)                                                                    \
+    X(results_identity_new_old_and_wine, 10)                                                       \
+    X(report_many_linux_and_wine_in_one_table, 20)                                                 \
+    X(report_many_real_linux_and_wine_files, 20)                                                   \
+    X(report_many_pools_a_cell_and_names_the_revision, 20)                                         \
+    X(report_many_command_line, 60)                                                                \
+    X(history_finds_a_5_percent_step_at_its_revision, 60)                                          \
+    X(history_of_aa_revisions_has_no_change_point, 60)                                             \
+    X(history_without_repository_orders_by_time_and_names_what_changed, 60)

@@ -211,7 +211,7 @@ TEST_IMPL(pkbench_option_values_rejected)
         {{"run", "--bogus"}, "run: unknown option '--bogus'"},
         {{"run", "stray"}, "run: unexpected argument 'stray'"},
         {{"report", fixture, "--out="}, "--out needs a directory"},
-        {{"report", fixture, fixture}, "extra argument"},
+        {{"report", fixture, fixture}, "the same file as"}, /* many files: a table of them */
         {{"report", fixture, "--out"}, "--out needs a value"},
         {{"compare", fixture, fixture, "--format=xml"}, "--format needs text, md or json"},
         {{"compare", fixture, fixture, "--alpha=0"}, "--alpha needs a number in (0, 1)"},

@@ -471,24 +471,24 @@ TEST_IMPL(phases_report_reconciles_synthetic_file)
     const char *text = slurp(md);
     EXPECT_IN(text, "## Phase series");
     EXPECT_IN(text, "| `pidfd_direct` | +pidfd, direct walk | ");
-    EXPECT_IN(text, "| 112.000 ± 11.200 µs | 112.000 µs | +12.000 µs (+12.0%) |");
+    EXPECT_IN(text, "| 112.0 ± 11.2 µs | 112.0 µs | +12.00 µs (+12.0%) |");
     /* Per call: 4 calls per iteration. */
     EXPECT_IN(text, "| `direct_thread_walk` |  | 5.000 ± 0.500 µs | 5.000 µs | 4 |");
     EXPECT_IN(text, "| `pidfd_direct` | `os_spawn_plain` + `pidfd_open` + `direct_thread_walk` | "
-                    "109.000 µs | 112.000 µs | +3.000 µs | +2.7% |");
+                    "109.0 µs | 112.0 µs | +3.000 µs | +2.7% |");
     EXPECT_IN(text, "| `containment_sequence_direct` | `os_spawn_plain` + `pidfd_open` + "
-                    "`cgroup_create_rmdir` | 154.000 µs | 220.000 µs | +66.000 µs | +30.0% |");
-    EXPECT_IN(text, "+30.0% | 49.362 µs | **flagged** |"); /* 2 x sqrt(22² + 10² + .4² + 5²) */
+                    "`cgroup_create_rmdir` | 154.0 µs | 220.0 µs | +66.00 µs | +30.0% |");
+    EXPECT_IN(text, "+30.0% | 49.36 µs | **flagged** |"); /* 2 x sqrt(22² + 10² + .4² + 5²) */
     /* pidfd_direct: |+3| is inside max(5% = 5.6, 2 x sqrt(11.2² + 10² + .4² + .5²) = 30.06) */
-    EXPECT_IN(text, "+2.7% | 30.057 µs | within |");
+    EXPECT_IN(text, "+2.7% | 30.06 µs | within |");
     EXPECT_IN(text, "not reconciled: `setpgid` refused");
-    EXPECT_IN(text, "| `clone3_pidfd` | `clone3_by_pid` + `pidfd_open` | 105.000 µs | 106.000 µs "
+    EXPECT_IN(text, "| `clone3_pidfd` | `clone3_by_pid` + `pidfd_open` | 105.0 µs | 106.0 µs "
                     "| +1.000 µs | +0.9% |");
-    EXPECT_IN(text, "| `clone3_by_pid` | `os_spawn_plain` | 100.000 µs | 101.000 µs | +1.000 µs");
+    EXPECT_IN(text, "| `clone3_by_pid` | `os_spawn_plain` | 100.0 µs | 101.0 µs | +1.000 µs");
     EXPECT_IN(text, "not reconciled: `clone3_contained` not in this file");
     EXPECT_IN(text, "4 of 6 composites reconciled; 1 flagged.");
     EXPECT_IN(text, "`setpgid`: refused — pkbench is a session leader");
-    EXPECT_IN(text, "Locked against unlocked: +1000.000 µs (+66.7%)");
+    EXPECT_IN(text, "Locked against unlocked: +1.000 ms (+66.7%)");
     EXPECT_IN(text, "| `machine_threads` | 95 |");
 
     /* A malformed phases field is named. */
@@ -592,21 +592,20 @@ TEST_IMPL(phases_terminal_tables_synthetic_file)
     printf("%s", out.data);
     EXPECT_IN(out.data, "phases: full profile, ");
     EXPECT_ROW(out.data, "series", "median", "mean ± sd", "vs os_spawn_plain");
-    EXPECT_ROW(out.data, "os_spawn_plain", "100.000 µs", "100.000 ± 10.000 µs", "baseline");
-    EXPECT_ROW(out.data, "pidfd_direct", "112.000 µs", "112.000 ± 11.200 µs",
-               "+12.000 µs (+12.0%)");
+    EXPECT_ROW(out.data, "os_spawn_plain", "100.0 µs", "100.0 ± 10.0 µs", "baseline");
+    EXPECT_ROW(out.data, "pidfd_direct", "112.0 µs", "112.0 ± 11.2 µs", "+12.00 µs (+12.0%)");
     const char *recon = strstr(out.data, "\nreconciliation (");
     ASSERT(recon != NULL);
     EXPECT_ROW(recon, "composite", "parts", "sum", "measured", "residual", "residual %", "limit");
-    EXPECT_ROW(recon, "pidfd_direct", "2", "109.000 µs", "112.000 µs", "+3.000 µs", "+2.7%",
-               "30.057 µs", "within");
-    EXPECT_ROW(recon, "containment_sequence_direct", "2", "154.000 µs", "220.000 µs", "+66.000 µs",
-               "+30.0%", "49.362 µs", "flagged");
+    EXPECT_ROW(recon, "pidfd_direct", "2", "109.0 µs", "112.0 µs", "+3.000 µs", "+2.7%", "30.06 µs",
+               "within");
+    EXPECT_ROW(recon, "containment_sequence_direct", "2", "154.0 µs", "220.0 µs", "+66.00 µs",
+               "+30.0%", "49.36 µs", "flagged");
     EXPECT_ROW(recon, "pgroup_direct", "3", "n/a", "n/a", "n/a", "n/a", "n/a",
                "not reconciled: setpgid refused");
     /* Composites built on another series: its median + the primitives they add. */
-    EXPECT_ROW(recon, "clone3_pidfd", "1", "105.000 µs", "106.000 µs", "+1.000 µs", "+0.9%",
-               "29.294 µs", "within");
+    EXPECT_ROW(recon, "clone3_pidfd", "1", "105.0 µs", "106.0 µs", "+1.000 µs", "+0.9%", "29.29 µs",
+               "within");
     EXPECT_ROW(recon, "processkit_contained", "0", "n/a", "n/a", "n/a", "n/a", "n/a",
                "not reconciled: clone3_contained not in this file");
     EXPECT_IN(out.data, "  4 of 6 composites reconciled; 1 flagged");

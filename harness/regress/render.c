@@ -72,13 +72,20 @@ static void pct(char *out, size_t len, double d)
     snprintf(out, len, "%+.1f%%", v);
 }
 
+/* A time in the unit its size reads best in, to 4 significant figures (common/md.h). */
+static void time_cell(char *out, size_t len, double ns)
+{
+    pkb_buf b = {0};
+    pkb_fmt_time(&b, ns);
+    snprintf(out, len, "%s", b.failed || b.data == NULL ? "?" : b.data);
+    pkb_buf_free(&b);
+}
+
 static void fill_row(const pkb_compare *c, const pkb_compare_row *r, cell *row)
 {
-    double scale;
-    const char *unit = pkb_time_unit(r->s.base.median, &scale);
     snprintf(row[C_NAME], sizeof(cell), "%s", r->name);
-    snprintf(row[C_BASE], sizeof(cell), "%.2f %s", r->s.base.median / scale, unit);
-    snprintf(row[C_NEW], sizeof(cell), "%.2f %s", r->s.cand.median / scale, unit);
+    time_cell(row[C_BASE], sizeof(cell), r->s.base.median);
+    time_cell(row[C_NEW], sizeof(cell), r->s.cand.median);
     pct(row[C_DELTA], sizeof(cell), r->s.delta);
     char lo[32], hi[32];
     pct(lo, sizeof lo, r->s.ratio.lo - 1);
@@ -123,10 +130,8 @@ static void fill_geomean(const pkb_compare *c, cell *row)
         snprintf(row[C_DELTA], sizeof(cell), "n/a");
         return;
     }
-    double scale;
-    const char *unit = pkb_time_unit(c->geomean_base, &scale);
-    snprintf(row[C_BASE], sizeof(cell), "%.2f %s", c->geomean_base / scale, unit);
-    snprintf(row[C_NEW], sizeof(cell), "%.2f %s", c->geomean_cand / scale, unit);
+    time_cell(row[C_BASE], sizeof(cell), c->geomean_base);
+    time_cell(row[C_NEW], sizeof(cell), c->geomean_cand);
     pct(row[C_DELTA], sizeof(cell), c->geomean - 1);
     snprintf(row[C_N], sizeof(cell), "%zu series", c->geomean_n);
 }

@@ -15,26 +15,22 @@
 #include "common/term.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* "347.155 µs": a time in the unit it reads best in, three decimals (as the Markdown). */
+/* "347.2 µs": a time in the unit it reads best in, to 4 significant figures (common/md.h). */
 static void time_text(pkb_buf *b, double ns)
 {
-    double scale;
-    const char *unit = pkb_time_unit(ns, &scale);
-    pkb_buf_printf(b, "%.3f %s", ns / scale, unit);
+    pkb_fmt_time(b, ns);
 }
 
-/* "358.775 ± 80.099 µs" in the unit of the mean; "358.775 µs, n = 1" for a single sample. */
+/* "358.8 ± 80.1 µs" in the unit of the mean; "358.8 µs, n = 1" for a single sample. */
 static void mean_sd_text(pkb_buf *b, const pkb_results_series *s)
 {
-    double scale;
-    const char *unit = pkb_time_unit(s->sum.mean, &scale);
-    if (s->n >= 2)
-        pkb_buf_printf(b, "%.3f ± %.3f %s", s->sum.mean / scale, s->sum.sd / scale, unit);
-    else
-        pkb_buf_printf(b, "%.3f %s, n = 1", s->sum.mean / scale, unit);
+    pkb_fmt_time_sd(b, s->sum.mean, s->n >= 2 ? s->sum.sd : NAN);
+    if (s->n < 2)
+        pkb_buf_puts(b, ", n = 1");
 }
 
 static void title(const pkb_results *r, bool color, pkb_buf *out)

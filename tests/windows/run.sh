@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the Windows build under Wine: first the test runner (pk_tests.exe), then, when the build has
 # the benchmark harness, a quick pkbench.exe run of each suite whose results file must validate
-# against harness/results/schema.json and render with `pkbench.exe report`. Wine gets a private
+# against harness/results/schema.json and render with `pkbench.exe report`, and the Linux pkbench's
+# table of its scenarios file beside a committed Linux file. Wine gets a private
 # WINEPREFIX inside the build tree (created on first use, a few seconds), WINEDEBUG=-all, and the
 # tests' timeouts are scaled for Wine's slower process start. Arguments name tests; with any, only
 # those tests run (no benchmark smoke).
@@ -68,6 +69,29 @@ PY
             status=1
         fi
     done
+    # One table of a Linux file of this VM (committed) and the Wine file just written, by the
+    # Linux pkbench (`pkbench report FILE...`): a column per platform, same-host ratios, and the
+    # keys that differ between them named.
+    linux_pkbench=""
+    for b in "$here/build/dev" "$here/build/release"; do
+        [ -x "$b/harness/pkbench" ] && linux_pkbench=$b/harness/pkbench && break
+    done
+    table=$out/table/linux-and-wine.md
+    if [ -z "$linux_pkbench" ]; then
+        echo "ok - # SKIP [build] no Linux pkbench (build/dev): the Linux and Wine table is not checked"
+    elif [ -s "$out/scenarios.json" ] &&
+        "$linux_pkbench" report "$here/tests/data/table-linux-quick.json" "$out/scenarios.json" \
+            --out "$out/table" --name linux-and-wine >"$out/table.log" 2>&1 &&
+        grep -q '^| series | vm · Linux | .* · Windows (Wine [^|]*) |$' "$table" &&
+        grep -q '^| `spawn_only/processkit` | \(\*\*\)\{0,1\}[0-9.]*×' "$table" &&
+        grep -q 'keys differ inside rows' "$table" && grep -q '^> - `kernel`: ' "$table" &&
+        grep -q '^> - `spawn`: ' "$table"; then
+        echo "ok - pkbench report of a Linux file and a Wine file: one table ($table)"
+    else
+        echo "not ok - pkbench report of a Linux file and a Wine file (log: $out/table.log)"
+        sed 's/^/#   /' "$out/table.log" "$table" 2>/dev/null | tail -n 30
+        status=1
+    fi
 fi
 # Our prefix's wineserver lingers a few seconds after the last process; end it now.
 "$(dirname "$wine")/wineserver" -k 2>/dev/null || true

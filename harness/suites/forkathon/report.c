@@ -31,17 +31,10 @@ static double numv(const json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* A time given in µs, in the unit it reads best in. */
+/* A time given in µs, in the unit it reads best in, to 4 significant figures (common/md.h). */
 static void fmt_us(pkb_buf *b, double us)
 {
-    if (!isfinite(us))
-        pkb_buf_puts(b, "n/a");
-    else if (us < 1000)
-        pkb_buf_printf(b, "%.1f µs", us);
-    else if (us < 1e6)
-        pkb_buf_printf(b, "%.2f ms", us / 1e3);
-    else
-        pkb_buf_printf(b, "%.2f s", us / 1e6);
+    pkb_fmt_time(b, us * 1e3);
 }
 
 static void fmt_ratio(pkb_buf *b, const json_t *v)

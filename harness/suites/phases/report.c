@@ -2,7 +2,7 @@
  * The phases suite's report: where a Linux start goes, computed from one results file.
  *
  *   - the phase table: every phase series' mean ± sd and median per spawn+wait, and its delta
- *     against os_spawn_plain of the same file, in µs and %;
+ *     against os_spawn_plain of the same file, as a time and in %;
  *   - the primitives table: per call (a primitive's samples are divided by the file's
  *     calls_per_iteration), with what each one saw (threads, processes, PATH entries);
  *   - the reconciliation the seed did by hand, for every composite: its base (os_spawn_plain,
@@ -228,24 +228,23 @@ void pkb__phases_view_free(pkb__phases_view *v)
 
 /* ==== Markdown ================================================================================ */
 
-/* µs with three decimals: every time in this report, so columns compare at a glance. */
+/* A time in the unit its size reads best in, to 4 significant figures (common/md.h): the phases
+ * span 100 ns primitives to 80 ms Windows starts under Wine. */
 static void us(pkb_buf *b, double ns)
 {
-    pkb_buf_printf(b, "%.3f µs", ns / 1e3);
+    pkb_fmt_time(b, ns);
 }
 
 static void mean_sd(pkb_buf *b, const pkb_results_series *s, const pkb__phase_series *p)
 {
-    if (s->n >= 2)
-        pkb_buf_printf(b, "%.3f ± %.3f µs", p->mean / 1e3, p->sd / 1e3);
-    else
-        pkb_buf_printf(b, "%.3f µs, n = 1", p->mean / 1e3);
+    pkb_fmt_time_sd(b, p->mean, s->n >= 2 ? p->sd : NAN);
+    if (s->n < 2)
+        pkb_buf_puts(b, ", n = 1");
 }
 
 static void signed_us(pkb_buf *b, double ns)
 {
-    double v = ns / 1e3;
-    pkb_buf_printf(b, "%+.3f µs", fabs(v) < 0.0005 ? 0.0 : v);
+    pkb_fmt_time_signed(b, fabs(ns) < 0.5 ? 0.0 : ns);
 }
 
 /* "+3.000 µs (+12.0%)": a difference and its fraction. */
@@ -544,13 +543,15 @@ static void md_recon_flagged(const pkb_results *r, const pkb__recon_row *row, pk
     const pkb_reconciliation *c = &row->rec;
     pkb_buf_puts(b, " ");
     pkb_md_code(b, PKB__NAME(r, row->composite));
-    pkb_buf_printf(b, ": the parts sum to %.3f µs against a measured %.3f µs, ",
-                   c->predicted_ns / 1e3, c->measured_ns / 1e3);
-    if (c->residual_ns > 0)
-        pkb_buf_printf(b, "leaving %.3f µs unaccounted for", c->residual_ns / 1e3);
-    else
-        pkb_buf_printf(b, "which the parts overshoot by %.3f µs", -c->residual_ns / 1e3);
-    pkb_buf_printf(b, " (limit %.3f µs).", c->threshold_ns / 1e3);
+    pkb_buf_puts(b, ": the parts sum to ");
+    us(b, c->predicted_ns);
+    pkb_buf_puts(b, " against a measured ");
+    us(b, c->measured_ns);
+    pkb_buf_puts(b, c->residual_ns > 0 ? ", leaving " : ", which the parts overshoot by ");
+    us(b, fabs(c->residual_ns));
+    pkb_buf_puts(b, c->residual_ns > 0 ? " unaccounted for (limit " : " (limit ");
+    us(b, c->threshold_ns);
+    pkb_buf_puts(b, ").");
 }
 
 static void
@@ -565,7 +566,7 @@ md_reconciliation(const pkb_results *r, const pkb__phases_view *v, bool plots, p
         "`os_spawn_plain` unless the series builds on another phase series: a step only a child "
         "can take (close_range, CLONE_INTO_CGROUP) has no child-less primitive, so it is "
         "measured against the series before it, and its cost is the residual there. Residual = "
-        "measured − sum, in µs and in %% of the measured composite. A residual is **flagged** "
+        "measured − sum, as a time and in %% of the measured composite. A residual is **flagged** "
         "when its absolute value exceeds max(%.0f%% of the measured composite, %.0f × the "
         "combined standard deviation), the combined standard deviation being the square root of "
         "the sum of the variances of every term (composite, base, each primitive). A positive "
@@ -639,8 +640,9 @@ static void md_lock(const pkb_results *r, const pkb__phases_view *v, pkb_buf *b)
         double sd = sqrt((isnan(l->sd) ? 0 : l->sd * l->sd) + (isnan(u->sd) ? 0 : u->sd * u->sd));
         pkb_buf_puts(b, "Locked against unlocked: ");
         signed_us_delta(b, diff, diff / u->mean);
-        pkb_buf_printf(b,
-                       " per batch, against a combined standard deviation of %.3f µs: ", sd / 1e3);
+        pkb_buf_puts(b, " per batch, against a combined standard deviation of ");
+        us(b, sd);
+        pkb_buf_puts(b, ": ");
         pkb_buf_puts(b, fabs(diff) > PKB_RECON_SD_FACTOR * sd
                             ? "outside twice the combined standard deviation, so the lock's "
                               "effect is resolved at this noise level.\n\n"
