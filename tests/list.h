@@ -309,4 +309,11 @@
     X(calibration_all_disturbed_says_so, 10)                                                       \
     X(calibration_bounds, 10)                                                                      \
     X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
-    X(report_tables_and_figures_show_every_repetition, 60)
+    X(report_tables_and_figures_show_every_repetition, 60)                                         \
+    X(publish_markdown_blocks, 10)                                                                 \
+    X(publish_markdown_text_stays_text, 10)                                                        \
+    X(publish_markdown_report_tables_survive, 10)                                                  \
+    X(publish_site_pages_and_index, 20)                                                            \
+    X(publish_site_refuses_what_it_must_not_replace, 20)                                           \
+    X(publish_site_replaced_whole_or_not_at_all, 30)                                               \
+    X(publish_command_line, 30)

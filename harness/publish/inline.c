@@ -104,13 +104,13 @@ size_t pkb__md_link_shape(const char *s, size_t n, size_t from, size_t *close)
         } else if (s[i] == ']' && --depth == 0) {
             if (i + 1 >= n || s[i + 1] != '(')
                 return 0;
-            for (size_t k = i + 2; k < n; k++) {
-                if (s[k] == ')') {
+            int parens = 0; /* a target may hold balanced parentheses, as CommonMark's */
+            for (size_t k = i + 2; k < n && s[k] != ' '; k++) {
+                parens += s[k] == '(';
+                if (s[k] == ')' && parens-- == 0) {
                     *close = k;
                     return i;
                 }
-                if (s[k] == ' ' || s[k] == '(')
-                    return 0;
             }
             return 0;
         }

@@ -103,7 +103,12 @@ static int add_file(pkb__scan *s, const char *path, const char *rel)
     int rc = pkb_results_load(path, &f->r, why, sizeof why);
     if (rc == -ENOMEM)
         return rc;
-    if (rc != 0 && (f->why = strdup(why[0] ? why : strerror(-rc))) == NULL)
+    /* The loader's message starts with the path, which the index shows beside it already. */
+    const char *text = why[0] ? why : strerror(-rc);
+    size_t pn = strlen(path);
+    if (strncmp(text, path, pn) == 0 && strncmp(text + pn, ": ", 2) == 0)
+        text += pn + 2;
+    if (rc != 0 && (f->why = strdup(text)) == NULL)
         return -ENOMEM;
     return 0;
 }

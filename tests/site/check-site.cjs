@@ -9,7 +9,8 @@
 //   - every link inside the site points at a file that exists, every #anchor at an id;
 //   - nothing on the console: no error logged, no exception, no resource that failed to load,
 //     no Content-Security-Policy violation;
-// then keeps a screenshot of each kind of page (index, study, cross-host, history) in OUT.
+// then keeps a screenshot of each kind of page (index, study, cross-host, history) in OUT: the
+// first page of its kind, or the one that shows the most figures.
 //
 // Usage: check-site.cjs SITE OUT [--chromium PATH] [--expect-studies N] [--figures KINDS]
 //        [--expect-fail]
@@ -257,10 +258,11 @@ async function crawl(a, b, s, site, out, sink) {
             if (studies.size !== a.expectStudies)
                 problems.push(`the index links ${studies.size} studies, expected ${a.expectStudies}`);
         }
-        if (!shots[kind]) {
+        // A screenshot per kind of page: its first page, or the one with the most figures.
+        if (!shots[kind] || dom.figures > shots[kind].figures) {
             const shot = await s.send('Page.captureScreenshot', { format: 'png' });
-            shots[kind] = path.join(out, `${kind}.png`);
-            fs.writeFileSync(shots[kind], Buffer.from(shot.data, 'base64'));
+            shots[kind] = { file: path.join(out, `${kind}.png`), figures: dom.figures };
+            fs.writeFileSync(shots[kind].file, Buffer.from(shot.data, 'base64'));
         }
         figures[kind] = (figures[kind] || 0) + dom.figures;
         const rel = path.relative(site, file);
@@ -322,7 +324,7 @@ async function main() {
     }
     await b.close();
     fs.rmSync(profile, { recursive: true, force: true });
-    for (const [kind, file] of Object.entries(result.shots)) console.log(`screenshot ${kind}: ${file}`);
+    for (const [kind, shot] of Object.entries(result.shots)) console.log(`screenshot ${kind}: ${shot.file}`);
     const failed = result.failures > 0;
     console.log(`${result.pages} pages checked, ${result.failures} with problems` +
         (a.expectFail ? ' (a broken site: problems expected)' : ''));
