@@ -5,6 +5,8 @@
  *   pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE] [--no-prime]
  *               [--sequential] [--aa [--alpha A]] [--iterations N]     -> suites/ (registry)
  *   pkbench report FILE [--out DIR] [--no-plots] [--print]               -> suites/ -> report/
+ *   pkbench report FILE... | DIR [--rows KEYS] [--cols KEYS] [...]      -> report/cli.c (a table)
+ *   pkbench history DIR|FILE... [options]                                -> report/cli.c
  *   pkbench list                                                         -> suites/, contenders/
  *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
@@ -23,6 +25,7 @@
 #include "processkit.h"
 #include "publish/publish.h"
 #include "regress/compare.h"
+#include "report/cli.h"
 #include "contenders/registry.h"
 #include "suites/suite.h"
 
@@ -32,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef PKB_TINY_PATH
@@ -43,6 +47,9 @@ static const char usage_text[] =
     "                   [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
     "                   [--aa [--alpha A]] [--iterations N]\n"
     "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
+    "       pkbench report FILE... | DIR [--rows KEYS] [--cols KEYS] [--absolute]\n"
+    "                      [--baseline-contender NAME] [--name NAME] [--out DIR] [--print]\n"
+    "       pkbench history DIR|FILE... [--host NAME] [--repo DIR] [--ratio] [options]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
     "                       [--threshold PCT] [--cv-limit PCT] [--filter REGEX]\n"
@@ -96,11 +103,25 @@ static void help(void)
           "         observe measures its own cells: full is 0/50/200/500 connections/s x hold\n"
           "         0/250 ms, 20 s cells, 5 interleaved repetitions (about 85 min); quick is\n"
           "         0/200 x 0/250 ms, 1.5 s cells, 2 repetitions. PKBENCH_OBSERVE_CELL_MS sets\n"
-          "         the cell length; PKBENCH_OBSERVE_BTF the kernel BTF (missing: eBPF SKIPs).\n"
-          "report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
+          "         the cell length; PKBENCH_OBSERVE_BTF the kernel BTF (missing: eBPF SKIPs).\n",
+          stdout);
+    fputs("report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) figures, then prints their paths; --out DIR changes the\n"
           "         directory; --no-plots writes the Markdown only; --print first prints the\n"
           "         report's key tables, as `run` does at its end.\n"
+          "         Several files, or a directory (its results files at any depth), make one\n"
+          "         table per suite (reports/<dir name or --name>.md and .json): a row per\n"
+          "         --rows key values (series), a column per --cols key values (host,os); each\n"
+          "         cell the series' same-host ratio to its file's baseline contender (or\n"
+          "         --baseline-contender's) with its 95% CI and verdict, never a time compared\n"
+          "         across hosts unless --absolute; a noise floor column where a file has one;\n"
+          "         a warning naming every key that differs inside a row. Keys: host,\n"
+          "         host_id, os, kernel, cpu, cpus, machine, distribution, libc, compiler,\n"
+          "         build_type, spawn, containment, revision, profile, suite, scenario,\n"
+          "         contender, series, file, or any environment or settings field.\n"
+          "history  puts the files of a host at many revisions in history order (git\n"
+          "         ancestry) and finds each series' change points (E-divisive means, Student's\n"
+          "         t-test): `pkbench history --help`.\n"
           "list     prints the suites, the contenders and the scenarios each one runs.\n"
           "compare  medians, bootstrap CI of their ratio, Mann-Whitney p with Holm's correction\n"
           "         and a verdict per series (regressed / improved / ~ / undecidable), then a\n"
@@ -198,6 +219,11 @@ enum {
     OPT_ITERATIONS,
     OPT_NO_PLOTS,
     OPT_PRINT,
+    OPT_ROWS,
+    OPT_COLS,
+    OPT_ABSOLUTE,
+    OPT_BASELINE,
+    OPT_NAME,
 };
 
 static const struct option run_options[] = {
@@ -315,20 +341,6 @@ static int check_run_args(struct run_args *a)
     return 0;
 }
 
-/* Writes b to stdout, flushed: a write error (a full disk, a closed pipe) is pkbench's error. */
-static int put_stdout(const pkb_buf *b)
-{
-    if (b->failed) {
-        fprintf(stderr, "pkbench: out of memory\n");
-        return 1;
-    }
-    if ((b->len > 0 && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout) != 0) {
-        fprintf(stderr, "pkbench: cannot write to stdout: %s\n", strerror(errno));
-        return 1;
-    }
-    return 0;
-}
-
 /* Appends the terminal view of results file `path` to b (coloured when stdout wants it). */
 static int print_tables(const char *path, pkb_buf *b)
 {
@@ -406,7 +418,7 @@ static int cmd_run(int argc, char **argv)
     pkb_buf b = {0};
     int prc = print_tables(a.out, &b);
     pkb_buf_printf(&b, "results  %s\n", a.out);
-    prc = prc != 0 ? prc : put_stdout(&b);
+    prc = prc != 0 ? prc : pkb_cli_put_stdout(&b);
     pkb_buf_free(&b);
     return rc != 0 ? rc : prc;
 }
@@ -417,55 +429,54 @@ static const struct option report_options[] = {
     {"out", required_argument, NULL, OPT_OUT},
     {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
     {"print", no_argument, NULL, OPT_PRINT},
+    {"rows", required_argument, NULL, OPT_ROWS},
+    {"cols", required_argument, NULL, OPT_COLS},
+    {"absolute", no_argument, NULL, OPT_ABSOLUTE},
+    {"baseline-contender", required_argument, NULL, OPT_BASELINE},
+    {"name", required_argument, NULL, OPT_NAME},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
-/* True when `name` ends with `suffix`. */
-static bool ends_with(const char *name, const char *suffix)
+/* One option of `report`'s table of many files: 0, or the usage status after naming it. */
+static int table_option(int opt, const char *v, pkb_report_many_args *m, bool *table)
 {
-    size_t n = strlen(name), k = strlen(suffix);
-    return n >= k && strcmp(name + n - k, suffix) == 0;
+    *table = true;
+    if (opt != OPT_ABSOLUTE && v[0] == '\0')
+        return bad_usage("report: %s needs a value", opt == OPT_ROWS   ? "--rows"
+                                                     : opt == OPT_COLS ? "--cols"
+                                                     : opt == OPT_NAME ? "--name"
+                                                                       : "--baseline-contender");
+    if (opt == OPT_ROWS)
+        m->cross.rows = v;
+    else if (opt == OPT_COLS)
+        m->cross.cols = v;
+    else if (opt == OPT_ABSOLUTE)
+        m->cross.absolute = true;
+    else if (opt == OPT_BASELINE)
+        m->cross.baseline = v;
+    else if (strpbrk(v, "/\\") != NULL)
+        return bad_usage("report: --name is a file name without a directory, got '%s'", v);
+    else
+        m->name = v;
+    return 0;
 }
 
-/* "report   DIR/NAME.md", then one line per figure: its SVG and the siblings the render wrote.
- * `written` is the render's list (figure.h's pkb_report_options.written), the report last. */
-static void list_outputs(const char *dir, const pkb_buf *written, pkb_buf *b)
+/* Whether `path` is a directory. */
+static bool is_dir(const char *path)
 {
-    const char *report = NULL;
-    for (size_t at = 0; at < written->len; at += strlen(written->data + at) + 1)
-        report = written->data + at;
-    if (report != NULL)
-        pkb_buf_printf(b, "report   %s/%s\n", dir, report);
-    static const char *const also[] = {".gnuplot.png", ".matplotlib.png"};
-    bool first = true;
-    for (size_t at = 0; at < written->len; at += strlen(written->data + at) + 1) {
-        const char *name = written->data + at;
-        if (!ends_with(name, ".gnuplot.svg"))
-            continue;
-        int stem = (int)(strlen(name) - strlen(".gnuplot.svg"));
-        pkb_buf_printf(b, "%s%s/%s", first ? "figures  " : "         ", dir, name);
-        first = false;
-        const char *sep = " (also ";
-        for (size_t k = 0; k < sizeof also / sizeof also[0]; k++) {
-            for (size_t j = 0; j < written->len; j += strlen(written->data + j) + 1) {
-                const char *other = written->data + j;
-                if (strncmp(other, name, (size_t)stem) == 0 && strcmp(other + stem, also[k]) == 0) {
-                    pkb_buf_printf(b, "%s%s", sep, also[k]);
-                    sep = ", ";
-                }
-            }
-        }
-        pkb_buf_puts(b, strcmp(sep, ", ") == 0 ? ")\n" : "\n");
-    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static int cmd_report(int argc, char **argv)
 {
     const char *out = "reports";
-    bool plots = true, print = false;
+    bool plots = true, print = false, table = false;
+    pkb_report_many_args many = {0};
     int opt;
     while ((opt = pkb_cli_next_option(argc, argv, report_options)) != -1) {
+        int rc = 0;
         if (opt == OPT_HELP) {
             help();
             exit(0);
@@ -477,14 +488,25 @@ static int cmd_report(int argc, char **argv)
             plots = false;
         } else if (opt == OPT_PRINT) {
             print = true;
+        } else if (opt >= OPT_ROWS && opt <= OPT_NAME) {
+            rc = table_option(opt, optarg, &many, &table);
         } else {
             return pkb_cli_getopt_failed(usage_text, "report", opt, argv);
         }
+        if (rc != 0)
+            return rc;
     }
     if (optind >= argc)
         return bad_usage("report: no results FILE given");
-    if (optind + 1 < argc)
-        return bad_usage("report: extra argument '%s' (one results FILE)", argv[optind + 1]);
+    /* Several files, a directory or a table option: one table of them all. */
+    if (table || optind + 1 < argc || is_dir(argv[optind])) {
+        many.out_dir = out;
+        many.print = print;
+        int rc =
+            pkb_report_many((const char *const *)argv + optind, (size_t)(argc - optind), &many);
+        pk_cleanup();
+        return rc;
+    }
     const char *file = argv[optind];
     char err[512] = "";
     pkb_buf written = {0}, b = {0};
@@ -497,9 +519,9 @@ static int cmd_report(int argc, char **argv)
     }
     /* The files are in place; now what they say (when asked) and where they are. */
     rc = print ? print_tables(file, &b) : 0;
-    list_outputs(out, &written, &b);
+    pkb_report_list_outputs(out, "report", &written, &b);
     b.failed |= written.failed;
-    rc = rc != 0 ? rc : put_stdout(&b);
+    rc = rc != 0 ? rc : pkb_cli_put_stdout(&b);
     pkb_buf_free(&b);
     pkb_buf_free(&written);
     return rc;
@@ -592,6 +614,8 @@ int main(int argc, char **argv)
         return pkb_cmd_compare(argc, argv);
     if (strcmp(cmd, "check") == 0)
         return pkb_cmd_check(argc, argv);
+    if (strcmp(cmd, "history") == 0)
+        return pkb_cmd_history(argc - 1, argv + 1);
     if (strcmp(cmd, "publish") == 0)
         return cmd_publish(argc - 1, argv + 1);
     return bad_usage("unknown command '%s'", cmd);

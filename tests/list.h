@@ -310,6 +310,18 @@
     X(calibration_bounds, 10)                                                                      \
     X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
     X(report_tables_and_figures_show_every_repetition, 60)                                         \
+    X(changepoint_t_reference, 10)                                                                 \
+    X(changepoint_finds_a_step_at_its_revision, 20)                                                \
+    X(changepoint_none_without_a_change, 30)                                                       \
+    X(changepoint_two_steps_ends_and_errors, 10)                                                   \
+    X(md_numbers_read_well, 10)                                                                    \
+    X(results_identity_new_old_and_wine, 10)                                                       \
+    X(report_many_linux_and_wine_in_one_table, 20)                                                 \
+    X(report_many_pools_a_cell_and_names_the_revision, 20)                                         \
+    X(report_many_command_line, 60)                                                                \
+    X(history_finds_a_5_percent_step_at_its_revision, 60)                                          \
+    X(history_of_aa_revisions_has_no_change_point, 60)                                             \
+    X(history_without_repository_orders_by_time_and_names_what_changed, 60)                        \
     X(publish_markdown_blocks, 10)                                                                 \
     X(publish_markdown_text_stays_text, 10)                                                        \
     X(publish_markdown_report_tables_survive, 10)                                                  \

@@ -1,6 +1,7 @@
 /*
- * pkbench end to end: a quick run's file validates against the checked-in JSON Schema, an
- * interrupted run keeps its finished series, and bad input exits 1 with one clear line.
+ * pkbench end to end: a quick run's file validates against the checked-in JSON Schema and names
+ * its host (PKBENCH_HOST) and the revision its build measures, an interrupted run keeps its
+ * finished series, and bad input exits 1 with one clear line.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -61,12 +62,25 @@ TEST_IMPL(pkbench_quick_run_matches_schema)
     char out[512];
     snprintf(out, sizeof out, "%s/quick.json", pk_test_tmpdir());
     pk_result r;
+    /* A fleet names its hosts through the environment (the child inherits it). */
+    ASSERT_EQ(setenv("PKBENCH_HOST", "pk-test-runner", 1), 0);
     ASSERT_EQ(PKBENCH(&r, "run", "--profile", "quick", "--filter",
                       "^spawn_only/(processkit|posix_spawn)$", "--settle", "0.01", "--out", out),
               0);
     pk_result_release(&r);
     validate(out);
     json_t *j = load(out);
+    /* The host's identity and the revision the build measures. */
+    json_t *env = json_object_get(j, "environment");
+    ASSERT_STR_EQ(json_string_value(json_object_get(env, "host")), "pk-test-runner");
+    const char *id = json_string_value(json_object_get(env, "host_id"));
+    ASSERT(id != NULL && strlen(id) == 12 && strspn(id, "0123456789abcdef") == 12);
+    ASSERT(json_string_value(json_object_get(env, "host_id_from")) != NULL);
+    const char *commit = json_string_value(json_object_get(env, "git_commit"));
+    ASSERT(commit != NULL && strlen(commit) == 40 && strspn(commit, "0123456789abcdef") == 40);
+    ASSERT_STR_EQ(json_string_value(json_object_get(env, "revision_from")), "build");
+    ASSERT(json_is_boolean(json_object_get(env, "git_dirty")));
+    ASSERT(json_is_string(json_object_get(env, "git_commit_time")));
     ASSERT(json_is_true(json_object_get(j, "complete")));
     ASSERT_STR_EQ(json_string_value(json_object_get(j, "profile")), "quick");
     json_t *series = json_object_get(j, "series");

@@ -70,6 +70,19 @@ int pkb_cli_check_writable(const char *path)
     return rc != 0;
 }
 
+int pkb_cli_put_stdout(const pkb_buf *b)
+{
+    if (b->failed) {
+        fprintf(stderr, "pkbench: out of memory\n");
+        return 1;
+    }
+    if ((b->len > 0 && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout) != 0) {
+        fprintf(stderr, "pkbench: cannot write to stdout: %s\n", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 int pkb_cli_failed(int rc, const char *err)
 {
     fprintf(stderr, "pkbench: %s\n", err[0] ? err : strerror(-rc));

@@ -9,6 +9,8 @@
 #ifndef PKB_COMMON_CLI_H
 #define PKB_COMMON_CLI_H
 
+#include "common/buf.h"
+
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,6 +60,10 @@ int pkb_cli_results_path(const char *name, char *path, size_t cap);
 /* Before anything is measured or computed: whether `path` can be written
  * (files.h's pkb_check_writable). Returns 0, or 1 after saying why not. */
 int pkb_cli_check_writable(const char *path);
+
+/* Writes b to stdout, flushed: a buffer that failed to build, or a write error (a full disk, a
+ * closed pipe), is said on stderr and returns 1; else 0. */
+int pkb_cli_put_stdout(const pkb_buf *b);
 
 /* A failed call's one line, "pkbench: <err>" (strerror(-rc) when err is empty). Returns 1. */
 int pkb_cli_failed(int rc, const char *err);

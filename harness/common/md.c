@@ -85,6 +85,91 @@ void pkb_fmt_rate(pkb_buf *b, double v)
     pkb_fmt_count(b, v);
 }
 
+/* v rounded to `digits` significant figures, and the decimals that shows them. */
+static double round_sig(double v, int digits, int *decimals)
+{
+    if (v == 0) {
+        *decimals = digits - 1;
+        return 0;
+    }
+    int e = (int)floor(log10(fabs(v)));
+    double scale = pow(10, digits - 1 - e);
+    double r = round(v * scale) / scale;
+    if (r != 0 && (int)floor(log10(fabs(r))) > e) /* 999.96 -> 1000.0: one digit more */
+        e++;
+    *decimals = digits - 1 - e > 0 ? digits - 1 - e : 0;
+    return r;
+}
+
+void pkb_fmt_sig(pkb_buf *b, double v, int digits)
+{
+    if (!isfinite(v)) {
+        pkb_buf_puts(b, "n/a");
+        return;
+    }
+    digits = digits < 1 ? 1 : digits > 15 ? 15 : digits;
+    int decimals;
+    double r = round_sig(v, digits, &decimals);
+    if (fabs(r) >= 1000) {
+        pkb_fmt_count(b, r);
+        return;
+    }
+    pkb_buf_printf(b, "%.*f", decimals, r == 0 ? 0.0 : r); /* never "-0" */
+}
+
+/* The unit of a time of magnitude `ns` once rounded to 4 significant figures. */
+static const char *time_unit_rounded(double ns, double *scale)
+{
+    const char *unit = pkb_time_unit(fabs(ns), scale);
+    int decimals;
+    double r = fabs(round_sig(ns / *scale, 4, &decimals));
+    if (r >= 1000 && *scale < 1e9)
+        unit = pkb_time_unit(*scale * 1000, scale); /* the next unit up */
+    return unit;
+}
+
+void pkb_fmt_time(pkb_buf *b, double ns)
+{
+    if (!isfinite(ns)) {
+        pkb_buf_puts(b, "n/a");
+        return;
+    }
+    double scale;
+    const char *unit = time_unit_rounded(ns, &scale);
+    pkb_fmt_sig(b, ns / scale, 4);
+    pkb_buf_printf(b, " %s", unit);
+}
+
+void pkb_fmt_time_signed(pkb_buf *b, double ns)
+{
+    if (isfinite(ns) && ns >= 0)
+        pkb_buf_puts(b, "+");
+    pkb_fmt_time(b, ns);
+}
+
+void pkb_fmt_time_sd(pkb_buf *b, double mean_ns, double sd_ns)
+{
+    if (!isfinite(mean_ns)) {
+        pkb_buf_puts(b, "n/a");
+        return;
+    }
+    double scale;
+    const char *unit = time_unit_rounded(mean_ns, &scale);
+    pkb_fmt_sig(b, mean_ns / scale, 4);
+    if (isfinite(sd_ns)) {
+        pkb_buf_puts(b, " ± ");
+        pkb_fmt_sig(b, sd_ns / scale, 3);
+    }
+    pkb_buf_printf(b, " %s", unit);
+}
+
+void pkb_fmt_ratio(pkb_buf *b, double r)
+{
+    pkb_fmt_sig(b, r, isfinite(r) && fabs(r) < 1 ? 3 : 4);
+    if (isfinite(r))
+        pkb_buf_puts(b, "×");
+}
+
 void pkb_md_json_value(pkb_buf *b, const json_t *v)
 {
     if (json_is_string(v)) {

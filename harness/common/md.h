@@ -25,6 +25,23 @@ void pkb_fmt_count(pkb_buf *b, double v);
  * "n/a" when not finite. */
 void pkb_fmt_rate(pkb_buf *b, double v);
 
+/* ---- numbers as a reader wants them: a unit chosen for the size, 3 or 4 significant figures -- */
+
+/* v rounded to `digits` significant figures (1 to 15), without an exponent, thousands separated
+ * from 1,000 on: 0.0123 / 1.235 / 81,800 (5 digits at 4); "n/a" when not finite. */
+void pkb_fmt_sig(pkb_buf *b, double v, int digits);
+/* A time in the unit its size reads best in, to 4 significant figures: "81.80 ms", "611.2 µs",
+ * "2.149 ms", "12.35 ns", "1.000 µs" (999.96 ns rounds up into the next unit), "4,321 s"; a
+ * negative time keeps its sign ("-512.0 ns"); "n/a" when not finite. */
+void pkb_fmt_time(pkb_buf *b, double ns);
+/* The same with a sign always: "+1.234 µs", "-512.0 ns", "+0 ns". */
+void pkb_fmt_time_signed(pkb_buf *b, double ns);
+/* mean ± sd in the mean's unit, the sd to 3 significant figures: "81.80 ± 2.88 ms",
+ * "2.163 ± 0.0490 ms"; an sd that is not finite (one sample) leaves "81.80 ms". */
+void pkb_fmt_time_sd(pkb_buf *b, double mean_ns, double sd_ns);
+/* A ratio: 4 significant figures from 1 on, 3 below: "1.053×", "0.812×", "12.34×". */
+void pkb_fmt_ratio(pkb_buf *b, double r);
+
 /* A JSON value as a table cell: strings as text without surrounding blanks ("(empty)" when
  * nothing is left), numbers shortest, null as "n/a", arrays joined with ", ", objects as
  * compact JSON in backticks. */

@@ -207,18 +207,24 @@ void pkb_md_figure(pkb_buf *b, const char *stem, const char *alt)
 /* ==== Staging and committing ================================================================== */
 
 /* Moves every output into place, the report last, so a reader who sees the new report sees
- * its figures too. */
-static int
-commit(const pkb_results *r, const pkb_buf *figure_files, const char *stage, const char *out_dir)
+ * its figures (and its JSON) too. */
+static int commit(const char *name,
+                  bool json,
+                  const pkb_buf *figure_files,
+                  const char *stage,
+                  const char *out_dir)
 {
     int rc = 0;
     for (size_t at = 0; rc == 0 && at < figure_files->len;
          at += strlen(figure_files->data + at) + 1)
         rc = pkb_commit_file(stage, out_dir, figure_files->data + at);
-    char md[300];
-    snprintf(md, sizeof md, "%s.md", r->name);
+    char file[300];
+    snprintf(file, sizeof file, "%s.json", name);
+    if (rc == 0 && json)
+        rc = pkb_commit_file(stage, out_dir, file);
+    snprintf(file, sizeof file, "%s.md", name);
     if (rc == 0)
-        rc = pkb_commit_file(stage, out_dir, md);
+        rc = pkb_commit_file(stage, out_dir, file);
     pkb_sync_dir(out_dir);
     return rc;
 }
@@ -228,9 +234,11 @@ static int fail_out(char *err, size_t err_len, int rc, const char *what, const c
     return pkb_fail(err, err_len, rc, "%s %s: %s", what, path, strerror(-rc));
 }
 
-/* Writes the report and draws the figures into the staging directory, then commits. */
-static int stage_and_commit(const pkb_results *r,
+/* Writes the report (and its JSON) and draws the figures into the staging directory, then
+ * commits. */
+static int stage_and_commit(const char *name,
                             const pkb_buf *md,
+                            const pkb_buf *json,
                             pkb_figures *figs,
                             const char *stage,
                             const char *out_dir,
@@ -238,23 +246,58 @@ static int stage_and_commit(const pkb_results *r,
                             char *err,
                             size_t err_len)
 {
-    char md_name[300];
-    snprintf(md_name, sizeof md_name, "%s.md", r->name);
+    char md_name[300], json_name[300];
+    snprintf(md_name, sizeof md_name, "%s.md", name);
+    snprintf(json_name, sizeof json_name, "%s.json", name);
     int rc = pkb_write_file(stage, md_name, md->data, md->len);
+    if (rc == 0 && json != NULL)
+        rc = pkb_write_file(stage, json_name, json->data, json->len);
     if (rc != 0)
         return fail_out(err, err_len, rc, "cannot write in", stage);
     rc = pkb_figures_render(figs, stage, opts, err, err_len);
     const pkb_buf *written = &figs->written;
     if (rc == 0) {
-        rc = commit(r, written, stage, out_dir);
+        rc = commit(name, json != NULL, written, stage, out_dir);
         if (rc != 0)
             fail_out(err, err_len, rc, "cannot move the report into", out_dir);
     }
     if (rc == 0 && opts->written != NULL) { /* the caller's list: the figures, the report last */
         for (size_t at = 0; at < written->len; at += strlen(written->data + at) + 1)
             pkb_buf_printf(opts->written, "%s%c", written->data + at, '\0');
+        if (json != NULL)
+            pkb_buf_printf(opts->written, "%s%c", json_name, '\0');
         pkb_buf_printf(opts->written, "%s%c", md_name, '\0');
     }
+    return rc;
+}
+
+int pkb_report_write_doc(const char *name,
+                         const pkb_buf *md,
+                         const pkb_buf *json,
+                         pkb_figures *figs,
+                         const char *out_dir,
+                         const pkb_report_options *opts,
+                         char *err,
+                         size_t err_len)
+{
+    static const pkb_report_options defaults = {0};
+    pkb_figures none = {0};
+    if (opts == NULL)
+        opts = &defaults;
+    if (figs == NULL)
+        figs = &none;
+    if (md->failed || (json != NULL && json->failed))
+        return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", name);
+    int rc = pkb_make_dirs(out_dir);
+    if (rc != 0)
+        return fail_out(err, err_len, rc, "cannot create", out_dir);
+    char stage[PATH_MAX];
+    if (snprintf(stage, sizeof stage, "%s/.%s.report-XXXXXX", out_dir, name) >= (int)sizeof stage)
+        return fail_out(err, err_len, -ENAMETOOLONG, "cannot stage in", out_dir);
+    if (mkdtemp(stage) == NULL)
+        return fail_out(err, err_len, -errno, "cannot stage in", out_dir);
+    rc = stage_and_commit(name, md, json, figs, stage, out_dir, opts, err, err_len);
+    pkb_remove_tree(stage);
     return rc;
 }
 
@@ -276,21 +319,8 @@ int pkb_report_write(const pkb_results *r,
         rc = pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file);
     if (rc == 0 && plots)
         rc = kind->figures(r, &figs, err, err_len);
-    if (rc == 0) {
-        rc = pkb_make_dirs(out_dir);
-        if (rc != 0)
-            fail_out(err, err_len, rc, "cannot create", out_dir);
-    }
-    char stage[PATH_MAX];
-    if (rc == 0 && snprintf(stage, sizeof stage, "%s/.%s.report-XXXXXX", out_dir, r->name) >=
-                       (int)sizeof stage)
-        rc = fail_out(err, err_len, -ENAMETOOLONG, "cannot stage in", out_dir);
-    if (rc == 0 && mkdtemp(stage) == NULL)
-        rc = fail_out(err, err_len, -errno, "cannot stage in", out_dir);
-    if (rc == 0) {
-        rc = stage_and_commit(r, &md, &figs, stage, out_dir, opts, err, err_len);
-        pkb_remove_tree(stage);
-    }
+    if (rc == 0)
+        rc = pkb_report_write_doc(r->name, &md, NULL, &figs, out_dir, opts, err, err_len);
     pkb_figures_free(&figs);
     pkb_buf_free(&md);
     return rc;

@@ -194,6 +194,9 @@ static const struct field top_fields[] = {
 };
 
 static const struct field environment_fields[] = {
+    {"host", T_STR, false},
+    {"host_id", T_STR, false},
+    {"host_id_from", T_STR, false},
     {"cpu_model", T_STR, true},
     {"logical_cpus", T_INT, true},
     {"kernel", T_STR, true},
@@ -204,6 +207,8 @@ static const struct field environment_fields[] = {
     {"build_type", T_STR, true},
     {"git_commit", T_STR, true},
     {"git_dirty", T_BOOL | T_NULL, true},
+    {"git_commit_time", T_STR | T_NULL, false},
+    {"revision_from", T_STR, false},
     {"processes_start", T_INT, true},
     {"threads_start", T_INT, true},
     {"processes_end", T_INT | T_NULL, false},

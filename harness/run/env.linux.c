@@ -1,7 +1,8 @@
 /*
  * Environment capture on Linux: what a reader needs to judge whether two results files are
  * comparable, read from the running system at the start and end of a run (env.c fills the fields
- * that do not depend on the platform: the build, git, the library's mechanisms).
+ * that do not depend on the platform: the host's identity from the name and machine id read here,
+ * the build, git, the library's mechanisms).
  *
  * Live process and thread counts matter for spawn costs (the seed's Windows thread snapshot grew
  * with them; on Linux a fork's page-table copy grows with the parent, and scheduling noise with
@@ -199,9 +200,17 @@ json_t *pkb_env_capture(void)
         if (v >= 0 && v <= 2)
             copy_str(aslr, sizeof aslr, names[v]);
     }
+    /* systemd's machine id, else D-Bus's (the same id where both exist). */
+    char machine_id[128] = "";
+    const char *id_source = "machine-id";
+    if (!read_line_of("/etc/machine-id", machine_id, sizeof machine_id) &&
+        read_line_of("/var/lib/dbus/machine-id", machine_id, sizeof machine_id))
+        id_source = "dbus machine-id";
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     json_t *env = json_object();
+    pkb_env_host(env, u.nodename, machine_id, id_source, cpu, cpus);
     json_object_set_new(env, "cpu_model", json_string(cpu));
-    json_object_set_new(env, "logical_cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    json_object_set_new(env, "logical_cpus", json_integer(cpus));
     json_object_set_new(env, "machine", json_string(u.machine));
     json_object_set_new(env, "kernel", json_string(kernel));
     json_object_set_new(env, "distribution", json_string(distro));

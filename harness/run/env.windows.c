@@ -1,6 +1,7 @@
 /*
  * Environment capture on Windows (env.linux.c is the Linux one; the same fields, so the report
- * and `pkbench compare` read both; env.c fills the fields that do not depend on the platform).
+ * and `pkbench compare` read both; env.c fills the fields that do not depend on the platform, the
+ * host's identity from the computer name and MachineGuid read here).
  *
  * A run under Wine is recorded as such: ntdll's wine_get_version exists only there, and when it
  * does, `wine` holds its version, `distribution` says "Wine <version> on <host>", and the report
@@ -148,7 +149,17 @@ json_t *pkb_env_capture(void)
     GetSystemInfo(&si);
     int processes, threads;
     counts(&processes, &threads);
+    /* The host's name, and the id Windows setup gives an installation (Wine gives its prefix
+     * one). */
+    char hostname[256] = "", guid[128] = "";
+    DWORD hsize = sizeof hostname, gsize = sizeof guid;
+    if (!GetComputerNameExA(ComputerNameDnsHostname, hostname, &hsize))
+        hostname[0] = '\0';
+    if (RegGetValueA(HKEY_LOCAL_MACHINE, "SOFTWARE\\Microsoft\\Cryptography", "MachineGuid",
+                     RRF_RT_REG_SZ | RRF_SUBKEY_WOW6464KEY, NULL, guid, &gsize) != ERROR_SUCCESS)
+        guid[0] = '\0';
     json_t *env = json_object();
+    pkb_env_host(env, hostname, guid, "MachineGuid", cpu, (long)si.dwNumberOfProcessors);
     json_object_set_new(env, "cpu_model", json_string(cpu));
     json_object_set_new(env, "logical_cpus", json_integer(si.dwNumberOfProcessors));
     json_object_set_new(env, "machine", json_string("x86_64"));

@@ -6,6 +6,8 @@
  */
 #include "suites/suite.h"
 
+#include "results/identity.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -13,10 +15,7 @@ const pkb_suite *pkb_suite_find(const char *name)
 {
     if (name == NULL)
         return NULL;
-    /* The scenarios suite was called "compare" until the `pkbench compare` command needed the
-     * name; its older files say so. */
-    if (strcmp(name, "compare") == 0)
-        name = "scenarios";
+    name = pkb_identity_suite(name); /* older files of the scenarios suite say "compare" */
     for (size_t i = 0; i < pkb_suite_count; i++)
         if (strcmp(pkb_suites[i]->name, name) == 0)
             return pkb_suites[i];
