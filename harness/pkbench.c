@@ -10,7 +10,7 @@
  *   pkbench list                                                         -> suites/, contenders/
  *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
- *   pkbench publish DIR --out SITE [--no-plots] [--title T]              -> publish/
+ *   pkbench publish DIR --out SITE [--no-plots] [--title T] [--repo DIR] [--ratio] -> publish/
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
  * could not start, or stdout that cannot be written (one line on stderr says which); 130 when a run
@@ -60,7 +60,7 @@ static const char usage_text[] =
     "                     [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
     "                     [--out FILE]\n"
     "                     [compare's options]\n"
-    "       pkbench publish DIR --out SITE [--no-plots] [--title TEXT]\n"
+    "       pkbench publish DIR --out SITE [--no-plots] [--title TEXT] [--repo DIR] [--ratio]\n"
     "       pkbench --help\n";
 
 static void help(void)
@@ -143,7 +143,11 @@ static void help(void)
           "         any static host. The site is built beside SITE and swapped in whole; SITE\n"
           "         must be new, empty, or a site publish wrote. A results file that cannot\n"
           "         be read is named on the index and on stderr, the rest is published.\n"
-          "         --no-plots leaves the figures out; --title names the index.\n"
+          "         Files from two hosts or more also get the table across hosts (as report\n"
+          "         FILE... makes it); a host that measured a suite three times or more, its\n"
+          "         history (as history makes it: --repo orders the revisions, --ratio shows\n"
+          "         same-host ratios instead of medians). --no-plots leaves the figures out;\n"
+          "         --title names the index.\n"
           "\n"
           "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
           "also takes --help. Tables are coloured only on a terminal, and never when NO_COLOR\n"
@@ -529,12 +533,14 @@ static int cmd_report(int argc, char **argv)
 
 /* ---- publish -------------------------------------------------------------------------------- */
 
-enum { OPT_TITLE = 2000 };
+enum { OPT_TITLE = 2000, OPT_REPO, OPT_RATIO };
 
 static const struct option publish_options[] = {
     {"out", required_argument, NULL, OPT_OUT},
     {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
     {"title", required_argument, NULL, OPT_TITLE},
+    {"repo", required_argument, NULL, OPT_REPO},
+    {"ratio", no_argument, NULL, OPT_RATIO},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -558,6 +564,12 @@ static int cmd_publish(int argc, char **argv)
             return bad_usage("publish: --title needs a text");
         } else if (opt == OPT_TITLE) {
             po.title = optarg;
+        } else if (opt == OPT_REPO && optarg[0] == '\0') {
+            return bad_usage("publish: --repo needs a directory (a git repository)");
+        } else if (opt == OPT_REPO) {
+            po.repo = optarg;
+        } else if (opt == OPT_RATIO) {
+            po.ratio = true;
         } else {
             return pkb_cli_getopt_failed(usage_text, "publish", opt, argv);
         }
@@ -588,7 +600,7 @@ static int cmd_publish(int argc, char **argv)
         pkb_buf_printf(&b, "; %zu file%s not published, named on the index", sum.skipped,
                        sum.skipped == 1 ? "" : "s");
     pkb_buf_puts(&b, ")\n");
-    rc = put_stdout(&b);
+    rc = pkb_cli_put_stdout(&b);
     pkb_buf_free(&b);
     pkb_buf_free(&sum.warnings);
     return rc;

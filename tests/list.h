@@ -328,4 +328,5 @@
     X(publish_site_pages_and_index, 20)                                                            \
     X(publish_site_refuses_what_it_must_not_replace, 20)                                           \
     X(publish_site_replaced_whole_or_not_at_all, 30)                                               \
+    X(publish_site_across_hosts_and_history, 30)                                                   \
     X(publish_command_line, 30)

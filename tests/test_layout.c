@@ -74,8 +74,10 @@ static const char *const private_headers[] = {
     "phases/attribution/walk.h",
     "contenders/raw.h",
     "publish/inline.h",
+    "publish/multi.h",
     "publish/page.h",
     "publish/scan.h",
+    "publish/view.h",
 };
 
 static char failures[16384];

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "test.h"
 
+#include "synth.h"
+
 #include "publish/html.h"
 #include "publish/publish.h"
 
@@ -324,7 +326,10 @@ TEST_IMPL(publish_site_pages_and_index)
     char *index = slurp(path);
     HAS(index, "<title>A &lt;fleet&gt;</title>");
     HAS(index, "<a href=\"studies/vm--scenarios/index.html\"><code>vm/scenarios.json</code></a>");
-    HAS(index, "<td>scenarios</td><td>full</td><td>AMD EPYC 7B13, 2 CPUs</td>");
+    /* An older file: its host named from its environment (results/identity.h), and saying so. */
+    HAS(index, "<td>scenarios</td><td>full</td><td>host-");
+    HAS(index, "<span class=\"facts\">(AMD EPYC 7B13, 2 CPUs; named from these)</span></td>"
+               "<td>Linux 6.18.0, Debian GNU/Linux 12 (bookworm)</td>");
     HAS(index, "<code>580c2497b027</code>");
     HAS(index, "<td class=\"r\">18 of 20</td><td>complete</td>");
     HAS(index, "<li><code>broken.json</code>: not valid JSON");
@@ -407,6 +412,78 @@ TEST_IMPL(publish_site_replaced_whole_or_not_at_all)
     ASSERT_EQ(entries(pk_test_tmpdir(), ".site."), 0);
     free(before);
     free(after);
+    free(in);
+    free(out);
+}
+
+/* A synthetic results file of `host` (its id, its revision, Wine or not) at path. */
+static void host_file(const char *path, const char *host, const char *id, int rev, bool wine)
+{
+    double base[8], pk[8];
+    pks_rng rng;
+    pks_rng_seed(&rng, 7 + (uint64_t)rev);
+    pk_test_lognormal(&rng, base, 8, 100e3, 0.02);
+    pk_test_lognormal(&rng, pk, 8, 90e3, 0.02);
+    const pk_test_series series[] = {{"spawn_only/posix_spawn", base, 8, NULL},
+                                     {"spawn_only/processkit", pk, 8, NULL}};
+    json_t *doc = pk_test_results_doc(series, 2);
+    json_t *env = json_object_get(doc, "environment");
+    char commit[41], created[32];
+    snprintf(commit, sizeof commit, "%040d", rev + 1);
+    snprintf(created, sizeof created, "2026-02-%02dT00:00:00Z", rev + 1);
+    json_object_set_new(env, "host", json_string(host));
+    json_object_set_new(env, "host_id", json_string(id));
+    json_object_set_new(env, "git_commit", json_string(commit));
+    json_object_set_new(doc, "created", json_string(created));
+    if (wine)
+        json_object_set_new(env, "wine", json_string("8.0"));
+    pk_test_write_doc(doc, path);
+}
+
+/* Files of two hosts make the table across hosts; a host with a suite measured three times, its
+ * history; one host alone, no table across hosts. */
+TEST_IMPL(publish_site_across_hosts_and_history)
+{
+    char *in = tmp("in"), *out = tmp("site"), err[1024] = "", path[4096];
+    ASSERT_OK(mkdir(in, 0755));
+    for (int rev = 0; rev < 3; rev++) {
+        snprintf(path, sizeof path, "%s/vm-a-%d.json", in, rev);
+        host_file(path, "vm-a", "0000000000a1", rev, false);
+    }
+    pkb_publish_options o = {.report = {.no_plots = true}};
+    ASSERT_EQ(pkb_publish(in, out, &o, NULL, err, sizeof err), 0);
+    ASSERT(!exists(out, "cross-host"));
+    ASSERT(exists(out, "history/vm-a-0000000000a1/index.html"));
+    snprintf(path, sizeof path, "%s/index.html", out);
+    char *index = slurp(path);
+    HAS_NOT(index, "Across hosts");
+    HAS(index, "<tr><td><a href=\"history/vm-a-0000000000a1/index.html\">vm-a</a></td>"
+               "<td>Linux</td><td class=\"r\">3</td></tr>");
+    free(index);
+    /* A second host, under Wine, with one file: a table across both; still one history. */
+    snprintf(path, sizeof path, "%s/wine.json", in);
+    host_file(path, "vm-b", "0000000000b2", 0, true);
+    ASSERT_EQ(pkb_publish(in, out, &o, NULL, err, sizeof err), 0);
+    ASSERT(exists(out, "cross-host/cross-host.md") && exists(out, "cross-host/cross-host.json"));
+    ASSERT(!exists(out, "history/vm-b-0000000000b2"));
+    snprintf(path, sizeof path, "%s/index.html", out);
+    index = slurp(path);
+    HAS(index, "<a href=\"cross-host/index.html\">One table of every study across the 2 hosts</a>");
+    free(index);
+    snprintf(path, sizeof path, "%s/cross-host/index.html", out);
+    char *cross = slurp(path);
+    HAS(cross, "<title>Across hosts</title>");
+    HAS(cross, "<a href=\"../index.html\">");
+    HAS(cross, "4 results files from 2 hosts");
+    HAS(cross, "Windows (Wine 8.0)");
+    HAS(cross, "<table>");
+    free(cross);
+    snprintf(path, sizeof path, "%s/history/vm-a-0000000000a1/index.html", out);
+    char *history = slurp(path);
+    HAS(history, "<title>History: vm-a</title>");
+    HAS(history, "The 3 results files of host <strong>vm-a</strong> (Linux)");
+    HAS(history, "<link rel=\"stylesheet\" href=\"../../style.css\">");
+    free(history);
     free(in);
     free(out);
 }

@@ -5,8 +5,11 @@
  */
 #include "publish/page.h"
 
+#include "common/files.h"
 #include "publish/escape.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* 'self' is the page's own origin (the site's host, or file:// opened from disk). */
@@ -36,6 +39,27 @@ void pkb_page_foot(pkb_buf *b, const char *note)
     pkb_buf_puts(b, "</main>\n<footer>");
     pkb_buf_puts(b, note);
     pkb_buf_puts(b, "</footer>\n</body>\n</html>\n");
+}
+
+int pkb_page_read(const char *path, pkb_buf *b)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -errno;
+    char chunk[65536];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, f)) > 0;)
+        pkb_buf_printf(b, "%.*s", (int)n, chunk);
+    int rc = ferror(f) ? -EIO : b->failed ? -ENOMEM : 0;
+    fclose(f);
+    return rc;
+}
+
+int pkb_page_put(const char *dir, const char *name, pkb_buf *b, char *err, size_t err_len)
+{
+    int rc = b->failed ? -ENOMEM : pkb_write_file(dir, name, b->data ? b->data : "", b->len);
+    if (rc != 0)
+        return pkb_fail(err, err_len, rc, "cannot write %s/%s: %s", dir, name, strerror(-rc));
+    return 0;
 }
 
 /* Plain, readable, print-friendly: a measure of text, numbers in tabular figures and aligned as

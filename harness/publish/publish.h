@@ -10,6 +10,12 @@
  *     SITE/studies/<id>/index.html    a study: its report (pkbench report's Markdown, as HTML)
  *                                     with its figures (gnuplot's SVG inline, the PNGs, data and
  *                                     scripts linked), and the results file itself (<name>.json)
+ *     SITE/cross-host/index.html      when the files come from two hosts or more: one table per
+ *                                     suite, a column per host, same-host ratios (pkbench report
+ *                                     FILE...'s document, report/cross.h)
+ *     SITE/history/<host>/index.html  per host that measured a suite three times or more: every
+ *                                     series over the project's history with its change points
+ *                                     (pkbench history's document and figures, report/history.h)
  *     SITE/.pkbench-site              the mark that lets the next publish replace SITE
  *
  * A study's <id> is its file's path under DIR without ".json", '/' written "--" (so the fleet's
@@ -41,6 +47,11 @@ typedef struct pkb_publish_options {
     FILE *progress;
     /* The index's title; NULL: "pkbench studies". */
     const char *title;
+    /* The history pages (report/history.h): the git repository that orders the revisions (NULL:
+     * the current directory), and same-host ratios to each scenario's baseline instead of
+     * medians (what a shared machine's history needs). */
+    const char *repo;
+    bool ratio;
 } pkb_publish_options;
 
 typedef struct pkb_publish_summary {

@@ -12,7 +12,10 @@
 #include "publish/escape.h"
 #include "publish/html.h"
 #include "publish/page.h"
+#include "publish/multi.h"
 #include "publish/scan.h"
+#include "publish/view.h"
+#include "results/identity.h"
 #include "suites/suite.h"
 
 #include <dirent.h>
@@ -29,16 +32,6 @@
 #define MARK_TEXT                                                                                  \
     "A site written by `pkbench publish`; the next publish with --out here replaces it.\n"
 
-struct site {
-    const char *in, *out;
-    const pkb_publish_options *o;
-    char stage[PATH_MAX];
-    pkb__scan scan;
-    char **ids; /* per scanned file: its study's folder under studies/ (NULL: not published) */
-    char when[32];
-    size_t published;
-};
-
 /* ==== What a study is ========================================================================= */
 
 static const char *env_str(const pkb_results *r, const char *key)
@@ -47,54 +40,57 @@ static const char *env_str(const pkb_results *r, const char *key)
     return s != NULL && s[0] != '\0' ? s : NULL;
 }
 
-/* The host the file was measured on, as the index names it. */
+/* The host the file was measured on, as every document of many files names it
+ * (results/identity.h); an older file's host is derived from its environment, and says so. */
 static void study_host(const pkb_results *r, pkb_buf *b)
 {
-    const char *host = env_str(r, "host");
+    pkb_identity id;
+    pkb_identity_of(r, &id);
+    pkb_html_text(b, id.host);
     const char *cpu = env_str(r, "cpu_model");
-    if (host != NULL) {
-        pkb_html_text(b, host);
-        return;
+    if (cpu != NULL) {
+        pkb_buf_puts(b, " <span class=\"facts\">(");
+        pkb_html_text(b, cpu);
+        if (r->logical_cpus > 0)
+            pkb_buf_printf(b, ", %lld CPUs", r->logical_cpus);
+        pkb_buf_puts(b, id.host_derived ? "; named from these)</span>" : ")</span>");
     }
-    pkb_html_text(b, cpu != NULL ? cpu : "unknown CPU");
-    if (r->logical_cpus > 0)
-        pkb_buf_printf(b, ", %lld CPUs", r->logical_cpus);
 }
 
-/* The platform: the system, its kernel's release, and Wine when the file was measured under it. */
+/* The platform: the system (Wine named), the kernel's release on Linux and the distribution,
+ * the architecture. */
 static void study_platform(const pkb_results *r, pkb_buf *b)
 {
-    const char *os = env_str(r, "distribution"), *kernel = env_str(r, "kernel");
-    const char *machine = env_str(r, "machine"), *wine = env_str(r, "wine");
-    pkb_html_text(b, os != NULL ? os : "unknown system");
-    if (kernel != NULL) {
-        pkb_buf_puts(b, ", ");
+    pkb_identity id;
+    pkb_identity_of(r, &id);
+    const char *kernel = env_str(r, "kernel"), *distribution = env_str(r, "distribution");
+    const char *machine = env_str(r, "machine");
+    bool on_linux = strcmp(id.os, "Linux") == 0;
+    pkb_buf_puts(b, strstr(id.os, "Wine") != NULL ? "<strong>" : "");
+    pkb_html_text(b, id.os);
+    pkb_buf_puts(b, strstr(id.os, "Wine") != NULL ? "</strong>" : "");
+    if (on_linux && kernel != NULL) {
+        pkb_buf_puts(b, " ");
         pkb_html_text_n(b, kernel, strcspn(kernel, " ")); /* the release, not the build line */
+    }
+    if (on_linux && distribution != NULL) {
+        pkb_buf_puts(b, ", ");
+        pkb_html_text(b, distribution);
     }
     if (machine != NULL) {
         pkb_buf_puts(b, ", ");
         pkb_html_text(b, machine);
     }
-    if (wine != NULL) {
-        pkb_buf_puts(b, " <strong>under Wine ");
-        pkb_html_text(b, wine);
-        pkb_buf_puts(b, "</strong>");
-    }
 }
 
-/* The measured tree's revision: its first 12 hex digits, "+dirty" when it had changes. */
+/* The measured tree's revision, as results/identity.h names it ("-dirty" when it had changes). */
 static void study_revision(const pkb_results *r, pkb_buf *b)
 {
-    const char *commit = env_str(r, "git_commit");
-    if (commit == NULL) {
-        pkb_buf_puts(b, "unknown");
-        return;
-    }
+    pkb_identity id;
+    pkb_identity_of(r, &id);
     pkb_buf_puts(b, "<code>");
-    pkb_html_text_n(b, commit, strlen(commit) < 12 ? strlen(commit) : 12);
+    pkb_html_text(b, id.revision);
     pkb_buf_puts(b, "</code>");
-    if (json_is_true(pkb_results_field(r, "environment", "git_dirty")))
-        pkb_buf_puts(b, "+dirty");
 }
 
 /* The suite's name today (a file of the scenarios suite from before its rename says "compare"). */
@@ -140,30 +136,6 @@ static char *study_id(const char *rel)
     return b.data;
 }
 
-/* ==== Files =================================================================================== */
-
-static int read_text(const char *path, pkb_buf *b)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return -errno;
-    char chunk[65536];
-    for (size_t n; (n = fread(chunk, 1, sizeof chunk, f)) > 0;)
-        pkb_buf_printf(b, "%.*s", (int)n, chunk);
-    int rc = ferror(f) ? -EIO : b->failed ? -ENOMEM : 0;
-    fclose(f);
-    return rc;
-}
-
-/* Writes b as dir/name; the message names the file. */
-static int put(const char *dir, const char *name, pkb_buf *b, char *err, size_t err_len)
-{
-    int rc = b->failed ? -ENOMEM : pkb_write_file(dir, name, b->data ? b->data : "", b->len);
-    if (rc != 0)
-        return pkb_fail(err, err_len, rc, "cannot write %s/%s: %s", dir, name, strerror(-rc));
-    return 0;
-}
-
 /* ==== A study's page ========================================================================== */
 
 static void study_facts(const pkb__found *f, pkb_buf *b)
@@ -188,7 +160,7 @@ static void study_facts(const pkb__found *f, pkb_buf *b)
 
 /* Renders the report of scan file i into studies/<id>/ and wraps it as index.html there, with
  * the results file beside it. */
-static int study_page(struct site *s, size_t i, char *err, size_t err_len)
+static int study_page(struct pkb__site *s, size_t i, char *err, size_t err_len)
 {
     const pkb__found *f = &s->scan.files[i];
     pkb_buf dir = {0}, md = {0}, page = {0}, json = {0}, mdname = {0}, title = {0};
@@ -199,9 +171,9 @@ static int study_page(struct site *s, size_t i, char *err, size_t err_len)
     int rc = dir.failed || mdname.failed ? -ENOMEM : 0;
     if (rc == 0)
         rc = pkb_report_render(f->path, dir.data, &ro, err, err_len);
-    if (rc == 0 && (rc = read_text(mdname.data, &md)) != 0)
+    if (rc == 0 && (rc = pkb_page_read(mdname.data, &md)) != 0)
         pkb_fail(err, err_len, rc, "cannot read %s: %s", mdname.data, strerror(-rc));
-    if (rc == 0 && (rc = read_text(f->path, &json)) != 0)
+    if (rc == 0 && (rc = pkb_page_read(f->path, &json)) != 0)
         pkb_fail(err, err_len, rc, "cannot read %s: %s", f->path, strerror(-rc));
     if (rc == 0) {
         pkb_buf_printf(&title, "%s: %s", study_suite(&f->r), f->r.name);
@@ -210,10 +182,10 @@ static int study_page(struct site *s, size_t i, char *err, size_t err_len)
         pkb_md_to_html(md.data ? md.data : "", md.len, &page);
         pkb_page_foot(&page, "Published by <code>pkbench publish</code> from the results file "
                              "above; every number on this page is its report's.");
-        rc = put(dir.data, "index.html", &page, err, err_len);
+        rc = pkb_page_put(dir.data, "index.html", &page, err, err_len);
     }
     if (rc == 0)
-        rc = put(dir.data, f->r.file, &json, err, err_len);
+        rc = pkb_page_put(dir.data, f->r.file, &json, err, err_len);
     pkb_buf_free(&dir);
     pkb_buf_free(&md);
     pkb_buf_free(&page);
@@ -225,7 +197,7 @@ static int study_page(struct site *s, size_t i, char *err, size_t err_len)
 
 /* ==== The index =============================================================================== */
 
-static void index_row(const struct site *s, size_t i, pkb_buf *b)
+static void index_row(const struct pkb__site *s, size_t i, pkb_buf *b)
 {
     const pkb__found *f = &s->scan.files[i];
     const pkb_results *r = &f->r;
@@ -254,7 +226,7 @@ static void index_row(const struct site *s, size_t i, pkb_buf *b)
     pkb_buf_puts(b, "</td></tr>\n");
 }
 
-static void index_skipped(const struct site *s, pkb_buf *b)
+static void index_skipped(const struct pkb__site *s, pkb_buf *b)
 {
     size_t skipped = s->scan.n - s->published;
     if (skipped > 0) {
@@ -279,7 +251,35 @@ static void index_skipped(const struct site *s, pkb_buf *b)
                        s->scan.other == 1 ? "was" : "were");
 }
 
-static int index_page(struct site *s, char *err, size_t err_len)
+/* The pages over many files: the table across hosts, and a row per host's history. */
+static void index_many(const struct pkb__site *s, pkb_buf *b)
+{
+    if (s->cross_hosts > 0)
+        pkb_buf_printf(b,
+                       "<h2 id=\"across-hosts\">Across hosts</h2>\n<p><a "
+                       "href=\"cross-host/index.html\">One table of every study across the %zu "
+                       "hosts</a>: per suite, a column per host, each cell a same-host ratio "
+                       "against that host's baseline contender.</p>\n",
+                       s->cross_hosts);
+    if (s->nhistories == 0)
+        return;
+    pkb_buf_puts(b, "<h2 id=\"history\">History</h2>\n<div class=\"table\"><table>\n<thead><tr>"
+                    "<th>host</th><th>platform</th><th class=\"r\">results files</th>"
+                    "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < s->nhistories; i++) {
+        const struct pkb__history_page *h = &s->histories[i];
+        pkb_buf_puts(b, "<tr><td><a href=\"history/");
+        pkb_html_text(b, h->dir);
+        pkb_buf_puts(b, "/index.html\">");
+        pkb_html_text(b, h->host);
+        pkb_buf_puts(b, "</a></td><td>");
+        pkb_html_text(b, h->os);
+        pkb_buf_printf(b, "</td><td class=\"r\">%zu</td></tr>\n", h->files);
+    }
+    pkb_buf_puts(b, "</tbody>\n</table></div>\n");
+}
+
+static int index_page(struct pkb__site *s, char *err, size_t err_len)
 {
     const char *title = s->o->title != NULL ? s->o->title : "pkbench studies";
     pkb_buf b = {0};
@@ -294,7 +294,9 @@ static int index_page(struct site *s, char *err, size_t err_len)
     pkb_buf_puts(&b, "</code> at ");
     pkb_html_text(&b, s->when);
     pkb_buf_puts(&b, ". A study is one results file: its page is its report, with the file.</p>\n"
-                     "<h2 id=\"studies\">Studies</h2>\n<div class=\"table\"><table>\n<thead><tr>"
+                     "\n");
+    index_many(s, &b);
+    pkb_buf_puts(&b, "<h2 id=\"studies\">Studies</h2>\n<div class=\"table\"><table>\n<thead><tr>"
                      "<th>results file</th><th>suite</th><th>profile</th><th>host</th>"
                      "<th>platform</th><th>revision</th><th>created</th>"
                      "<th class=\"r\">series measured</th><th>run</th></tr></thead>\n<tbody>\n");
@@ -305,7 +307,7 @@ static int index_page(struct site *s, char *err, size_t err_len)
     index_skipped(s, &b);
     pkb_page_foot(&b, "Published by <code>pkbench publish</code>. Plain HTML and SVG: no script, "
                       "nothing loaded from elsewhere.");
-    return put(s->stage, "index.html", &b, err, err_len);
+    return pkb_page_put(s->stage, "index.html", &b, err, err_len);
 }
 
 /* ==== Where the site goes ===================================================================== */
@@ -348,7 +350,7 @@ static int check_out(const char *in, const char *out, char *err, size_t err_len)
 
 /* The staging directory: a hidden sibling of out_dir, so the final rename stays on one file
  * system. */
-static int make_stage(struct site *s, char *err, size_t err_len)
+static int make_stage(struct pkb__site *s, char *err, size_t err_len)
 {
     char parent[PATH_MAX], base[PATH_MAX];
     size_t n = strlen(s->out);
@@ -380,7 +382,7 @@ static int make_stage(struct site *s, char *err, size_t err_len)
 
 /* Swaps the finished stage in: the old site (if any) is renamed aside, the stage renamed into its
  * place, and only then the old one removed; if the second rename fails the old site goes back. */
-static int commit(struct site *s, char *err, size_t err_len)
+static int commit(struct pkb__site *s, char *err, size_t err_len)
 {
     struct stat st;
     char old[PATH_MAX + 8] = "";
@@ -406,7 +408,7 @@ static int commit(struct site *s, char *err, size_t err_len)
 /* ==== Publishing ============================================================================== */
 
 /* Each loadable file's folder, unique (a second "a_b" after sanitizing becomes "a_b-2"). */
-static int assign_ids(struct site *s)
+static int assign_ids(struct pkb__site *s)
 {
     s->ids = calloc(s->scan.n ? s->scan.n : 1, sizeof *s->ids);
     if (s->ids == NULL)
@@ -436,7 +438,7 @@ static int assign_ids(struct site *s)
     return 0;
 }
 
-static int nothing_to_publish(const struct site *s, char *err, size_t err_len)
+static int nothing_to_publish(const struct pkb__site *s, char *err, size_t err_len)
 {
     for (size_t i = 0; i < s->scan.n; i++) /* say why the first one failed */
         if (s->scan.files[i].why != NULL)
@@ -449,7 +451,7 @@ static int nothing_to_publish(const struct site *s, char *err, size_t err_len)
                     s->scan.looked);
 }
 
-static int build(struct site *s, char *err, size_t err_len)
+static int build(struct pkb__site *s, char *err, size_t err_len)
 {
     int rc = assign_ids(s);
     if (rc != 0)
@@ -466,21 +468,27 @@ static int build(struct site *s, char *err, size_t err_len)
         }
         rc = study_page(s, i, err, err_len);
     }
+    if (rc == 0 && s->o->progress != NULL)
+        fprintf(s->o->progress, "pkbench: publish: the tables across hosts and the histories\n");
+    if (rc == 0)
+        rc = pkb__multi_cross(s, err, err_len);
+    if (rc == 0)
+        rc = pkb__multi_histories(s, err, err_len);
     pkb_buf css = {0}, mark = {0};
     pkb_buf_puts(&css, pkb_page_css);
     pkb_buf_puts(&mark, MARK_TEXT);
     if (rc == 0)
-        rc = put(s->stage, "style.css", &css, err, err_len);
+        rc = pkb_page_put(s->stage, "style.css", &css, err, err_len);
     if (rc == 0)
         rc = index_page(s, err, err_len);
     if (rc == 0) /* last: a stage without it is never taken for a site */
-        rc = put(s->stage, MARK, &mark, err, err_len);
+        rc = pkb_page_put(s->stage, MARK, &mark, err, err_len);
     pkb_buf_free(&css);
     pkb_buf_free(&mark);
     return rc;
 }
 
-static void summarize(const struct site *s, pkb_publish_summary *sum)
+static void summarize(const struct pkb__site *s, pkb_publish_summary *sum)
 {
     sum->studies = s->published;
     sum->skipped = s->scan.n - s->published;
@@ -502,7 +510,7 @@ int pkb_publish(const char *in_dir,
         return pkb_fail(err, err_len, -EINVAL, "no DIR given");
     if (out_dir == NULL || out_dir[0] == '\0')
         return pkb_fail(err, err_len, -EINVAL, "--out needs a directory");
-    struct site s = {.in = in_dir, .out = out_dir, .o = opts != NULL ? opts : &defaults};
+    struct pkb__site s = {.in = in_dir, .out = out_dir, .o = opts != NULL ? opts : &defaults};
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm) != NULL)
@@ -523,6 +531,7 @@ int pkb_publish(const char *in_dir,
     for (size_t i = 0; s.ids != NULL && i < s.scan.n; i++)
         free(s.ids[i]);
     free(s.ids);
+    pkb__multi_free(&s);
     pkb__scan_free(&s.scan);
     return rc;
 }
