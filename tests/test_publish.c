@@ -482,6 +482,7 @@ TEST_IMPL(publish_site_across_hosts_and_history)
     char *history = slurp(path);
     HAS(history, "<title>History: vm-a</title>");
     HAS(history, "The 3 results files of host <strong>vm-a</strong> (Linux)");
+    HAS(history, ">History of 3 results files</h1>"); /* the host's files only, not vm-b's */
     HAS(history, "<link rel=\"stylesheet\" href=\"../../style.css\">");
     free(history);
     free(in);

@@ -20,14 +20,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The paths of the published files, in the site's order (the caller frees the array). */
-static const char **published_paths(const struct pkb__site *s, size_t *n)
+/* The paths of the published files (of host `host_id` only, unless NULL), in the site's order
+ * (the caller frees the array). */
+static const char **published_paths(const struct pkb__site *s, const char *host_id, size_t *n)
 {
     const char **v = calloc(s->scan.n ? s->scan.n : 1, sizeof *v);
     *n = 0;
-    for (size_t i = 0; v != NULL && i < s->scan.n; i++)
-        if (s->ids[i] != NULL)
+    for (size_t i = 0; v != NULL && i < s->scan.n; i++) {
+        pkb_identity id;
+        if (s->ids[i] == NULL)
+            continue;
+        pkb_identity_of(&s->scan.files[i].r, &id);
+        if (host_id == NULL || strcmp(id.host_id, host_id) == 0)
             v[(*n)++] = s->scan.files[i].path;
+    }
     return v;
 }
 
@@ -98,7 +104,7 @@ int pkb__multi_cross(struct pkb__site *s, char *err, size_t err_len)
     size_t hosts = count_hosts(s), n = 0;
     if (hosts < 2)
         return 0;
-    const char **paths = published_paths(s, &n);
+    const char **paths = published_paths(s, NULL, &n);
     if (paths == NULL)
         return pkb_fail(err, err_len, -ENOMEM, "out of memory");
     pkb_cross c;
@@ -164,7 +170,7 @@ static int history_page(struct pkb__site *s, size_t i, size_t files, char *err, 
     pkb_identity id;
     pkb_identity_of(&s->scan.files[i].r, &id);
     size_t n = 0;
-    const char **paths = published_paths(s, &n);
+    const char **paths = published_paths(s, id.host_id, &n);
     struct pkb__history_page *v = realloc(s->histories, (s->nhistories + 1) * sizeof *v);
     if (paths == NULL || v == NULL) {
         free(paths);
