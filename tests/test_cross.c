@@ -320,13 +320,17 @@ TEST_IMPL(report_many_linux_and_wine_in_one_table)
     ASSERT_HAS(md.data, "| `spawn_only/processkit` | **0.800×** [0.800, 0.800] faster | 1.080× "
                         "[1.080, 1.080] negligible |");
     ASSERT_HAS(md.data, "**Warning: 7 keys differ inside rows**");
-    ASSERT_HAS(md.data, "> - `kernel`: `6.1.0` (vm · Linux); `Windows NT 6.1 build 7601` (vm · "
-                        "Windows (Wine 8.0)) — in 1 of 4 rows: spawn_only/processkit");
+    ASSERT_HAS(md.data, "> In 1 of 4 rows (`spawn_only/processkit`):\n> - `host_id`: ");
+    ASSERT_HAS(md.data, "\n> - `kernel`: `6.1.0` (vm · Linux); `Windows NT 6.1 build 7601` (vm "
+                        "· Windows (Wine 8.0))\n");
     ASSERT_HAS(md.data, "Baselines: vm · Linux: `posix_spawn`; vm · Windows (Wine 8.0): "
                         "`createprocess`.");
     ASSERT_LACKS(md.data, " µs");
     ASSERT_LACKS(md.data, " ms");
-    ASSERT_HAS(term.data, "warning: kernel differs inside rows: '6.1.0' (vm · Linux)");
+    ASSERT_HAS(term.data, "warning: 7 keys differ inside rows (not a row or column key):\n"
+                          "    In 1 of 4 rows (spawn_only/processkit):\n");
+    ASSERT_HAS(term.data, "      kernel: '6.1.0' (vm · Linux); 'Windows NT 6.1 build 7601' (vm · "
+                          "Windows (Wine 8.0))\n");
     ASSERT_HAS(term.data, "0.800× [0.800, 0.800] faster");
     pkb_buf_free(&md);
     pkb_buf_free(&term);
@@ -400,7 +404,8 @@ TEST_IMPL(report_many_pools_a_cell_and_names_the_revision)
     pkb_buf md = {0};
     pkb_cross_markdown(&c, &md);
     ASSERT_HAS(md.data, "(2 files)");
-    ASSERT_HAS(md.data, "— in every row");
+    ASSERT_HAS(md.data, "> In every row:\n> - `revision`: `333333333333` (vm · Linux); "
+                        "`444444444444` (vm · Linux)\n");
     pkb_buf_free(&md);
     pkb_cross_free(&c);
 

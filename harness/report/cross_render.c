@@ -146,15 +146,30 @@ static void md_files(const pkb_cross *c, pkb_buf *b)
     pkb_buf_puts(b, "\n");
 }
 
+/* A value in a warning: long ones (a settings object) cut at 60 characters. */
+static void short_value(const char *v, bool md, pkb_buf *b)
+{
+    char cut[80];
+    size_t n = strlen(v);
+    if (n > 60) {
+        size_t k = 57;
+        while (k > 0 && ((unsigned char)v[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+            k--;
+        snprintf(cut, sizeof cut, "%.*s…", (int)k, v);
+        v = cut;
+    }
+    if (md)
+        pkb_md_code(b, v);
+    else
+        pkb_buf_printf(b, "'%s'", v);
+}
+
 /* A key's values and their columns: "`a` (col 1, col 2); `b` (col 3)". */
 static void diff_values(const pkb_cross_table *t, const pkb_cross_diff *d, bool md, pkb_buf *b)
 {
     for (size_t v = 0; v < d->nvalues; v++) {
         pkb_buf_puts(b, v > 0 ? "; " : "");
-        if (md)
-            pkb_md_code(b, d->values[v]);
-        else
-            pkb_buf_printf(b, "'%s'", d->values[v]);
+        short_value(d->values[v], md, b);
         pkb_buf_puts(b, " (");
         for (size_t col = 0, k = 0; col < t->ncols; col++) {
             if (!d->in_col[v * t->ncols + col])
@@ -169,22 +184,68 @@ static void diff_values(const pkb_cross_table *t, const pkb_cross_diff *d, bool 
     }
 }
 
-/* Where a key differs: "in every row", or the rows. */
+/* Where a group of keys differs: "In every row", or "In 4 of 16 rows (a, b, c, d)". */
 static void diff_rows(const pkb_cross_table *t, const pkb_cross_diff *d, bool md, pkb_buf *b)
 {
     if (d->nrows_differ == t->nrows) {
-        pkb_buf_puts(b, t->nrows == 1 ? "in its one row" : "in every row");
+        pkb_buf_puts(b, t->nrows == 1 ? "In its one row" : "In every row");
         return;
     }
-    pkb_buf_printf(b, "in %zu of %zu rows: ", d->nrows_differ, t->nrows);
+    pkb_buf_printf(b, "In %zu of %zu rows (", d->nrows_differ, t->nrows);
     for (size_t r = 0, k = 0; r < t->nrows; r++) {
         if (!d->in_row[r])
             continue;
         pkb_buf_puts(b, k++ > 0 ? ", " : "");
         if (md)
-            pkb_md_text(b, t->row_label[r]);
+            pkb_md_code(b, t->row_label[r]);
         else
             pkb_buf_puts(b, t->row_label[r]);
+    }
+    pkb_buf_puts(b, ")");
+}
+
+static bool same_rows(const pkb_cross_table *t, const pkb_cross_diff *a, const pkb_cross_diff *b)
+{
+    return memcmp(a->in_row, b->in_row, t->nrows * sizeof *a->in_row) == 0;
+}
+
+/* The warnings, the keys grouped by the rows they differ in (mostly all the same rows): each
+ * group's rows once, then its keys with their values. `lead` starts every line ("> " in
+ * Markdown, indentation on a terminal). */
+static void diff_groups(const pkb_cross_table *t, bool md, bool color, const char *lead, pkb_buf *b)
+{
+    for (size_t i = 0; i < t->ndiffs; i++) {
+        bool earlier = false;
+        for (size_t j = 0; j < i && !earlier; j++)
+            earlier = same_rows(t, &t->diffs[j], &t->diffs[i]);
+        if (earlier)
+            continue; /* its group was written with the first key of it */
+        pkb_buf line = {0};
+        diff_rows(t, &t->diffs[i], md, &line);
+        pkb_buf_puts(&line, ":");
+        if (md)
+            pkb_buf_printf(b, "%s\n%s%s\n", lead, lead, line.failed ? "?" : line.data);
+        else
+            pkb_term_line(b, color, PKB_TONE_WARN, "%s%s", lead, line.failed ? "?" : line.data);
+        b->failed |= line.failed;
+        pkb_buf_free(&line);
+        for (size_t k = i; k < t->ndiffs; k++) {
+            if (!same_rows(t, &t->diffs[i], &t->diffs[k]))
+                continue;
+            if (md) {
+                pkb_buf_printf(b, "%s- ", lead);
+                pkb_md_code(b, t->diffs[k].key);
+                pkb_buf_puts(b, ": ");
+                diff_values(t, &t->diffs[k], true, b);
+                pkb_buf_puts(b, "\n");
+                continue;
+            }
+            diff_values(t, &t->diffs[k], false, &line);
+            pkb_term_line(b, color, PKB_TONE_WARN, "%s  %s: %s", lead, t->diffs[k].key,
+                          line.failed ? "?" : line.data);
+            b->failed |= line.failed;
+            pkb_buf_free(&line);
+        }
     }
 }
 
@@ -202,19 +263,11 @@ static void md_header(const pkb_cross *c, const pkb_cross_table *t, pkb_buf *b)
     pkb_buf_puts(b, "\n\n");
     if (t->ndiffs > 0) {
         pkb_buf_printf(b,
-                       "> **Warning: %zu key%s differ%s inside rows** (keys that are not a row "
-                       "or a column: the files compared in a row differ in more than the columns "
-                       "say):\n",
+                       "> **Warning: %zu key%s differ%s inside rows**: keys that are not a row "
+                       "or a column, so the files compared in a row differ in more than its "
+                       "columns say.\n",
                        t->ndiffs, t->ndiffs == 1 ? "" : "s", t->ndiffs == 1 ? "s" : "");
-        for (size_t i = 0; i < t->ndiffs; i++) {
-            pkb_buf_puts(b, "> - ");
-            pkb_md_code(b, t->diffs[i].key);
-            pkb_buf_puts(b, ": ");
-            diff_values(t, &t->diffs[i], true, b);
-            pkb_buf_puts(b, " — ");
-            diff_rows(t, &t->diffs[i], true, b);
-            pkb_buf_puts(b, "\n");
-        }
+        diff_groups(t, true, false, "> ", b);
         pkb_buf_puts(b, "\n");
     }
     if (c->opts.absolute)
@@ -362,15 +415,11 @@ void pkb_cross_terminal(const pkb_cross *c, bool color, pkb_buf *out)
         for (size_t k = 0; k < t->ncommon; k++)
             pkb_term_line(out, color, PKB_TONE_DIM, "  %s: %s", t->common_key[k],
                           t->common_value[k]);
-        for (size_t k = 0; k < t->ndiffs; k++) {
-            pkb_buf line = {0};
-            diff_values(t, &t->diffs[k], false, &line);
-            pkb_buf_puts(&line, " — ");
-            diff_rows(t, &t->diffs[k], false, &line);
-            pkb_term_line(out, color, PKB_TONE_WARN, "  warning: %s differs inside rows: %s",
-                          t->diffs[k].key, line.failed ? "?" : line.data);
-            out->failed |= line.failed;
-            pkb_buf_free(&line);
+        if (t->ndiffs > 0) {
+            pkb_term_line(out, color, PKB_TONE_WARN,
+                          "  warning: %zu key%s differ%s inside rows (not a row or column key):",
+                          t->ndiffs, t->ndiffs == 1 ? "" : "s", t->ndiffs == 1 ? "s" : "");
+            diff_groups(t, false, color, "    ", out);
         }
         if (c->opts.absolute)
             pkb_term_line(out, color, PKB_TONE_WARN,
