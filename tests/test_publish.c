@@ -453,11 +453,11 @@ TEST_IMPL(publish_site_across_hosts_and_history)
     pkb_publish_options o = {.report = {.no_plots = true}};
     ASSERT_EQ(pkb_publish(in, out, &o, NULL, err, sizeof err), 0);
     ASSERT(!exists(out, "cross-host"));
-    ASSERT(exists(out, "history/vm-a-0000000000a1/index.html"));
+    ASSERT(exists(out, "history/vm-a--Linux/index.html"));
     snprintf(path, sizeof path, "%s/index.html", out);
     char *index = slurp(path);
     HAS_NOT(index, "Across hosts");
-    HAS(index, "<tr><td><a href=\"history/vm-a-0000000000a1/index.html\">vm-a</a></td>"
+    HAS(index, "<tr><td><a href=\"history/vm-a--Linux/index.html\">vm-a</a></td>"
                "<td>Linux</td><td class=\"r\">3</td></tr>");
     free(index);
     /* A second host, under Wine, with one file: a table across both; still one history. */
@@ -465,7 +465,7 @@ TEST_IMPL(publish_site_across_hosts_and_history)
     host_file(path, "vm-b", "0000000000b2", 0, true);
     ASSERT_EQ(pkb_publish(in, out, &o, NULL, err, sizeof err), 0);
     ASSERT(exists(out, "cross-host/cross-host.md") && exists(out, "cross-host/cross-host.json"));
-    ASSERT(!exists(out, "history/vm-b-0000000000b2"));
+    ASSERT(!exists(out, "history/vm-b--Windows__Wine_8.0_"));
     snprintf(path, sizeof path, "%s/index.html", out);
     index = slurp(path);
     HAS(index, "<a href=\"cross-host/index.html\">One table of every study across the 2 hosts</a>");
@@ -478,7 +478,7 @@ TEST_IMPL(publish_site_across_hosts_and_history)
     HAS(cross, "Windows (Wine 8.0)");
     HAS(cross, "<table>");
     free(cross);
-    snprintf(path, sizeof path, "%s/history/vm-a-0000000000a1/index.html", out);
+    snprintf(path, sizeof path, "%s/history/vm-a--Linux/index.html", out);
     char *history = slurp(path);
     HAS(history, "<title>History: vm-a</title>");
     HAS(history, "The 3 results files of host <strong>vm-a</strong> (Linux)");

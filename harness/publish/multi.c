@@ -20,20 +20,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The paths of the published files (of host `host_id` only, unless NULL), in the site's order
- * (the caller frees the array). */
-static const char **published_paths(const struct pkb__site *s, const char *host_id, size_t *n)
+/* Whether file i was measured on `host` (its name and platform, as results/identity.h names
+ * them, which is how report/history.h groups a history). */
+static bool on_host(const struct pkb__site *s, size_t i, const pkb_identity *host)
+{
+    pkb_identity id;
+    pkb_identity_of(&s->scan.files[i].r, &id);
+    return strcmp(id.host, host->host) == 0 && strcmp(id.os, host->os) == 0;
+}
+
+/* The paths of the published files (on `host` only, unless NULL), in the site's order (the
+ * caller frees the array). */
+static const char **published_paths(const struct pkb__site *s, const pkb_identity *host, size_t *n)
 {
     const char **v = calloc(s->scan.n ? s->scan.n : 1, sizeof *v);
     *n = 0;
-    for (size_t i = 0; v != NULL && i < s->scan.n; i++) {
-        pkb_identity id;
-        if (s->ids[i] == NULL)
-            continue;
-        pkb_identity_of(&s->scan.files[i].r, &id);
-        if (host_id == NULL || strcmp(id.host_id, host_id) == 0)
+    for (size_t i = 0; v != NULL && i < s->scan.n; i++)
+        if (s->ids[i] != NULL && (host == NULL || on_host(s, i, host)))
             v[(*n)++] = s->scan.files[i].path;
-    }
     return v;
 }
 
@@ -139,45 +143,37 @@ int pkb__multi_cross(struct pkb__site *s, char *err, size_t err_len)
  * files it has. */
 static bool has_history(const struct pkb__site *s, size_t i, size_t *files)
 {
-    pkb_identity a, b;
-    pkb_identity_of(&s->scan.files[i].r, &a);
+    pkb_identity host;
+    pkb_identity_of(&s->scan.files[i].r, &host);
     size_t most = 0;
     *files = 0;
     for (size_t j = 0; j < s->scan.n; j++) {
-        if (s->ids[j] == NULL)
-            continue;
-        pkb_identity_of(&s->scan.files[j].r, &b);
-        if (strcmp(a.host_id, b.host_id) != 0)
+        if (s->ids[j] == NULL || !on_host(s, j, &host))
             continue;
         (*files)++;
         size_t same_suite = 0;
-        for (size_t k = 0; k < s->scan.n; k++) {
-            pkb_identity c;
-            if (s->ids[k] == NULL)
-                continue;
-            pkb_identity_of(&s->scan.files[k].r, &c);
-            same_suite += strcmp(c.host_id, a.host_id) == 0 &&
+        for (size_t k = 0; k < s->scan.n; k++)
+            same_suite += s->ids[k] != NULL && on_host(s, k, &host) &&
                           strcmp(s->scan.files[k].r.suite, s->scan.files[j].r.suite) == 0;
-        }
         most = same_suite > most ? same_suite : most;
     }
     return most >= 3;
 }
 
-/* The history of the host of published file i into history/<host>-<host_id>/. */
+/* The history of the host of published file i into history/<host>--<platform>/. */
 static int history_page(struct pkb__site *s, size_t i, size_t files, char *err, size_t err_len)
 {
     pkb_identity id;
     pkb_identity_of(&s->scan.files[i].r, &id);
     size_t n = 0;
-    const char **paths = published_paths(s, id.host_id, &n);
+    const char **paths = published_paths(s, &id, &n);
     struct pkb__history_page *v = realloc(s->histories, (s->nhistories + 1) * sizeof *v);
     if (paths == NULL || v == NULL) {
         free(paths);
         return pkb_fail(err, err_len, -ENOMEM, "out of memory");
     }
     s->histories = v;
-    pkb_history_options ho = {.host = id.host_id, .repo = s->o->repo, .ratio = s->o->ratio};
+    pkb_history_options ho = {.repo = s->o->repo, .ratio = s->o->ratio}; /* its files only */
     pkb_history h;
     int rc = pkb_history_build(paths, n, &ho, &h, err, err_len);
     free(paths);
@@ -185,7 +181,8 @@ static int history_page(struct pkb__site *s, size_t i, size_t files, char *err, 
         return rc;
     pkb_buf name = {0}, dir = {0}, facts = {0}, title = {0};
     pkb_buf_sanitized(&name, id.host);
-    pkb_buf_printf(&name, "-%s", id.host_id);
+    pkb_buf_puts(&name, "--");
+    pkb_buf_sanitized(&name, id.os);
     pkb_buf_printf(&dir, "%s/history/%s", s->stage, name.data);
     pkb_buf_printf(&title, "History: %s", id.host);
     pkb_report_options ro = s->o->report;
@@ -228,15 +225,11 @@ int pkb__multi_histories(struct pkb__site *s, char *err, size_t err_len)
     for (size_t i = 0; rc == 0 && i < s->scan.n; i++) {
         if (s->ids[i] == NULL)
             continue;
-        pkb_identity a, b;
+        pkb_identity a;
         pkb_identity_of(&s->scan.files[i].r, &a);
         bool seen = false; /* a host's page is made at its first file */
-        for (size_t j = 0; j < i && !seen; j++) {
-            if (s->ids[j] == NULL)
-                continue;
-            pkb_identity_of(&s->scan.files[j].r, &b);
-            seen = strcmp(a.host_id, b.host_id) == 0;
-        }
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = s->ids[j] != NULL && on_host(s, j, &a);
         size_t files;
         if (!seen && has_history(s, i, &files))
             rc = history_page(s, i, files, err, err_len);

@@ -17,8 +17,9 @@
  * Returns 0, or a negative errno with the message in err. */
 int pkb__multi_cross(struct pkb__site *s, char *err, size_t err_len);
 
-/* history/<host>/index.html per host that measured a suite in three files or more, recorded in
- * s->histories. Errors as pkb__multi_cross. */
+/* history/<host>--<platform>/index.html per host (its name and platform, as report/history.h
+ * groups a history) that measured a suite in three files or more, recorded in s->histories. Errors
+ * as pkb__multi_cross. */
 int pkb__multi_histories(struct pkb__site *s, char *err, size_t err_len);
 
 /* Frees what the two recorded in s. */

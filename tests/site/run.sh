@@ -58,8 +58,8 @@ check "publish prints where the site is" grep -q "^site     $work/site/index.htm
 check "publish names the broken file on stderr" grep -q "not published: .*broken.json: .*not valid JSON" "$work/publish.err"
 check "the index names the broken file" grep -q "<code>other/broken.json</code>" "$work/site/index.html"
 check "the index links the table across hosts" grep -q 'href="cross-host/index.html"' "$work/site/index.html"
-check "the index links the history of history-host" grep -q 'href="history/history-host-5173e5000001/index.html">history-host<' "$work/site/index.html"
-check "the history page names the injected step" grep -q '<code>spawn_only/processkit</code>.*+10' "$work/site/history/history-host-5173e5000001/index.html"
+check "the index links the history of history-host" grep -q 'href="history/history-host--Linux/index.html">history-host<' "$work/site/index.html"
+check "the history page names the injected step" grep -q '<code>spawn_only/processkit</code>.*+10' "$work/site/history/history-host--Linux/index.html"
 check "the table across hosts has Linux and Wine columns" grep -q 'vm · Windows (Wine 8.0)' "$work/site/cross-host/index.html"
 
 node tests/site/check-site.cjs "$work/site" "$work/shots" --chromium "$chromium" \
