@@ -11,7 +11,7 @@ _default:
 # Run every test: the plain build, the ASan+UBSan build, the format check, the install test,
 # 20 s of each fuzz target, and the Windows build's tests under Wine — side by side in three lanes
 # after the builds (tests/stages.sh; logs in build/stages/). Names run only those stages, e.g.
-# `just test dev fmt` (stages: dev asan windows fuzz install fmt).
+# `just test dev fmt` (stages: dev asan windows fuzz install fmt site).
 [doc('Every test: Debug, ASan+UBSan, format check, install test, fuzz smoke, Windows under Wine')]
 test *stages:
     tests/stages.sh {{stages}}
@@ -162,6 +162,12 @@ bench-observe-quick *args: (build "release")
 # Render a results file (reports/<name>.md and plots), print its tables and where the files are.
 report file: (build "release")
     build/release/harness/pkbench report {{file}} --print
+
+# Publish every results file under DIR (default results/) as a static site in SITE (default
+# build/site): open SITE/index.html in a browser. Extra arguments go to pkbench publish.
+[doc('Publish the results files under DIR as a static site in SITE (open SITE/index.html)')]
+publish dir="results" site="build/site" *args: (build "release")
+    build/release/harness/pkbench publish {{dir}} --out {{site}} {{args}}
 
 # The spawn floor, unpinned: spawn+wait by method (processkit, the raw clone3 ladder, vfork,
 # posix_spawn, fork; the capture path against a raw vfork+pipes+poll loop), interleaved, with the

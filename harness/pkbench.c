@@ -10,6 +10,7 @@
  *   pkbench list                                                         -> suites/, contenders/
  *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
+ *   pkbench publish DIR --out SITE [--no-plots] [--title T] [--repo DIR] [--ratio] -> publish/
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
  * could not start, or stdout that cannot be written (one line on stderr says which); 4 when a run
@@ -23,6 +24,7 @@
 #include "common/parse.h"
 #include "common/term.h"
 #include "processkit.h"
+#include "publish/publish.h"
 #include "regress/compare.h"
 #include "report/cli.h"
 #include "contenders/registry.h"
@@ -61,6 +63,7 @@ static const char usage_text[] =
     "                     [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
     "                     [--out FILE]\n"
     "                     [compare's options]\n"
+    "       pkbench publish DIR --out SITE [--no-plots] [--title TEXT] [--repo DIR] [--ratio]\n"
     "       pkbench --help\n";
 
 static void help(void)
@@ -134,7 +137,20 @@ static void help(void)
           "         (--baseline-contender) series taken in the same rounds are paired by\n"
           "         round: median per-round ratio, its CI, Wilcoxon's signed-rank p.\n"
           "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
-          "         series that regressed once and reports only regressions that repeat.\n"
+          "         series that regressed once and reports only regressions that repeat.\n",
+          stdout);
+    fputs("publish  every results file under DIR (searched recursively) as a static site in\n"
+          "         SITE: an index of the studies, and per file a page with its report's\n"
+          "         tables and figures (SVG) and the file itself. Plain HTML, no script,\n"
+          "         nothing loaded from elsewhere: open SITE/index.html from disk or put SITE on\n"
+          "         any static host. The site is built beside SITE and swapped in whole; SITE\n"
+          "         must be new, empty, or a site publish wrote. A results file that cannot\n"
+          "         be read is named on the index and on stderr, the rest is published.\n"
+          "         Files from two hosts or more also get the table across hosts (as report\n"
+          "         FILE... makes it); a host that measured a suite three times or more, its\n"
+          "         history (as history makes it: --repo orders the revisions, --ratio shows\n"
+          "         same-host ratios instead of medians). --no-plots leaves the figures out;\n"
+          "         --title names the index.\n"
           "\n"
           "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
           "also takes --help. Tables are coloured only on a terminal, and never when NO_COLOR\n"
@@ -557,6 +573,81 @@ static int cmd_report(int argc, char **argv)
     return rc;
 }
 
+/* ---- publish -------------------------------------------------------------------------------- */
+
+enum { OPT_TITLE = 2000, OPT_REPO, OPT_RATIO };
+
+static const struct option publish_options[] = {
+    {"out", required_argument, NULL, OPT_OUT},
+    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+    {"title", required_argument, NULL, OPT_TITLE},
+    {"repo", required_argument, NULL, OPT_REPO},
+    {"ratio", no_argument, NULL, OPT_RATIO},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static int cmd_publish(int argc, char **argv)
+{
+    const char *out = NULL;
+    pkb_publish_options po = {.progress = stderr};
+    int opt;
+    while ((opt = pkb_cli_next_option(argc, argv, publish_options)) != -1) {
+        if (opt == OPT_HELP) {
+            help();
+            exit(0);
+        } else if (opt == OPT_OUT && optarg[0] == '\0') {
+            return bad_usage("publish: --out needs a directory");
+        } else if (opt == OPT_OUT) {
+            out = optarg;
+        } else if (opt == OPT_NO_PLOTS) {
+            po.report.no_plots = true;
+        } else if (opt == OPT_TITLE && optarg[0] == '\0') {
+            return bad_usage("publish: --title needs a text");
+        } else if (opt == OPT_TITLE) {
+            po.title = optarg;
+        } else if (opt == OPT_REPO && optarg[0] == '\0') {
+            return bad_usage("publish: --repo needs a directory (a git repository)");
+        } else if (opt == OPT_REPO) {
+            po.repo = optarg;
+        } else if (opt == OPT_RATIO) {
+            po.ratio = true;
+        } else {
+            return pkb_cli_getopt_failed(usage_text, "publish", opt, argv);
+        }
+    }
+    if (optind >= argc)
+        return bad_usage("publish: no DIR given (the directory of results files)");
+    if (optind + 1 < argc)
+        return bad_usage("publish: extra argument '%s' (one DIR)", argv[optind + 1]);
+    if (out == NULL)
+        return bad_usage("publish: --out SITE is required (the directory the site goes to)");
+    char err[1024] = "";
+    pkb_publish_summary sum = {0};
+    int rc = pkb_publish(argv[optind], out, &po, &sum, err, sizeof err);
+    pk_cleanup();
+    if (rc != 0) {
+        pkb_buf_free(&sum.warnings);
+        return pkb_cli_failed(rc, err);
+    }
+    for (const char *line = sum.warnings.data; line != NULL && *line;) {
+        const char *nl = strchr(line, '\n');
+        fprintf(stderr, "pkbench: publish: not published: %.*s\n", (int)(nl - line), line);
+        line = nl + 1;
+    }
+    pkb_buf b = {0};
+    pkb_buf_printf(&b, "site     %s/index.html (%zu stud%s", out, sum.studies,
+                   sum.studies == 1 ? "y" : "ies");
+    if (sum.skipped > 0)
+        pkb_buf_printf(&b, "; %zu file%s not published, named on the index", sum.skipped,
+                       sum.skipped == 1 ? "" : "s");
+    pkb_buf_puts(&b, ")\n");
+    rc = pkb_cli_put_stdout(&b);
+    pkb_buf_free(&b);
+    pkb_buf_free(&sum.warnings);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -579,5 +670,7 @@ int main(int argc, char **argv)
         return pkb_cmd_check(argc, argv);
     if (strcmp(cmd, "history") == 0)
         return pkb_cmd_history(argc - 1, argv + 1);
+    if (strcmp(cmd, "publish") == 0)
+        return cmd_publish(argc - 1, argv + 1);
     return bad_usage("unknown command '%s'", cmd);
 }

@@ -357,4 +357,12 @@
     X(report_many_command_line, 60)                                                                \
     X(history_finds_a_5_percent_step_at_its_revision, 60)                                          \
     X(history_of_aa_revisions_has_no_change_point, 60)                                             \
-    X(history_without_repository_orders_by_time_and_names_what_changed, 60)
+    X(history_without_repository_orders_by_time_and_names_what_changed, 60)                        \
+    X(publish_markdown_blocks, 10)                                                                 \
+    X(publish_markdown_text_stays_text, 10)                                                        \
+    X(publish_markdown_report_tables_survive, 10)                                                  \
+    X(publish_site_pages_and_index, 20)                                                            \
+    X(publish_site_refuses_what_it_must_not_replace, 20)                                           \
+    X(publish_site_replaced_whole_or_not_at_all, 30)                                               \
+    X(publish_site_across_hosts_and_history, 30)                                                   \
+    X(publish_command_line, 30)

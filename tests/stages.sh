@@ -2,7 +2,8 @@
 # Every test stage of `./x test`, side by side where they can be (the machine has 2 CPUs and most
 # of a stage's time is waiting: children, sleeps, Wine): first every build the stages need, two at
 # a time, then three lanes at once —
-#   lane 1: the Debug suite (pk_tests -j 2)
+#   lane 1: the Debug suite (pk_tests -j 2), then the site (pkbench publish in headless Chromium,
+#           the fleet's workflow through actionlint: tests/site/run.sh)
 #   lane 2: the ASan+UBSan suite (pk_tests -j 2, timeouts x4)
 #   lane 3: the Windows build under Wine, the fuzz smoke, the install test, the format check
 # The two suites share one machine-wide lock (tests/alone.h: a test that measures time runs with
@@ -12,11 +13,11 @@
 # Each stage writes build/stages/<name>.log; a line per stage says when it starts and how it ended,
 # a line a minute says what still runs, and a failed stage's failures and last lines are printed.
 # Usage: tests/stages.sh [STAGE...]   (default: every stage; names: dev asan windows fuzz install
-# fmt). Exit status: 0 every stage passed, 1 a stage failed (named), 2 bad usage.
+# fmt site). Exit status: 0 every stage passed, 1 a stage failed (named), 2 bad usage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all="dev asan windows fuzz install fmt"
+all="dev asan windows fuzz install fmt site"
 want=${*:-$all}
 for s in $want; do
     case " $all " in *" $s "*) ;; *)
@@ -63,6 +64,7 @@ rm -f "$logs"/*.rc
 builds=""
 wants dev && builds="$builds dev"
 wants install && ! wants dev && builds="$builds dev"
+wants site && ! wants dev && ! wants install && builds="$builds dev"
 wants asan && builds="$builds asan"
 wants fuzz && builds="$builds fuzz"
 wants windows && builds="$builds windows"
@@ -84,8 +86,10 @@ while [ $# -gt 0 ]; do
 done
 
 lane1() {
-    wants dev || return 0
-    stage dev build/dev/tests/pk_tests -j 2
+    local rc=0
+    if wants dev; then stage dev build/dev/tests/pk_tests -j 2 || rc=1; fi
+    if wants site; then stage site tests/site/run.sh build/dev || rc=1; fi
+    return $rc
 }
 lane2() {
     wants asan || return 0
@@ -115,7 +119,7 @@ p3=$!
 (
     while sleep 60; do
         running=""
-        for s in dev asan windows fuzz install fmt; do
+        for s in $all; do
             if wants "$s" && [ -f "$logs/$s.log" ] && [ ! -f "$logs/$s.rc" ]; then
                 running="$running $s"
             fi

@@ -59,8 +59,9 @@ static const struct room {
     {"regress", "harness/regress", "common results processkit"},
     {"suites", "harness/suites",
      "common results report run plugin contenders attribution phases processkit"},
+    {"publish", "harness/publish", "common results report run suites processkit"},
     {"pkbench", "harness/pkbench.c",
-     "common results report run suites regress contenders processkit"},
+     "common results report run suites regress publish contenders processkit"},
 };
 enum { NROOMS = sizeof rooms / sizeof rooms[0] };
 
@@ -72,6 +73,11 @@ static const char *const private_headers[] = {
     "phases/attribution/internal.h",
     "phases/attribution/walk.h",
     "contenders/raw.h",
+    "publish/inline.h",
+    "publish/multi.h",
+    "publish/page.h",
+    "publish/scan.h",
+    "publish/view.h",
 };
 
 static char failures[16384];
