@@ -23,8 +23,29 @@
     X(libuv)                                                                                       \
     X(glib)
 
-/* W(name, program, script or NULL, Debian package, description): none yet. */
-#define PKB_WORKER_LIST(W)
+#define PKB_WORKER_BUILT(file)  PKB_WORKERS_DIR "/" file
+#define PKB_WORKER_SCRIPT(file) PKB_CONTENDERS_DIR "/" file
+
+#define PKB_WORKER_LIST(W)                                                                         \
+    W(rust_std, PKB_WORKER_BUILT("rust_std"), NULL, "cargo",                                       \
+      "Rust std::process::Command (Debian's rustc): output() captures, BufRead::lines streams, "   \
+      "a thread per child")                                                                        \
+    W(rust_tokio, PKB_WORKER_BUILT("rust_tokio"), NULL, "librust-tokio-dev",                       \
+      "Rust tokio::process (Debian's tokio 1.24, multi-threaded runtime): output(), an async "     \
+      "line reader, a task per child")                                                             \
+    W(go_exec, PKB_WORKER_BUILT("go_exec"), NULL, "golang-go",                                     \
+      "Go os/exec (Debian's go): Output(), a bufio.Scanner over StdoutPipe, a goroutine per "      \
+      "child")                                                                                     \
+    W(python_subprocess, "/usr/bin/python3", PKB_WORKER_SCRIPT("python_subprocess/worker.py"),     \
+      "python3",                                                                                   \
+      "Python subprocess (Debian's python3): run() captures, Popen's stdout iterated for lines, "  \
+      "a thread per child")                                                                        \
+    W(python_asyncio, "/usr/bin/python3", PKB_WORKER_SCRIPT("python_asyncio/worker.py"),           \
+      "python3",                                                                                   \
+      "Python asyncio.create_subprocess_exec: communicate() captures, readline() streams, "        \
+      "gather() fans out")                                                                         \
+    W(node_child_process, "node", PKB_WORKER_SCRIPT("node_child_process/worker.js"), "nodejs",     \
+      "Node child_process.spawn: 'data' events capture, readline streams, Promise.all fans out")
 
 #define PKB__DECLARE(name) extern const pkb_contender pkb_contender_##name;
 PKB_CONTENDER_LIST(PKB__DECLARE)

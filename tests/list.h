@@ -316,4 +316,11 @@
     X(worker_stop_kills_one_that_ignores_quit, 10)                                                 \
     X(runner_records_self_timed_samples, 30)                                                       \
     X(pkbench_worker_failures_and_the_run_goes_on, 90)                                             \
-    X(pkbench_worker_option_errors, 20)
+    X(pkbench_worker_option_errors, 20)                                                            \
+    X(language_rust_std, 60)                                                                       \
+    X(language_rust_tokio, 60)                                                                     \
+    X(language_go_exec, 60)                                                                        \
+    X(language_python_subprocess, 60)                                                              \
+    X(language_python_asyncio, 60)                                                                 \
+    X(language_node_child_process, 60)                                                             \
+    X(report_seed_table_beside_ours, 20)
