@@ -8,6 +8,10 @@
  * (a worker blocked on a full stderr pipe would look hung). So stdout and stderr are captured
  * pipes polled together here; stdout is split into protocol lines, stderr kept as a tail.
  *
+ * The worker runs in a process group of its own, not a cgroup leaf: it stays in pkbench's cgroup,
+ * where an in-process contender and its children run (a cgroup with a CPU controller would
+ * schedule it apart), and killing the group still takes the children of a hung worker with it.
+ *
  * stdin is a pipe of ours whose read end we keep open too: a pipe with a reader never raises
  * SIGPIPE, so a worker that died cannot kill pkbench with our next request; its death shows as
  * end of file on its stdout, and its exit status is read by reaping it.
@@ -340,7 +344,8 @@ static int spawn_worker(pkb_worker *w, const pkb_worker_options *o)
     int rc = pk_spawn(&(pk_command){.argv = o->argv,
                                     .in = {.kind = PK_STDIO_FD, .fd = p[0]},
                                     .out = {.kind = PK_STDIO_CAPTURE, .raw = true},
-                                    .err = {.kind = PK_STDIO_CAPTURE, .raw = true}},
+                                    .err = {.kind = PK_STDIO_CAPTURE, .raw = true},
+                                    .containment = PK_CONTAIN_PGROUP},
                       &w->proc, &failure);
     pk_result_release(&failure);
     if (rc != 0) {

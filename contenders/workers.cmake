@@ -13,6 +13,12 @@
 set(PKB_WORKERS_DIR ${CMAKE_CURRENT_BINARY_DIR}/workers)
 file(MAKE_DIRECTORY ${PKB_WORKERS_DIR})
 set(PKB_WORKER_OUTPUTS "")
+# A build that runs no benchmark and no test (the fuzz preset) need not compile them.
+option(PK_BUILD_WORKERS "Build the contenders in other languages (Rust, Go) where their toolchains are installed" ON)
+if(NOT PK_BUILD_WORKERS)
+    add_custom_target(pk_workers)
+    return()
+endif()
 
 find_program(PKB_CARGO cargo PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(PKB_RUSTC rustc PATHS /usr/bin NO_DEFAULT_PATH)

@@ -66,6 +66,13 @@ static void answer_run(const char *mode, unsigned long long k, int runs, const c
         fprintf(stderr, "fake worker: panic: boom\n");
         exit(101);
     }
+    if (now && strcmp(mode, "hang-with-child") == 0) { /* a child of its own left running */
+        pid_t pid = fork();
+        if (pid == 0)
+            sleep_forever();
+        fprintf(stderr, "child %d\n", (int)pid);
+        sleep_forever();
+    }
     if (now && strncmp(mode, "hang-run", 8) == 0)
         sleep_forever();
     if (now && strcmp(mode, "garbage-run") == 0) {
@@ -275,6 +282,15 @@ TEST_IMPL(worker_failures_name_the_contender)
         /* A hang costs the deadline (plus the allowance per iteration of a run), no more. */
         ASSERT_LT(ms, 8000);
     }
+    /* A hung worker is killed with its children. */
+    char hung[400];
+    ASSERT_NE(drive("hang-with-child", 1, hung, sizeof hung, NULL), 0);
+    const char *at = strstr(hung, "(its stderr: \"child ");
+    ASSERT(at != NULL);
+    int pid = atoi(at + strlen("(its stderr: \"child "));
+    ASSERT_GT(pid, 0);
+    if (!pk_test_wait_dead(pid, 5000))
+        pk_test_fail(__FILE__, __LINE__, "the hung worker's child %d outlived it", pid);
     /* What the worker said on stderr is quoted. */
     char why[400];
     ASSERT_NE(drive("die-run", 1, why, sizeof why, NULL), 0);
