@@ -46,6 +46,7 @@ struct pkb_worker {
     char line[LINE_CAP + 1];
     size_t len;            /* bytes of stdout buffered in `line` */
     bool out_eof;          /* its stdout ended */
+    bool err_eof;          /* its stderr ended: no longer polled */
     char err[ERR_CAP + 1]; /* the tail of its stderr */
     size_t err_len;
     char failure[WHY_CAP]; /* set once it failed: every later call repeats it */
@@ -90,9 +91,15 @@ static void drain_err(pkb_worker *w)
 {
     int fd = pk_process_fd(w->proc, 2);
     char buf[4096];
-    ssize_t n;
-    while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
-        keep_err(w, buf, (size_t)n);
+    while (fd >= 0 && !w->err_eof) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n > 0)
+            keep_err(w, buf, (size_t)n);
+        else if (n == 0 || errno != EINTR)
+            w->err_eof = n == 0 || errno != EAGAIN; /* EAGAIN: drained for now */
+        if (n < 0 && errno == EAGAIN)
+            break;
+    }
 }
 
 /* The last non-empty line of its stderr, for a reason ("" when none). */
@@ -189,8 +196,9 @@ static int read_line(pkb_worker *w, int64_t budget_ms, const char *what)
             describe_end(w, end, sizeof end);
             return fail(w, -EPIPE, false, "the worker %s before sending %s", end, answer);
         }
-        struct pollfd p[2] = {{.fd = pk_process_fd(w->proc, 1), .events = POLLIN},
-                              {.fd = pk_process_fd(w->proc, 2), .events = POLLIN}};
+        struct pollfd p[2] = {
+            {.fd = pk_process_fd(w->proc, 1), .events = POLLIN},
+            {.fd = w->err_eof ? -1 : pk_process_fd(w->proc, 2), .events = POLLIN}};
         int64_t left = deadline - now_ms();
         if (left <= 0)
             return fail(w, -ETIMEDOUT, false,

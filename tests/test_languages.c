@@ -48,7 +48,8 @@ scenario(const pkb_contender *c, pkb_scenario s, const char *package, const char
         pk_test_skip_gate(package, "%s", why);
     if (rc != 0)
         pk_test_fail(__FILE__, __LINE__, "%s / %s: %s", c->name, pkb_scenario_name(s), why);
-    const char *runtime = c->runtime(state);
+    char runtime[128]; /* the worker's, gone with it at teardown */
+    snprintf(runtime, sizeof runtime, "%s", c->runtime(state));
     if (strncmp(runtime, runtime_prefix, strlen(runtime_prefix)) != 0)
         pk_test_fail(__FILE__, __LINE__, "%s says it runs on \"%s\"", c->name, runtime);
     if (pkb_check_contender(c, state, &w, why, sizeof why) != 0)

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +72,11 @@ static void answer_run(const char *mode, unsigned long long k, int runs, const c
         if (pid == 0)
             sleep_forever();
         fprintf(stderr, "child %d\n", (int)pid);
+        sleep_forever();
+    }
+    if (now && strcmp(mode, "close-stderr-hang") == 0) { /* its stderr ends, it goes on */
+        for (int fd = 2; fd < 1024; fd++)                /* every copy of it */
+            close(fd);
         sleep_forever();
     }
     if (now && strncmp(mode, "hang-run", 8) == 0)
@@ -164,8 +170,18 @@ int pk_test_worker_helper(int argc, char **argv)
     return strcmp(argv[0], "fake-worker") == 0 ? fake_worker(argc, argv) : -1;
 }
 
-/* ---- the client, against each misbehaviour ----------------------------------------------------
- */
+/* ---- the client, against each misbehaviour ----------------------------------------------- */
+
+/* `ms` times PK_TEST_TIMEOUT_MULTIPLIER (a sanitized fake worker starts slower), as text for
+ * PKBENCH_WORKER_DEADLINE_MS when `text` is not NULL. */
+static int scaled_ms(int ms, char *text, size_t cap)
+{
+    const char *m = getenv("PK_TEST_TIMEOUT_MULTIPLIER");
+    int k = m != NULL && atoi(m) > 1 ? atoi(m) : 1;
+    if (text != NULL)
+        snprintf(text, cap, "%d", ms * k);
+    return ms * k;
+}
 
 static void expect_in(const char *text, const char *want, int line)
 {
@@ -247,14 +263,17 @@ TEST_IMPL(worker_good_run_is_self_timed)
 TEST_IMPL(worker_failures_name_the_contender)
 {
     /* PKBENCH_WORKER_DEADLINE_MS is each request's base deadline: a hang costs that long. */
-    setenv("PKBENCH_WORKER_DEADLINE_MS", "400", 1);
+    char deadline[32];
+    scaled_ms(1000, deadline, sizeof deadline);
+    setenv("PKBENCH_WORKER_DEADLINE_MS", deadline, 1);
+    char why[400];
     static const struct {
         const char *mode;
         int runs;
         const char *want; /* in the reason, after "fake: " */
     } cases[] = {
         {"die-greeting", 1, "the worker exited with status 3 before sending the greeting"},
-        {"silent", 1, "the greeting did not come within 0.4 s; the worker was killed"},
+        {"silent", 1, "the greeting did not come within"},
         {"garbage-greeting", 1, "the worker's greeting is not \"pkw 1 ...\": \"hello world\""},
         {"version-2", 1, "the worker speaks protocol 2, this pkbench 1"},
         {"wrong-name", 1, "the worker says it is \"other\""},
@@ -269,7 +288,6 @@ TEST_IMPL(worker_failures_name_the_contender)
         {"long-line", 1, "the answer to `run 3` is a line longer than 4096 bytes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char why[400];
         int64_t ms;
         int rc = drive(cases[i].mode, cases[i].runs, why, sizeof why, &ms);
         printf("# %-16s %5lld ms  %s\n", cases[i].mode, (long long)ms, why);
@@ -280,8 +298,24 @@ TEST_IMPL(worker_failures_name_the_contender)
                          cases[i].mode, why);
         EXPECT_IN(why, cases[i].want);
         /* A hang costs the deadline (plus the allowance per iteration of a run), no more. */
-        ASSERT_LT(ms, 8000);
+        ASSERT_LT(ms, scaled_ms(1000, NULL, 0) + 3000 + 5000);
     }
+    /* A worker whose stderr ended is still waited for by sleeping, not by spinning on it. */
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
+    int64_t waited;
+    ASSERT_NE(drive("close-stderr-hang", 1, why, sizeof why, &waited), 0);
+    getrusage(RUSAGE_SELF, &r1);
+    EXPECT_IN(why, "the answer to `run 3` did not come within");
+    double cpu_ms = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec -
+                             r0.ru_stime.tv_sec) *
+                        1e3 +
+                    (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec -
+                             r0.ru_stime.tv_usec) /
+                        1e3;
+    if (cpu_ms > 0.5 * (double)waited)
+        pk_test_fail(__FILE__, __LINE__, "waiting %lld ms took %.0f ms of CPU", (long long)waited,
+                     cpu_ms);
     /* A hung worker is killed with its children. */
     char hung[400];
     ASSERT_NE(drive("hang-with-child", 1, hung, sizeof hung, NULL), 0);
@@ -292,7 +326,6 @@ TEST_IMPL(worker_failures_name_the_contender)
     if (!pk_test_wait_dead(pid, 5000))
         pk_test_fail(__FILE__, __LINE__, "the hung worker's child %d outlived it", pid);
     /* What the worker said on stderr is quoted. */
-    char why[400];
     ASSERT_NE(drive("die-run", 1, why, sizeof why, NULL), 0);
     EXPECT_IN(why, "(its stderr: \"fake worker: panic: boom\")");
 }
@@ -334,7 +367,9 @@ TEST_IMPL(worker_missing_program_is_not_run)
 
 TEST_IMPL(worker_stop_kills_one_that_ignores_quit)
 {
-    setenv("PKBENCH_WORKER_DEADLINE_MS", "300", 1);
+    char deadline[32];
+    int ms = scaled_ms(500, deadline, sizeof deadline);
+    setenv("PKBENCH_WORKER_DEADLINE_MS", deadline, 1);
     const char *argv[] = {pk_test_self(), "--helper", "fake-worker", "ignore-quit", NULL};
     pkb_worker *w;
     char why[400];
@@ -343,8 +378,10 @@ TEST_IMPL(worker_stop_kills_one_that_ignores_quit)
     ASSERT_STR_EQ(pkb_worker_greeting(w)->runtime, "fake-1");
     int64_t t0 = pk_test_now_ms();
     ASSERT_EQ(pkb_worker_stop(w, why, sizeof why), -ETIMEDOUT);
-    EXPECT_IN(why, "fake: did not exit within 0.3 s of `quit`; killed");
-    ASSERT_LT(pk_test_now_ms() - t0, 5000);
+    char want[96];
+    snprintf(want, sizeof want, "fake: did not exit within %.1f s of `quit`; killed", ms / 1e3);
+    EXPECT_IN(why, want);
+    ASSERT_LT(pk_test_now_ms() - t0, ms + 5000);
 }
 
 /* ---- the runner's self-timed samples -----------------------------------------------------------
@@ -496,9 +533,14 @@ static int pkbench(const char *const *args, pk_result *r)
     for (; args[n - 1] != NULL && n < 39; n++)
         argv[n] = args[n - 1];
     argv[n] = NULL;
-    static const char *const env[] = {"PKBENCH_WORKER_DEADLINE_MS=500", NULL};
+    char deadline[64] = "PKBENCH_WORKER_DEADLINE_MS=";
+    scaled_ms(1000, deadline + strlen(deadline), sizeof deadline - strlen(deadline));
+    const char *const env[] = {deadline, NULL};
     ASSERT_OK(pk_run(&(pk_command){.argv = argv, .env = {.set = env}, .timeout_ms = 120000}, r));
-    ASSERT_EQ(r->outcome.kind, PK_OUTCOME_EXITED);
+    if (r->outcome.kind != PK_OUTCOME_EXITED)
+        pk_test_fail(__FILE__, __LINE__, "pkbench %s ended %s (signal %d): %.2000s", args[0],
+                     pk_outcome_kind_name(r->outcome.kind), r->outcome.signo,
+                     r->err.data != NULL ? r->err.data : "");
     return r->outcome.code;
 }
 #define PKBENCH(r, ...) pkbench((const char *const[]){__VA_ARGS__, NULL}, r)
