@@ -774,6 +774,7 @@ static const struct helper helpers[] = {
 
 int pk_test_pkrun_helper(int argc, char **argv);     /* pkrun's, in test_pkrun_helpers.c */
 int pk_test_instances_helper(int argc, char **argv); /* test_instances.c's */
+int pk_test_worker_helper(int argc, char **argv);    /* the fake worker, in test_worker.c */
 
 int pk_test_run_helper(int argc, char **argv)
 {
@@ -784,6 +785,9 @@ int pk_test_run_helper(int argc, char **argv)
     if (rc >= 0)
         return rc;
     rc = pk_test_instances_helper(argc, argv);
+    if (rc >= 0)
+        return rc;
+    rc = pk_test_worker_helper(argc, argv);
     if (rc >= 0)
         return rc;
     fprintf(stderr, "pk_tests: no helper named '%s'\n", argv[0]);

@@ -365,4 +365,18 @@
     X(publish_site_refuses_what_it_must_not_replace, 20)                                           \
     X(publish_site_replaced_whole_or_not_at_all, 30)                                               \
     X(publish_site_across_hosts_and_history, 30)                                                   \
-    X(publish_command_line, 30)
+    X(publish_command_line, 30)                                                                    \
+    X(worker_good_run_is_self_timed, 10)                                                           \
+    X(worker_failures_name_the_contender, 60)                                                      \
+    X(worker_missing_program_is_not_run, 10)                                                       \
+    X(worker_stop_kills_one_that_ignores_quit, 10)                                                 \
+    X(runner_records_self_timed_samples, 30)                                                       \
+    X(pkbench_worker_failures_and_the_run_goes_on, 90)                                             \
+    X(pkbench_worker_option_errors, 20)                                                            \
+    X(language_rust_std, 60)                                                                       \
+    X(language_rust_tokio, 60)                                                                     \
+    X(language_go_exec, 60)                                                                        \
+    X(language_python_subprocess, 60)                                                              \
+    X(language_python_asyncio, 60)                                                                 \
+    X(language_node_child_process, 60)                                                             \
+    X(report_seed_table_beside_ours, 20)

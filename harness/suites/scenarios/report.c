@@ -57,6 +57,7 @@ int pkb__scenarios_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *
         pkb_buf_puts(b, "The file holds no series.\n\n");
     for (size_t i = 0; i < r->nscenarios; i++)
         md_scenario(r, &r->scenarios[i], &vs, plots, b);
+    pkb__md_seed(r, b);
     pkb__md_conclusions(r, &vs, b);
     pkb__md_targets(r, b);
     pkb_md_appendix(r, b);

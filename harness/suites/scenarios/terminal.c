@@ -161,6 +161,7 @@ int pkb__scenarios_terminal(
     else
         how_to_read(&vs, out);
     pkb_verdict_set_free(&vs);
+    pkb__term_seed(r, color, out);
     pkb__term_targets(r, color, out);
     if (out->failed)
         return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file);

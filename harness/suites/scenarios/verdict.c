@@ -273,7 +273,12 @@ static bool pinned_to_one_cpu(const pkb_results *r)
     return cpus != NULL && cpus[0] != '\0' && strpbrk(cpus, ",-") == NULL;
 }
 
-static const char *const rivals[] = {"posix_spawn", "libuv", "glib"};
+/* The rivals processkit must be ahead of in every scenario: the C peers always, the contenders
+ * in other languages (contenders/README.md) when the file has them. */
+static const char *const rivals[] = {"posix_spawn",       "libuv",          "glib",
+                                     "rust_std",          "rust_tokio",     "go_exec",
+                                     "python_subprocess", "python_asyncio", "node_child_process"};
+#define NALWAYS 3 /* the first three are listed even when the file lacks them */
 
 /* posix_spawn, the baseline of every scenario: processkit at or below it (ratio ≤ 1) in every
  * scenario is the target; the other rivals it must be ahead of (ratio < 1). */
@@ -439,6 +444,8 @@ static void md_ratio_target(const pkb_results *r, const struct target *t, pkb_bu
 /* ---- a rival target: processkit ahead of a rival in every scenario -----------------------------
  */
 
+static bool in_file(const pkb_results *r, const char *scenario, const char *contender);
+
 struct rival_eval {
     const char *rival;
     size_t checked, count[NOT_CHECKED];
@@ -583,7 +590,8 @@ void pkb__md_targets(const pkb_results *r, pkb_buf *b)
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
         md_ratio_target(r, &targets[i], b);
     for (size_t i = 0; i < NRIVALS; i++)
-        md_rival_target(r, rivals[i], b);
+        if (i < NALWAYS || in_file(r, NULL, rivals[i]))
+            md_rival_target(r, rivals[i], b);
     pkb_buf_puts(b, "\n");
 }
 

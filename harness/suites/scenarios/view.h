@@ -1,7 +1,8 @@
 /*
  * view — how the scenarios suite shows a results file, private to its folder. From the top:
  * suite.c puts the three renderings into the suite's registry entry — the report (report.c: the
- * seed document's tables per scenario, then verdict.c's conclusions and targets), the terminal
+ * seed document's tables per scenario, seed.c's table in the seed's own layout, then verdict.c's
+ * conclusions and targets), the terminal
  * view (terminal.c) and the figures (figures.c: a bar chart per scenario). The renderings read a
  * table's unit and the numbers and cells of its rows from table.c, and table.c and verdict.c say
  * a verdict in words.c's words. Each section below names its file; the calls go down that list,
@@ -27,6 +28,13 @@ int pkb__scenarios_figures(const pkb_results *r, pkb_figures *figs, char *err, s
 void pkb__md_conclusions(const pkb_results *r, const pkb_verdict_set *vs, pkb_buf *b);
 void pkb__md_targets(const pkb_results *r, pkb_buf *b);
 void pkb__term_targets(const pkb_results *r, bool color, pkb_buf *b);
+
+/* seed.c: the seed document's layout (its three scenarios; processkit, rust_tokio and rust_std,
+ * Δ against rust_std), when the file has a Rust contender: a Markdown section and a terminal
+ * table, from the same rows. */
+bool pkb__seed_in_file(const pkb_results *r);
+void pkb__md_seed(const pkb_results *r, pkb_buf *b);
+void pkb__term_seed(const pkb_results *r, bool color, pkb_buf *out);
 
 /* terminal.c: the tables per scenario and the targets; the line of one finished series. */
 int pkb__scenarios_terminal(

@@ -1,0 +1,238 @@
+/*
+ * The seed's table, side by side with ours: the seed document (shared/seeds/000: "Measured
+ * results") set processkit against Tokio's and the standard library's process APIs in three
+ * scenarios — small capture, large streaming, concurrent fan-out — with the delta of each
+ * against `std_process`. A run that measured the Rust contenders (rust_std, rust_tokio: workers
+ * speaking contenders/README.md's protocol) gets that layout here, every number from the file:
+ * the median and mean ± sd with their unit, the throughput, and Δ against rust_std with its 95%
+ * CI and the verdict `pkbench compare FILE --baseline-contender rust_std` gives (the family of
+ * every series against rust_std, paired by round, at the seed's 10%). The posix_spawn-based
+ * tables above it are unchanged. A file without either Rust contender has no such section.
+ */
+#include "suites/scenarios/view.h"
+
+#include "common/md.h"
+#include "common/term.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SEED_BASE "rust_std"
+
+static const struct {
+    const char *scenario, *label; /* ours, and the seed's name for it */
+} seed_scenarios[] = {
+    {"spawn_capture_small", "Small capture"},
+    {"stream_large_stdout", "Large streaming"},
+    {"concurrent_fan_out", "Concurrent fan-out"},
+};
+static const char *const seed_contenders[] = {"processkit", "rust_tokio", SEED_BASE};
+
+#define NSCEN (sizeof seed_scenarios / sizeof seed_scenarios[0])
+#define NCONT (sizeof seed_contenders / sizeof seed_contenders[0])
+
+static const pkb_results_series *
+find(const pkb_results *r, const char *scenario, const char *contender)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if (strcmp(r->series[i].scenario, scenario) == 0 &&
+            strcmp(r->series[i].contender, contender) == 0)
+            return &r->series[i];
+    return NULL;
+}
+
+bool pkb__seed_in_file(const pkb_results *r)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if (strcmp(r->series[i].contender, SEED_BASE) == 0 ||
+            strcmp(r->series[i].contender, "rust_tokio") == 0)
+            return true;
+    return false;
+}
+
+/* Every measured series against rust_std in its scenario, at the seed's 10%: the family `pkbench
+ * compare FILE --baseline-contender rust_std` decides. */
+static int seed_verdicts(const pkb_results *r, pkb_verdict_set *vs, char *err, size_t err_len)
+{
+    pkb_verdict_options opts = {.threshold = PKB_VERDICT_NEGLIGIBLE};
+    return pkb_verdict_contenders(r, SEED_BASE, &opts, vs, err, err_len);
+}
+
+/* One scenario of the seed's table: its rows' series, the base, the one unit of its times. */
+struct seed_part {
+    const pkb_results_series *s[NCONT];
+    pkb__table tab;
+};
+
+static void seed_part(const pkb_results *r, size_t i, struct seed_part *p)
+{
+    double smallest = INFINITY;
+    for (size_t k = 0; k < NCONT; k++) {
+        p->s[k] = find(r, seed_scenarios[i].scenario, seed_contenders[k]);
+        if (p->s[k] != NULL && p->s[k]->measured)
+            smallest = fmin(smallest, p->s[k]->sum.median);
+    }
+    const pkb_results_series *base = p->s[NCONT - 1];
+    p->tab = (pkb__table){.sc = NULL, .base = base != NULL && base->measured ? base : NULL};
+    p->tab.unit = pkb_time_unit(isfinite(smallest) ? smallest : 1, &p->tab.scale);
+}
+
+/* The cells of one row, in order: median, mean ± sd, throughput, Δ, CI, verdict (measured), or
+ * the status and reason (not). Calls cell(i, tone, text) for each. */
+typedef void cell_fn(void *ctx, int col, pkb_tone tone, pkb_buf *text);
+
+static void row_cells(const struct seed_part *p,
+                      const pkb_verdict_set *vs,
+                      const pkb_results_series *s,
+                      bool md,
+                      cell_fn *cell,
+                      void *ctx)
+{
+    pkb_buf c = {0};
+    if (!s->measured) {
+        pkb_buf_printf(&c, "not timed: %s", s->status);
+        cell(ctx, 0, PKB_TONE_DIM, &c);
+        for (int col = 1; col < 6; col++)
+            cell(ctx, col, 0, &c);
+        return;
+    }
+    pkb__row row;
+    pkb__scenario_row(&p->tab, vs, s, &row);
+    pkb__cell_median(&c, &p->tab, s);
+    pkb_buf_printf(&c, " %s", p->tab.unit);
+    cell(ctx, 0, 0, &c);
+    pkb__cell_mean_sd(&c, &p->tab, s, p->tab.unit);
+    cell(ctx, 1, 0, &c);
+    pkb__cell_throughput(&c, s);
+    if (s->work > 0)
+        pkb_buf_printf(&c, " %s", s->unit);
+    cell(ctx, 2, 0, &c);
+    if (p->tab.base == NULL)
+        pkb_buf_puts(&c, "n/a");
+    else
+        pkb__cell_delta(&c, &row);
+    pkb_tone tone = row.bucket == PKB__FASTER   ? PKB_TONE_GOOD
+                    : row.bucket == PKB__SLOWER ? PKB_TONE_BAD
+                                                : 0;
+    cell(ctx, 3, row.v != NULL ? tone : 0, &c);
+    pkb__cell_ci(&c, &row);
+    cell(ctx, 4, 0, &c);
+    pkb__cell_verdict(&c, &row, md);
+    cell(ctx, 5, row.v != NULL ? tone : 0, &c);
+}
+
+/* ---- Markdown ------------------------------------------------------------------------------ */
+
+static void md_cell(void *ctx, int col, pkb_tone tone, pkb_buf *text)
+{
+    (void)col;
+    (void)tone;
+    pkb_buf *b = ctx;
+    pkb_buf_puts(b, " | ");
+    if (text->data != NULL)
+        pkb_md_text(b, text->data);
+    b->failed |= text->failed;
+    pkb_buf_free(text);
+}
+
+static void md_not_timed(const pkb_results *r, pkb_buf *b)
+{
+    bool any = false;
+    for (size_t i = 0; i < NSCEN; i++)
+        for (size_t k = 0; k < NCONT; k++) {
+            const pkb_results_series *s = find(r, seed_scenarios[i].scenario, seed_contenders[k]);
+            if (s == NULL || s->measured)
+                continue;
+            pkb_buf_puts(b, any ? "; " : "Not timed: ");
+            any = true;
+            pkb_md_code(b, s->name);
+            pkb_buf_puts(b, ", ");
+            pkb_md_text(b, s->reason != NULL ? s->reason : "no reason given");
+        }
+    if (any)
+        pkb_buf_puts(b, ".\n\n");
+}
+
+void pkb__md_seed(const pkb_results *r, pkb_buf *b)
+{
+    if (!pkb__seed_in_file(r))
+        return;
+    pkb_verdict_set vs = {0};
+    char err[256] = "";
+    bool decided = seed_verdicts(r, &vs, err, sizeof err) == 0;
+    pkb_buf_puts(b, "### The seed's table, side by side\n\n"
+                    "The seed document's own layout — its three scenarios, `processkit` against "
+                    "the Rust peers it was measured against (`rust_tokio`: `tokio::process`; "
+                    "`rust_std`: `std::process`, workers timing themselves, contenders/README.md) "
+                    "and the delta against `rust_std` as the seed's against `std_process` — on "
+                    "this machine, in this run, beside the `posix_spawn`-based tables above. Δ is "
+                    "computed as in those tables (paired by round where two series share their "
+                    "rounds), with its 95% CI and the verdict `pkbench compare FILE "
+                    "--baseline-contender rust_std` gives, at the seed's 10%. The seed reported "
+                    "mean ± sd; the median is given first, as everywhere here.\n\n");
+    if (!decided)
+        pkb_buf_printf(b, "No verdicts: %s.\n\n", err);
+    pkb_buf_puts(b, "| scenario | contender | median | mean ± sd | throughput | Δ median vs "
+                    "`rust_std` | 95% CI | verdict |\n|---|---|---:|---:|---:|---:|---:|---|\n");
+    for (size_t i = 0; i < NSCEN; i++) {
+        struct seed_part p;
+        seed_part(r, i, &p);
+        for (size_t k = 0; k < NCONT; k++) {
+            if (p.s[k] == NULL)
+                continue;
+            pkb_buf_printf(b, "| %s | ", seed_scenarios[i].label);
+            pkb_md_code(b, seed_contenders[k]);
+            row_cells(&p, &vs, p.s[k], true, md_cell, b);
+            pkb_buf_puts(b, " |\n");
+        }
+    }
+    pkb_buf_puts(b, "\n");
+    md_not_timed(r, b);
+    pkb_verdict_set_free(&vs);
+}
+
+/* ---- terminal ------------------------------------------------------------------------------ */
+
+struct term_ctx {
+    pkb_table *t;
+    pkb_buf *out;
+};
+
+static void term_cell(void *ctx, int col, pkb_tone tone, pkb_buf *text)
+{
+    (void)col;
+    struct term_ctx *x = ctx;
+    pkb_table_take(x->t, tone, text, x->out);
+}
+
+void pkb__term_seed(const pkb_results *r, bool color, pkb_buf *out)
+{
+    if (!pkb__seed_in_file(r))
+        return;
+    pkb_verdict_set vs = {0};
+    char err[256] = "";
+    if (seed_verdicts(r, &vs, err, sizeof err) != 0)
+        pkb_buf_printf(out, "(no verdicts against %s: %s)\n", SEED_BASE, err);
+    pkb_term_puts(out, color, PKB_TONE_BOLD, "the seed's table");
+    pkb_buf_puts(out, "  (its scenarios and Rust peers; Δ against rust_std, as above)\n");
+    pkb_table *t = pkb_table_new("llrrrrrl");
+    const char *head[] = {"scenario",   "contender",     "median", "mean ± sd",
+                          "throughput", "Δ vs rust_std", "95% CI", "verdict"};
+    for (size_t h = 0; h < sizeof head / sizeof head[0]; h++)
+        pkb_table_add(t, 0, "%s", head[h]);
+    struct term_ctx x = {t, out};
+    for (size_t i = 0; i < NSCEN; i++) {
+        struct seed_part p;
+        seed_part(r, i, &p);
+        for (size_t k = 0; k < NCONT; k++) {
+            if (p.s[k] == NULL)
+                continue;
+            pkb_table_add(t, 0, "%s", seed_scenarios[i].label);
+            pkb_table_add(t, k + 1 == NCONT ? PKB_TONE_BOLD : 0, "%s", seed_contenders[k]);
+            row_cells(&p, &vs, p.s[k], false, term_cell, &x);
+            pkb_table_end_row(t);
+        }
+    }
+    pkb_table_finish(t, color, out);
+    pkb_verdict_set_free(&vs);
+}
