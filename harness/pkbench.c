@@ -8,6 +8,10 @@
  *   pkbench list                                                         -> suites/, contenders/
  *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
+ *   pkbench check --against REV [options]                 -> regress/check.c, then pkbench ab
+ *   pkbench ab BASE HEAD [options]        -> regress/ab_cli.c (builds), suites/ (the rounds),
+ *                                            regress/ab.c (the looks, the verdict)
+ *   pkbench bisect GOOD BAD --series REGEX [options]     -> regress/bisect.c (git bisect run ab)
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
  * could not start, or stdout that cannot be written (one line on stderr says which); 130 when a run
@@ -20,6 +24,7 @@
 #include "common/parse.h"
 #include "common/term.h"
 #include "processkit.h"
+#include "regress/ab_cli.h"
 #include "regress/compare.h"
 #include "contenders/registry.h"
 #include "suites/suite.h"
@@ -51,6 +56,11 @@ static const char usage_text[] =
     "                     [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
     "                     [--out FILE]\n"
     "                     [compare's options]\n"
+    "       pkbench check --against REV [ab's options]\n"
+    "       pkbench ab BASE HEAD [--filter REGEX] [--max-time DURATION] [--profile quick|full]\n"
+    "                  [--no-prime] [--settle S] [--out FILE] [--format text|md|json]\n"
+    "                  [--alpha A] [--threshold PCT] [--cv-limit PCT] [--quiet]\n"
+    "       pkbench bisect GOOD BAD --series REGEX [ab's options]\n"
     "       pkbench --help\n";
 
 static void help(void)
@@ -111,14 +121,26 @@ static void help(void)
           "         round: median per-round ratio, its CI, Wilcoxon's signed-rank p.\n"
           "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
           "         series that regressed once and reports only regressions that repeat.\n"
+          "         --against REV checks the working tree against a revision through ab.\n",
+          stdout);
+    fputs("ab       measures two builds of the library (git revisions, source trees, or trees\n"
+          "         ab built) in one interleaved run: each build's lib/ is built once under\n"
+          "         build/ab/ and runs the contenders in a worker; every round takes each\n"
+          "         series from both sides; rounds are added until every series is decided\n"
+          "         (regressed, improved, or unchanged within --threshold, 2%) or --max-time\n"
+          "         (5m) is spent, a sequential rule keeping false alarms at --alpha.\n"
+          "bisect   runs git bisect between GOOD and BAD with ab at every step (in a scratch\n"
+          "         worktree), skipping undecidable steps, and names the first bad commit, the\n"
+          "         series and the effect with its CI.\n"
           "\n"
           "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
           "also takes --help. Tables are coloured only on a terminal, and never when NO_COLOR\n"
           "is set or TERM is dumb.\n"
           "\n"
           "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
-          "compare and check: 2 a regression, 3 none but a series too noisy, with too few\n"
-          "samples to decide, or whose controls cannot correct the drift (named).\n",
+          "compare, check and ab: 2 a regression, 3 none but a series too noisy, with too few\n"
+          "samples to decide, or whose controls cannot correct the drift (named); bisect: 0\n"
+          "found the first bad commit, 2 none (every step good or skipped), 1 an error.\n",
           stdout);
 }
 
@@ -399,6 +421,67 @@ static int cmd_run(int argc, char **argv)
     return rc != 0 ? rc : prc;
 }
 
+/* ---- ab ------------------------------------------------------------------------------------- */
+
+/* The runner's question after every block of rounds, answered by ab's sequential rule. */
+static int ab_more_rounds(void *user, const pkb_rounds_look *look, bool *retire, int *more)
+{
+    return pkb_ab_after_block(user, look->path, look->rounds, look->round_s, look->n, retire, more);
+}
+
+/* `pkbench ab BASE HEAD`: both builds (regress/ab_cli.c), then the scenarios suite with both
+ * sides' workers in one interleaved run, rounds added until decided (regress/ab.c), then the
+ * verdict read back from the file. */
+static int cmd_ab(int argc, char **argv)
+{
+    pkb_ab_args a;
+    int rc = pkb_ab_parse(argc, argv, &a);
+    if (rc != 0)
+        return rc < 0 ? 0 : rc;
+    pkb_ab_side sides[2];
+    const char *tiny = getenv("PKBENCH_TINY");
+    tiny = tiny != NULL && tiny[0] != '\0' ? tiny : PKB_TINY_PATH;
+    if (access(tiny, X_OK) != 0) {
+        fprintf(stderr, "pkbench: the tiny helper '%s' is missing (set PKBENCH_TINY)\n", tiny);
+        return a.bisect_step ? 128 : 1;
+    }
+    rc = pkb_ab_prepare(&a, sides);
+    if (rc != 0)
+        return a.bisect_step ? 128 : rc;
+    pkb_ab_session session;
+    if (pkb_ab_session_begin(&session, &sides[0], &sides[1], &a.rule, a.max_time_s, a.quiet) != 0) {
+        fprintf(stderr, "pkbench: out of memory\n");
+        return a.bisect_step ? 128 : 1;
+    }
+    pkb_profile profile = strcmp(a.profile, "full") == 0 ? pkb_profile_full : pkb_profile_quick;
+    profile.repetitions = PKB_AB_FIRST_BLOCK; /* the first look's; then blocks until decided */
+    const pkb_cli_side cli_sides[2] = {{"base", sides[0].worker}, {"head", sides[1].worker}};
+    pkb_cli cli = {.filter = a.filter, .tiny_path = tiny, .sides = cli_sides};
+    pkb_suite_options opts = {
+        .suite = "scenarios",
+        .profile = &profile,
+        .out_path = a.path,
+        .filter = a.filter,
+        .prime = a.prime,
+        .argc = argc,
+        .argv = argv,
+        .interleave = true,
+        .settle_s = a.settle >= 0 ? a.settle : profile.settle_s,
+        .series_line = pkb_ab_series_line,
+        .more_rounds = ab_more_rounds,
+        .more_user = &session,
+        .max_time_s = a.max_time_s,
+        .ab = session.section,
+    };
+    pkb_cli_on_stop(on_signal, SA_RESETHAND);
+    rc = pkb_suite_find("scenarios")->run(&cli, &opts);
+    pk_cleanup();
+    pkb_ab_session_free(&session);
+    if (rc != 0 && rc != 130)
+        return a.bisect_step ? 128 : rc;
+    return pkb_ab_conclude(&a, rc);
+}
+
 /* ---- report --------------------------------------------------------------------------------- */
 
 static const struct option report_options[] = {
@@ -513,5 +596,7 @@ int main(int argc, char **argv)
         return pkb_cmd_compare(argc, argv);
     if (strcmp(cmd, "check") == 0)
         return pkb_cmd_check(argc, argv);
+    if (strcmp(cmd, "ab") == 0)
+        return cmd_ab(argc, argv);
     return bad_usage("unknown command '%s'", cmd);
 }

@@ -309,4 +309,6 @@
     X(calibration_all_disturbed_says_so, 10)                                                       \
     X(calibration_bounds, 10)                                                                      \
     X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
-    X(report_tables_and_figures_show_every_repetition, 60)
+    X(report_tables_and_figures_show_every_repetition, 60)                                         \
+    X(sequential_boundaries_match_reference, 10)                                                   \
+    X(sequential_aa_false_alarms_stay_below_alpha, 60)

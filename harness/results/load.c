@@ -248,6 +248,7 @@ static const struct field series_fields[] = {
     {"environmental", T_BOOL, false},
     {"control", T_BOOL, false},
     {"round", T_ARR, false},
+    {"side", T_STR, false},
 };
 
 /* The checks that make a file a version-1 results file at all. */
@@ -536,6 +537,11 @@ static int load_series(const char *file,
                         index, PKB_RESULTS_MAX_WORK);
     s->environmental = json_is_true(json_object_get(j, "environmental"));
     s->control = json_is_true(json_object_get(j, "control"));
+    /* `pkbench ab`: which build the series measured (its name carries the side too). */
+    s->side = json_string_value(json_object_get(j, "side"));
+    if (s->side != NULL && strcmp(s->side, "base") != 0 && strcmp(s->side, "head") != 0)
+        return pkb_fail(err, err_len, -EBADMSG,
+                        "%s: series[%zu].side \"%.40s\" is not base or head", file, index, s->side);
     rc = load_samples(file, j, index, s, err, err_len);
     if (rc == 0)
         rc = load_rounds(file, j, index, s, err, err_len);

@@ -15,11 +15,21 @@
 
 #include <stdbool.h>
 
+/* pkbench ab: one build of the library, whose worker (contenders/host/host.c, built against
+ * it) runs every contender of the registry. */
+typedef struct pkb_cli_side {
+    const char *label;  /* "base", "head": the series' side */
+    const char *worker; /* the pk_contender_host to start, once per series */
+} pkb_cli_side;
+
 /* What the command line hands a suite besides the runner's options. */
 typedef struct pkb_cli {
     const char *filter;    /* extended regular expression over series names, or NULL */
     const char *tiny_path; /* the tiny static helper (spawn_only, phases) */
     long iterations;       /* --iterations; 0: the profile's (only where `takes_iterations`) */
+    /* pkbench ab (the scenarios suite only): every series once per side, base then head, each
+     * in its side's worker; NULL: in this process. */
+    const pkb_cli_side *sides;
 } pkb_cli;
 
 typedef struct pkb_suite {
