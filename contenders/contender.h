@@ -94,10 +94,29 @@ typedef struct pkb_contender {
     /* Prepares per-series state. Returns 0 or a negative errno. setup and teardown may both be
      * NULL for a contender that keeps no state (`run` then gets a NULL state). */
     int (*setup)(void **state, const pkb_workload *w);
+    /* Instead of setup, for a contender whose set-up can fail for many reasons (a worker in
+     * another process, worker.h): the same, plus a one-line reason in `why` on failure, naming
+     * the contender. At most one of setup and prepare is set; call pkb_contender_setup. */
+    int (*prepare)(void **state, const pkb_workload *w, char *why, size_t why_len);
     /* One iteration. Returns 0, or a negative errno with out->error saying what failed. */
     int (*run)(void *state, const pkb_workload *w, pkb_sample *out);
     void (*teardown)(void *state);
+    /* Optional: what runs the contender when it is not this process's own code (a worker's
+     * language runtime, "rustc 1.63.0", "python 3.11.2"), from its set-up state; recorded with
+     * its series. NULL: an in-process C contender. */
+    const char *(*runtime)(void *state);
 } pkb_contender;
+
+/* Sets up one series of `c` (its prepare, else its setup): 0, or a negative errno with a one-line
+ * reason in `why` that names the contender. */
+int pkb_contender_setup(
+    const pkb_contender *c, void **state, const pkb_workload *w, char *why, size_t why_len);
+
+/* What a scenario asks of its children, as a worker's protocol names it (README.md): "capture"
+ * (one child, stdin fed, stdout captured), "stream" (one child, every stdout line consumed before
+ * the wait), "fan_out" (w->children at once, each captured), "spawn_only" (no pipes). A new
+ * scenario of an existing kind needs no worker change. */
+const char *pkb_scenario_kind(pkb_scenario s);
 
 /* Besides the contenders the suite times one series of its own, a control that is no contender:
  * a fixed pure-CPU loop (calibration.c), `calibration/cpu_loop` in the file. */

@@ -27,6 +27,7 @@
 #include "regress/ab_cli.h"
 #include "regress/compare.h"
 #include "contenders/registry.h"
+#include "contenders/remote.h"
 #include "suites/suite.h"
 
 #include <errno.h>
@@ -44,7 +45,7 @@
 static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
     "                   [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
-    "                   [--aa [--alpha A]] [--iterations N]\n"
+    "                   [--aa [--alpha A]] [--iterations N] [--worker NAME=COMMAND]...\n"
     "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -100,6 +101,11 @@ static void help(void)
           "         each series' noise floor (minimum detectable effect at --alpha, 0.05).\n"
           "         --iterations N (forkathon only) sets Wemm's loop count (full 100000, quick\n"
           "         10000).\n"
+          "         --worker NAME=COMMAND (scenarios only; up to 8) adds a contender for this\n"
+          "         run: a program speaking the worker protocol (contenders/README.md),\n"
+          "         COMMAND split at spaces. PKBENCH_WORKER_DEADLINE_MS (default 30000) is the\n"
+          "         base deadline of every request to a worker (a run of K iterations adds K\n"
+          "         times the larger of 1 s and ten times its slowest iteration so far).\n"
           "         observe measures its own cells: full is 0/50/200/500 connections/s x hold\n"
           "         0/250 ms, 20 s cells, 5 interleaved repetitions (about 85 min); quick is\n"
           "         0/200 x 0/250 ms, 1.5 s cells, 2 repetitions. PKBENCH_OBSERVE_CELL_MS sets\n"
@@ -193,8 +199,10 @@ struct run_args {
     const char *out;
     bool prime, interleave, sequential, aa;
     double alpha;
-    double settle;    /* --settle; negative: the profile's */
-    long repetitions; /* --repetitions; 0: the profile's */
+    double settle;                                 /* --settle; negative: the profile's */
+    long repetitions;                              /* --repetitions; 0: the profile's */
+    const char *workers[PKB_REMOTE_EXTRA_MAX + 1]; /* --worker NAME=COMMAND, in order */
+    size_t nworkers;
     pkb_cli cli;
 };
 
@@ -208,6 +216,7 @@ enum {
     OPT_ITERATIONS,
     OPT_NO_PLOTS,
     OPT_PRINT,
+    OPT_WORKER,
 };
 
 static const struct option run_options[] = {
@@ -218,6 +227,7 @@ static const struct option run_options[] = {
     {"aa", no_argument, NULL, OPT_AA},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
+    {"worker", required_argument, NULL, OPT_WORKER},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -282,6 +292,12 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
             return bad_usage("run: --iterations needs a count from 1 to 100000000, got '%s'", v);
         a->cli.iterations = n;
         return 0;
+    case OPT_WORKER:
+        if (a->nworkers == PKB_REMOTE_EXTRA_MAX)
+            return bad_usage("run: --worker: at most %d workers can be added",
+                             PKB_REMOTE_EXTRA_MAX);
+        a->workers[a->nworkers++] = v;
+        return 0;
     }
     return pkb_cli_getopt_failed(usage_text, "run", opt, args);
 }
@@ -312,6 +328,21 @@ static int check_run_args(struct run_args *a)
         return bad_usage("run: --sequential runs the series one after another: it cannot be "
                          "combined with %s",
                          a->aa ? "--aa" : "--interleave");
+    if (a->nworkers > 0 && !a->suite->takes_workers)
+        return bad_usage("run: --worker adds a contender: it applies to the scenarios suite, not "
+                         "the %s suite",
+                         a->suite->name);
+    for (size_t i = 0; i < a->nworkers; i++) {
+        char why[256];
+        size_t len = strcspn(a->workers[i], "=");
+        for (size_t k = 0; k < pkb_contender_count; k++)
+            if (strlen(pkb_contenders[k]->name) == len &&
+                strncmp(pkb_contenders[k]->name, a->workers[i], len) == 0)
+                return bad_usage("run: --worker '%s': %s is a contender already (pkbench list)",
+                                 a->workers[i], pkb_contenders[k]->name);
+        if (pkb_remote_add(a->workers[i], why, sizeof why) == NULL)
+            return bad_usage("run: %s", why);
+    }
     a->interleave = a->suite->rounds && !a->sequential; /* rounds are the default */
     if (a->cli.tiny_path == NULL || a->cli.tiny_path[0] == '\0')
         a->cli.tiny_path = PKB_TINY_PATH;

@@ -772,7 +772,8 @@ static const struct helper helpers[] = {
     {"write-chunks", h_write_chunks},
 };
 
-int pk_test_pkrun_helper(int argc, char **argv); /* pkrun's, in test_pkrun_helpers.c */
+int pk_test_pkrun_helper(int argc, char **argv);  /* pkrun's, in test_pkrun_helpers.c */
+int pk_test_worker_helper(int argc, char **argv); /* the fake worker, in test_worker.c */
 
 int pk_test_run_helper(int argc, char **argv)
 {
@@ -780,6 +781,9 @@ int pk_test_run_helper(int argc, char **argv)
         if (strcmp(argv[0], helpers[i].name) == 0)
             return helpers[i].fn(argc, argv);
     int rc = pk_test_pkrun_helper(argc, argv);
+    if (rc >= 0)
+        return rc;
+    rc = pk_test_worker_helper(argc, argv);
     if (rc >= 0)
         return rc;
     fprintf(stderr, "pk_tests: no helper named '%s'\n", argv[0]);

@@ -310,5 +310,12 @@
     X(calibration_bounds, 10)                                                                      \
     X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
     X(report_tables_and_figures_show_every_repetition, 60)                                         \
+    X(worker_good_run_is_self_timed, 10)                                                           \
+    X(worker_failures_name_the_contender, 60)                                                      \
+    X(worker_missing_program_is_not_run, 10)                                                       \
+    X(worker_stop_kills_one_that_ignores_quit, 10)                                                 \
+    X(runner_records_self_timed_samples, 30)                                                       \
+    X(pkbench_worker_failures_and_the_run_goes_on, 90)                                             \
+    X(pkbench_worker_option_errors, 20)                                                            \
     X(sequential_boundaries_match_reference, 10)                                                   \
     X(sequential_aa_false_alarms_stay_below_alpha, 60)

@@ -160,17 +160,46 @@ iteration_failed(const pkb_series *s, int rc, const pkb_sample *out, char *msg, 
                  out->error[0] ? out->error : strerror(rc < 0 ? -rc : rc));
         return true;
     }
-    if (s->check_counts && (out->bytes != s->expect_bytes || out->lines != s->expect_lines ||
-                            out->children != s->expect_children || out->failures != 0)) {
+    uint64_t k = out->iterations > 0 ? out->iterations : 1; /* a batch reports sums */
+    if (k > (out->batch > 0 ? out->batch : 1)) {
+        snprintf(msg, cap, "%llu iterations performed, at most %u asked", (unsigned long long)k,
+                 out->batch > 0 ? out->batch : 1);
+        return true;
+    }
+    if (s->check_counts &&
+        (out->bytes != s->expect_bytes * k || out->lines != s->expect_lines * k ||
+         (uint64_t)out->children != (uint64_t)s->expect_children * k || out->failures != 0)) {
         snprintf(msg, cap,
-                 "iteration read %llu bytes / %llu lines from %d children (%d failed), expected "
-                 "%llu / %llu from %d",
-                 (unsigned long long)out->bytes, (unsigned long long)out->lines, out->children,
-                 out->failures, (unsigned long long)s->expect_bytes,
-                 (unsigned long long)s->expect_lines, s->expect_children);
+                 "%llu iteration%s read %llu bytes / %llu lines from %d children (%d failed), "
+                 "expected %llu / %llu from %llu",
+                 (unsigned long long)k, k == 1 ? "" : "s", (unsigned long long)out->bytes,
+                 (unsigned long long)out->lines, out->children, out->failures,
+                 (unsigned long long)(s->expect_bytes * k),
+                 (unsigned long long)(s->expect_lines * k),
+                 (unsigned long long)s->expect_children * k);
         return true;
     }
     return false;
+}
+
+/* What a self-timed call reported beyond its time: the largest peaks seen (series.h). */
+static void note_peaks(pkb_series *s, const pkb_sample *out)
+{
+    s->self_timed = true;
+    if (out->peak_rss_kib > s->peak_rss_kib)
+        s->peak_rss_kib = out->peak_rss_kib;
+    if (out->peak_fds > s->peak_fds)
+        s->peak_fds = out->peak_fds;
+    if (out->idle_fds > 0 && (s->idle_fds == 0 || out->idle_fds < s->idle_fds))
+        s->idle_fds = out->idle_fds;
+}
+
+/* The iterations this call of the benchmark function still has to run, the current one
+ * included (Google Benchmark counts it as done once pkb_keep_running returned true). */
+static uint32_t batch_left(const pkb_state *st)
+{
+    int64_t left = pkb_max_iterations(st) - pkb_iterations(st) + 1;
+    return left < 1 ? 1 : left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
 }
 
 /* The series' own iterations, untimed, for s->settle_s (at least one), so the timed ones start
@@ -220,25 +249,38 @@ void pkb__bench(pkb_state *st, void *user)
         getrusage(RUSAGE_SELF, &p0);
         pkb_sample out;
         memset(&out, 0, sizeof out);
+        out.batch = batch_left(st);
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         int rc = s->iterate(s->ctx, &out);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         getrusage(RUSAGE_SELF, &p1);
         getrusage(RUSAGE_CHILDREN, &c1);
-        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        pkb_set_iteration_time(st, secs);
-        timed_s += secs;
-        child_ns +=
-            tv_ns(c1.ru_utime) - tv_ns(c0.ru_utime) + tv_ns(c1.ru_stime) - tv_ns(c0.ru_stime);
-        self_ns +=
-            tv_ns(p1.ru_utime) - tv_ns(p0.ru_utime) + tv_ns(p1.ru_stime) - tv_ns(p0.ru_stime);
-        n++;
         char msg[256];
         if (iteration_failed(s, rc, &out, msg, sizeof msg)) {
             pkb_skip_with_error(st, msg);
             failed = true;
+            out = (pkb_sample){.self_timed = false}; /* one iteration, as the runner saw it */
         }
+        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        if (out.self_timed) { /* another process's own clock and CPU (plugin/sample.h) */
+            secs = (double)out.wall_ns / 1e9;
+            child_ns += (double)out.child_cpu_ns;
+            self_ns += (double)out.self_cpu_ns;
+            note_peaks(s, &out);
+        } else {
+            child_ns +=
+                tv_ns(c1.ru_utime) - tv_ns(c0.ru_utime) + tv_ns(c1.ru_stime) - tv_ns(c0.ru_stime);
+            self_ns +=
+                tv_ns(p1.ru_utime) - tv_ns(p0.ru_utime) + tv_ns(p1.ru_stime) - tv_ns(p0.ru_stime);
+        }
+        /* A batch of k iterations is k of Google Benchmark's, each its share of the time. */
+        uint32_t k = out.iterations > 0 ? out.iterations : 1;
+        pkb_set_iteration_time(st, secs / k);
+        for (uint32_t j = 1; j < k && pkb_keep_running(st); j++)
+            pkb_set_iteration_time(st, secs / k);
+        timed_s += secs;
+        n += k;
     }
     if (n > 0) {
         pkb_counter_set(st, "child_cpu_ns", child_ns, PKB_COUNTER_AVG_ITERATIONS);

@@ -63,7 +63,17 @@ json_t *pkb_series_json(const pkb_series *s)
         rec.nattempts = 2;
         rec.attempt_used = s->other_first ? 1 : 0;
     }
-    return pkb_results_series_json(&rec);
+    json_t *o = pkb_results_series_json(&rec);
+    if (o != NULL && s->self_timed) {
+        json_object_set_new(o, "self_timed", json_true());
+        if (s->peak_rss_kib > 0)
+            json_object_set_new(o, "peak_rss_kib", json_integer((json_int_t)s->peak_rss_kib));
+        if (s->peak_fds > 0)
+            json_object_set_new(o, "peak_fds", json_integer((json_int_t)s->peak_fds));
+        if (s->idle_fds > 0)
+            json_object_set_new(o, "idle_fds", json_integer((json_int_t)s->idle_fds));
+    }
+    return o;
 }
 
 double pkb__disturbed_share(const pkb_series *s)

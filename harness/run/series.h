@@ -76,6 +76,13 @@ typedef struct pkb_series {
     bool remeasuring, remeasured, other_first;
     pkb_attempt other;
     bool done;
+    /* Self-timed (plugin/sample.h): the iterations were performed and timed by another process
+     * (a worker, contenders/worker.h), whose own CPU is then parent_cpu_ns; the largest peak
+     * resident memory (KiB) and descriptors in flight it reported, and its fewest descriptors
+     * before a start (0: not reported). Written into the series' JSON when set. */
+    bool self_timed;
+    uint64_t peak_rss_kib;
+    uint32_t peak_fds, idle_fds;
     /* Progress: the series' place among those the runner times (1-based; 0: not timed), and
      * whether its line was printed. */
     size_t line_no;

@@ -37,6 +37,7 @@ typedef struct pkb_suite {
     const char *description; /* one line, for `pkbench list` and --help */
     bool rounds;             /* timed through Google Benchmark: --interleave and --aa apply */
     bool takes_iterations;   /* --iterations applies */
+    bool takes_workers;      /* --worker applies (contenders added for one run) */
     /* Runs the suite. Returns pkbench's exit status: 0, 1 (input or set-up error, message
      * printed) or 130 (interrupted; the results file keeps what finished). */
     int (*run)(const pkb_cli *cli, pkb_suite_options *opts);

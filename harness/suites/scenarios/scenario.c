@@ -87,8 +87,13 @@ int pkb_check_contender(
     uint64_t want_bytes = per_bytes * (uint64_t)w->children;
     uint64_t want_lines = per_lines * (uint64_t)w->children;
     if (rc != 0) {
-        snprintf(why, why_len, "%s: the iteration failed: %s", c->name,
-                 out.error[0] ? out.error : strerror(rc < 0 ? -rc : rc));
+        /* A reason that names the contender already (a worker's, contenders/worker.h) is whole. */
+        size_t n = strlen(c->name);
+        if (strncmp(out.error, c->name, n) == 0 && out.error[n] == ':')
+            snprintf(why, why_len, "%s", out.error);
+        else
+            snprintf(why, why_len, "%s: the iteration failed: %s", c->name,
+                     out.error[0] ? out.error : strerror(rc < 0 ? -rc : rc));
         return rc < 0 ? rc : -EIO;
     }
     if (out.children != w->children || out.failures != 0) {

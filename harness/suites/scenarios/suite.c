@@ -14,6 +14,7 @@
 #include "suites/suite.h"
 
 #include "contenders/registry.h"
+#include "contenders/remote.h"
 #include "processkit.h"
 #include "suites/scenarios/view.h"
 #include "suites/scenarios/scenario.h"
@@ -85,18 +86,25 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     return rc;
 }
 
+/* The registry's contenders, then those `pkbench run --worker` added (contenders/remote.h). */
+static const pkb_contender *contender_at(size_t k)
+{
+    return k < pkb_contender_count ? pkb_contenders[k] : pkb_remote_extra(k - pkb_contender_count);
+}
+
 /* A series for every contender in every scenario it supports, and the calibration, those the
  * filter selects. */
 static void plan_series(struct plan *p, const pkb_cli *cli, const regex_t *re)
 {
-    size_t cap = pkb_contender_count * PKB_SCENARIO_COUNT + 1;
+    size_t contenders = pkb_contender_count + pkb_remote_extra_count();
+    size_t cap = contenders * PKB_SCENARIO_COUNT + 1;
     p->series = calloc(cap, sizeof *p->series);
     p->ctx = calloc(cap, sizeof *p->ctx);
     if (p->series == NULL || p->ctx == NULL)
         return;
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++) {
-        for (size_t k = 0; k < pkb_contender_count; k++) {
-            const pkb_contender *c = pkb_contenders[k];
+        for (size_t k = 0; k < contenders; k++) {
+            const pkb_contender *c = contender_at(k);
             if (!(c->scenarios & PKB_SCENARIO_BIT(s)))
                 continue;
             pkb_series *ser = &p->series[p->n];
@@ -130,12 +138,15 @@ static void check_contenders(struct plan *p)
         struct compare_ctx *x = &p->ctx[i];
         pkb_series *ser = &p->series[i];
         char why[256] = "";
-        int r = x->contender->setup != NULL ? x->contender->setup(&x->state, x->workload) : 0;
+        int r = pkb_contender_setup(x->contender, &x->state, x->workload, why, sizeof why);
         x->set_up = r == 0;
-        if (r != 0)
-            snprintf(why, sizeof why, "%s: set-up failed: %s", x->contender->name, strerror(-r));
-        else
+        if (r == 0)
             r = pkb_check_contender(x->contender, x->state, x->workload, why, sizeof why);
+        /* What runs a contender that is not this process's code, with its series. */
+        const char *runtime =
+            x->set_up && x->contender->runtime != NULL ? x->contender->runtime(x->state) : NULL;
+        if (runtime != NULL && runtime[0] != '\0')
+            ser->extra = json_pack("{s:s}", "runtime", runtime);
         if (r != 0) {
             ser->status = PKB_SERIES_REFUSED;
             ser->environmental = !x->set_up; /* a set-up the host refused, not a wrong count */
@@ -202,6 +213,7 @@ const pkb_suite pkb_suite_scenarios = {
     .description = "every contender in the seed's scenarios: small capture, large streaming, "
                    "16-way fan-out, and spawn_only (the floor)",
     .rounds = true,
+    .takes_workers = true,
     .run = run,
     .report = {.markdown = pkb__scenarios_markdown,
                .figures = pkb__scenarios_figures,
