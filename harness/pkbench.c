@@ -25,6 +25,7 @@
 #include "common/term.h"
 #include "processkit.h"
 #include "regress/ab_cli.h"
+#include "regress/bisect.h"
 #include "regress/compare.h"
 #include "contenders/registry.h"
 #include "contenders/remote.h"
@@ -629,5 +630,7 @@ int main(int argc, char **argv)
         return pkb_cmd_check(argc, argv);
     if (strcmp(cmd, "ab") == 0)
         return cmd_ab(argc, argv);
+    if (strcmp(cmd, "bisect") == 0)
+        return pkb_cmd_bisect(argc, argv);
     return bad_usage("unknown command '%s'", cmd);
 }

@@ -318,4 +318,7 @@
     X(pkbench_worker_failures_and_the_run_goes_on, 90)                                             \
     X(pkbench_worker_option_errors, 20)                                                            \
     X(sequential_boundaries_match_reference, 10)                                                   \
-    X(sequential_aa_false_alarms_stay_below_alpha, 60)
+    X(sequential_aa_false_alarms_stay_below_alpha, 60)                                             \
+    X(ab_compare_replays_the_looks, 30)                                                            \
+    X(ab_looks_retire_the_decided_and_end_with_the_budget, 30)                                     \
+    X(compare_decisive_ci_is_never_vetoed_by_noise, 20)

@@ -165,3 +165,280 @@ TEST_IMPL(sequential_aa_false_alarms_stay_below_alpha)
     if (!(naive > 2 * alpha))
         pk_test_fail(__FILE__, __LINE__, "naive looks gave %.3f, not above 2 alpha", naive);
 }
+
+/* ==== an ab file, replayed ==================================================================== */
+
+enum { ROUNDS = 40 };
+
+/* base_i of pair k, and head_i as `shape` makes it from base_i and round i (1-based). */
+typedef double (*shape_fn)(double base, int round, pks_rng *rng);
+
+static double slow_then_not(double b, int round, pks_rng *rng)
+{
+    /* 30% slower in the first 20 rounds, the same after: a look that used rounds it did not
+     * have would see no regression */
+    return b * (round <= 20 ? 1.30 : 1.0) * (1 + 0.01 * pks_rng_normal(rng));
+}
+
+static double same(double b, int round, pks_rng *rng)
+{
+    (void)round;
+    return b * (1 + 0.002 * pks_rng_normal(rng));
+}
+
+static double close_call(double b, int round, pks_rng *rng)
+{
+    (void)round;
+    return b * 1.015 * (1 + 0.03 * pks_rng_normal(rng));
+}
+
+/* An ab results file: pairs "s/<name>" of ROUNDS rounds, the head side as each shape makes it
+ * (a NULL shape: the head side failed), and the looks given (rounds, t, final). */
+static void write_ab_file(const char *path,
+                          const char *const *names,
+                          const shape_fn *shapes,
+                          size_t npairs,
+                          const pkb_ab_look *looks,
+                          size_t nlooks)
+{
+    pk_test_series ser[16];
+    double samples[16][ROUNDS];
+    char series_names[16][64];
+    pks_rng rng;
+    pks_rng_seed(&rng, 41);
+    for (size_t k = 0; k < npairs; k++) {
+        for (int side = 0; side < 2; side++) {
+            size_t i = 2 * k + (size_t)side;
+            snprintf(series_names[i], sizeof series_names[i], "s/%s [%s]", names[k],
+                     side ? "head" : "base");
+            for (int r = 0; r < ROUNDS; r++) {
+                double level = 1e6 * (1 + 0.2 * sin(r * 0.7)); /* the machine drifts alike */
+                samples[i][r] = side == 0           ? level * (1 + 0.01 * pks_rng_normal(&rng))
+                                : shapes[k] != NULL ? shapes[k](samples[i - 1][r], r + 1, &rng)
+                                                    : level;
+            }
+            ser[i] = (pk_test_series){.name = series_names[i],
+                                      .samples = samples[i],
+                                      .n = ROUNDS,
+                                      .status = side == 1 && shapes[k] == NULL ? "failed" : NULL};
+        }
+    }
+    json_t *doc = pk_test_results_doc(ser, 2 * npairs);
+    json_t *arr = json_object_get(doc, "series");
+    for (size_t i = 0; i < 2 * npairs; i++) {
+        json_t *s = json_array_get(arr, i), *rounds = json_array();
+        json_object_set_new(s, "contender", json_string(names[i / 2]));
+        json_object_set_new(s, "side", json_string(i % 2 ? "head" : "base"));
+        for (int r = 0; r < ROUNDS; r++)
+            json_array_append_new(rounds, json_integer(r + 1));
+        json_object_set_new(s, "round", rounds);
+        if (i % 2 == 1 && shapes[i / 2] == NULL) {
+            json_object_set_new(s, "samples_ns", json_array());
+            json_object_set_new(s, "round", json_array());
+            json_object_set_new(s, "reason", json_string("iteration failed: boom"));
+        }
+    }
+    json_t *jl = json_array();
+    for (size_t k = 0; k < nlooks; k++)
+        json_array_append_new(jl, json_pack("{s:i, s:f, s:b}", "rounds", looks[k].rounds, "t",
+                                            looks[k].t, "final", looks[k].final));
+    json_object_set_new(doc, "ab",
+                        json_pack("{s:{s:s, s:b}, s:{s:s, s:b}, s:{s:f, s:f, s:f, s:i}, s:o, s:n}",
+                                  "base", "describe", "good (1111111)", "dirty", 0, "head",
+                                  "describe", "bad (2222222)", "dirty", 1, "rule", "alpha", 0.05,
+                                  "threshold", 0.02, "cv_limit", 0.10, "pairs", (int)npairs,
+                                  "looks", jl, "stopped"));
+    pk_test_write_doc(doc, path);
+}
+
+static const pkb_compare_row *row_named(const pkb_compare *c, const char *name)
+{
+    for (size_t i = 0; i < c->nrows; i++)
+        if (strcmp(c->rows[i].name, name) == 0)
+            return &c->rows[i];
+    pk_test_fail(__FILE__, __LINE__, "no row %s", name);
+}
+
+TEST_IMPL(ab_compare_replays_the_looks)
+{
+    char path[512];
+    pk_test_tmp_path(path, sizeof path, "ab.json");
+    const char *names[] = {"slow", "same", "close"};
+    const shape_fn shapes[] = {slow_then_not, same, close_call};
+    const pkb_ab_look two[] = {{20, 0.5, false}, {ROUNDS, 1, true}};
+    write_ab_file(path, names, shapes, 3, two, 2);
+    pkb_compare c;
+    char err[512] = "";
+    if (pkb_ab_compare(path, NULL, &c, err, sizeof err) != 0)
+        pk_test_fail(__FILE__, __LINE__, "pkb_ab_compare: %s", err);
+    ASSERT(c.sides && c.nrows == 3 && c.ab_looks == 2 && c.ab_pairs == 3);
+    const pkb_compare_row *slow = row_named(&c, "s/slow"), *sm = row_named(&c, "s/same"),
+                          *cl = row_named(&c, "s/close");
+    /* Decided at the first look on its first 20 rounds: the 20 after it do not count. */
+    ASSERT_EQ(slow->d.verdict, PKS_REGRESSED);
+    ASSERT(slow->ab_decided && slow->ab_look == 0 && slow->ab_rounds == 20);
+    ASSERT(slow->s.delta > 0.25 && slow->s.ratio.lo > 1.2);
+    ASSERT(slow->ab_level > 0 && slow->ab_level < 0.05 / 3);
+    /* The same build's CI lies within ±2%: unchanged, decided, at the first look. */
+    ASSERT(sm->ab_decided && sm->ab_unchanged && sm->d.verdict == PKS_NO_CHANGE);
+    ASSERT(sm->s.ratio.lo > 0.98 && sm->s.ratio.hi < 1.02 && sm->ab_look == 0);
+    /* A close call stays open at the first look, and the last look gives it the usual verdict. */
+    ASSERT(!cl->ab_decided && cl->ab_final && cl->ab_look == 1 && cl->ab_rounds == ROUNDS);
+    ASSERT(cl->d.verdict != PKS_UNDECIDABLE && cl->d.verdict != PKS_IMPROVED);
+    ASSERT_EQ(c.status, 2);
+    ASSERT_EQ(c.regressed, 1);
+
+    char *text;
+    ASSERT_OK(pkb_compare_render(&c, PKB_COMPARE_TEXT, &text));
+    ASSERT(strstr(text, "base: good (1111111)\nhead: bad (2222222) (uncommitted changes)") != NULL);
+    ASSERT(strstr(text, "decided") != NULL && strstr(text, "unchanged") != NULL);
+    ASSERT(strstr(text, "look 1, 20 rounds") != NULL);
+    free(text);
+    json_t *j = pkb_compare_json(&c);
+    json_t *rows = json_object_get(j, "series");
+    ASSERT(json_integer_value(json_object_get(json_object_get(j, "ab"), "looks")) == 2);
+    ASSERT(json_integer_value(
+               json_object_get(json_object_get(json_array_get(rows, 0), "ab"), "look")) == 1);
+    json_decref(j);
+    pkb_compare_free(&c);
+
+    /* Stopped before its last look (interrupted): what is open has no verdict either way. */
+    write_ab_file(path, names, shapes, 3, two, 1);
+    ASSERT_OK(pkb_ab_compare(path, NULL, &c, err, sizeof err));
+    cl = row_named(&c, "s/close");
+    ASSERT(cl->ab_open && cl->d.verdict == PKS_UNDECIDABLE);
+    ASSERT_EQ(c.status, 2); /* the regression still outranks it */
+    pkb_compare_free(&c);
+    ASSERT_OK(pkb_ab_compare(path, &(pkb_compare_options){.filter = "close"}, &c, err, sizeof err));
+    ASSERT(c.nrows == 1 && c.status == 3);
+    pkb_compare_free(&c);
+
+    /* A head side that failed where its base ran fails the gate, as between two files. */
+    const shape_fn broken[] = {same, NULL};
+    write_ab_file(path, names + 1, broken, 2, two, 2);
+    ASSERT_OK(pkb_ab_compare(path, NULL, &c, err, sizeof err));
+    ASSERT(c.missing == 1 && c.status == 2 && c.nrows == 1);
+    pkb_compare_free(&c);
+
+    /* Not an ab file: said so. */
+    write_ab_file(path, names, shapes, 1, two, 2);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    json_object_del(doc, "ab");
+    pk_test_write_doc(doc, path);
+    ASSERT_EQ(pkb_ab_compare(path, NULL, &c, err, sizeof err), -EINVAL);
+    ASSERT(strstr(err, "no file of pkbench ab") != NULL);
+}
+
+TEST_IMPL(ab_looks_retire_the_decided_and_end_with_the_budget)
+{
+    char path[512];
+    pk_test_tmp_path(path, sizeof path, "run.json");
+    const char *names[] = {"slow", "same", "close"};
+    const shape_fn shapes[] = {slow_then_not, same, close_call};
+    write_ab_file(path, names, shapes, 3, NULL, 0);
+    pkb_ab_side base = {.label = "base", .describe = "A"}, head = {.label = "head"};
+    pkb_ab_session s;
+    ASSERT_OK(pkb_ab_session_begin(&s, &base, &head, NULL, 100, true));
+    /* 20 rounds after 9 s of a 100 s budget, 2 s a round: 45 more fit, so this look is
+     * t = 20 / 65 of the run; the slowdown and the unchanged pair are decided, the close call
+     * takes the next block, a tenth of the run. */
+    s.start_s -= 9;
+    bool retire[6] = {0};
+    int more = -1;
+    ASSERT_OK(pkb_ab_after_block(&s, path, 20, 2.0, 6, retire, &more));
+    ASSERT(retire[0] && retire[1] && retire[2] && retire[3] && !retire[4] && !retire[5]);
+    ASSERT_EQ(more, 7);
+    json_t *looks = json_object_get(s.section, "looks");
+    ASSERT_EQ(json_array_size(looks), 1);
+    double t = json_number_value(json_object_get(json_array_get(looks, 0), "t"));
+    ASSERT(fabs(t - 20.0 / 65) < 1e-9);
+    ASSERT(!json_is_true(json_object_get(json_array_get(looks, 0), "final")));
+    ASSERT(json_integer_value(json_object_get(json_object_get(s.section, "rule"), "pairs")) == 3);
+    ASSERT(json_is_null(json_object_get(s.section, "stopped")));
+    /* The budget spent: the last look (t = 1), nothing more, and the section says why. */
+    s.start_s -= 90.5;
+    memset(retire, 0, sizeof retire);
+    ASSERT_OK(pkb_ab_after_block(&s, path, ROUNDS, 2.0, 6, retire, &more));
+    ASSERT_EQ(more, 0);
+    ASSERT(json_is_true(json_object_get(json_array_get(looks, 1), "final")));
+    ASSERT_STR_EQ(json_string_value(json_object_get(s.section, "stopped")), "budget");
+    pkb_ab_session_free(&s);
+
+    /* Every pair decided: it stops before the budget, "decided". */
+    const shape_fn two[] = {slow_then_not, same};
+    write_ab_file(path, names, two, 2, NULL, 0);
+    ASSERT_OK(pkb_ab_session_begin(&s, &base, &head, NULL, 100, true));
+    s.start_s -= 10;
+    ASSERT_OK(pkb_ab_after_block(&s, path, 20, 2.0, 4, retire, &more));
+    ASSERT_EQ(more, 0);
+    ASSERT_STR_EQ(json_string_value(json_object_get(s.section, "stopped")), "decided");
+    pkb_ab_session_free(&s);
+}
+
+TEST_IMPL(compare_decisive_ci_is_never_vetoed_by_noise)
+{
+    /* Issue 35's case: spawn_only/processkit made 1.5x slower in the second of two quick runs,
+     * its base spread over two modes (robust cv about 14%): +47% [+34%, +57%], p < 0.001 was
+     * "undecidable (too noisy: cv 13.5% in base > 10%)". Its whole CI clears the bar even widened
+     * by that cv: regressed. */
+    enum { N = 20 };
+    double base[N], slow[N], near[N];
+    pks_rng rng;
+    pks_rng_seed(&rng, 35);
+    for (int i = 0; i < N; i++) {
+        base[i] = 300e3 * (i % 2 == 0 ? 1.2 : 1.0) * (1 + 0.03 * pks_rng_normal(&rng));
+        slow[i] = 1.5 * 300e3 * (1 + 0.02 * pks_rng_normal(&rng));
+        near[i] = 1.12 * 300e3 * (1 + 0.02 * pks_rng_normal(&rng));
+    }
+    char a[512], b[512], n2[512];
+    pk_test_tmp_path(a, sizeof a, "base.json");
+    pk_test_tmp_path(b, sizeof b, "slow.json");
+    pk_test_tmp_path(n2, sizeof n2, "near.json");
+    pk_test_write_results(a, (pk_test_series[]){{"spawn_only/processkit", base, N, NULL}}, 1);
+    pk_test_write_results(b, (pk_test_series[]){{"spawn_only/processkit", slow, N, NULL}}, 1);
+    pk_test_write_results(n2, (pk_test_series[]){{"spawn_only/processkit", near, N, NULL}}, 1);
+    pkb_compare c;
+    char err[512];
+    ASSERT_OK(pkb_compare_files(a, b, NULL, &c, err, sizeof err));
+    const pkb_compare_row *r = &c.rows[0];
+    ASSERT(r->cv_base > 0.10); /* too noisy for its point estimate */
+    ASSERT_EQ(r->d.verdict, PKS_REGRESSED);
+    ASSERT(r->d.noisy && r->d.bar > 0.05 + 0.10 && r->s.ratio.lo - 1 > r->d.bar);
+    ASSERT_EQ(c.status, 2);
+    char *text;
+    ASSERT_OK(pkb_compare_render(&c, PKB_COMPARE_TEXT, &text));
+    ASSERT(strstr(text, "(noisy)") != NULL && strstr(text, "regressed") != NULL);
+    free(text);
+    pkb_compare_free(&c);
+    /* +12% of that noise: the CI does not clear the widened bar, so the noise still decides. */
+    ASSERT_OK(pkb_compare_files(a, n2, NULL, &c, err, sizeof err));
+    ASSERT(c.rows[0].d.verdict == PKS_UNDECIDABLE && c.rows[0].d.reason == PKS_TOO_NOISY);
+    ASSERT(!c.rows[0].d.noisy && c.status == 3);
+    pkb_compare_free(&c);
+    /* The rule itself: decided only with p below alpha and the whole CI beyond the widened bar. */
+    pks_decision_in in = {.p = 0.001,
+                          .delta = 0.3,
+                          .threshold = 0.05,
+                          .samples = PKS_TOO_NOISY,
+                          .ci_known = true,
+                          .ci_lo = 0.2,
+                          .ci_hi = 0.4,
+                          .widen = 0.14};
+    ASSERT_EQ(pks_decide(&in).verdict, PKS_REGRESSED);
+    in.ci_lo = 0.18; /* 0.05 + 0.14 = 0.19 */
+    ASSERT_EQ(pks_decide(&in).verdict, PKS_UNDECIDABLE);
+    in.ci_lo = 0.2;
+    in.p = 0.2;
+    ASSERT_EQ(pks_decide(&in).verdict, PKS_UNDECIDABLE);
+    in = (pks_decision_in){.p = 0.001,
+                           .delta = -0.3,
+                           .threshold = 0.05,
+                           .samples = PKS_TOO_NOISY,
+                           .ci_known = true,
+                           .ci_lo = -0.4,
+                           .ci_hi = -0.2};
+    ASSERT_EQ(pks_decide(&in).verdict, PKS_IMPROVED);
+    in.samples = PKS_TOO_FEW_SAMPLES; /* too few values: no interval to trust */
+    ASSERT_EQ(pks_decide(&in).verdict, PKS_UNDECIDABLE);
+}

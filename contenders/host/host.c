@@ -1,25 +1,19 @@
 /*
- * pk_contender_host — one C contender of the registry (contenders/registry.c) in a process of its
- * own, driven by pkbench over a pipe with the worker protocol (contenders/README.md, "Workers").
- * `pkbench ab` builds this program once per revision of the library (cmake/ab/), so that two
- * builds of the library can be measured in one interleaved run: the contenders' code, the
- * children and the settings are the same on both sides, only the libprocesskit linked in differs.
+ * pk_contender_host — the C contenders of the registry (contenders/registry.c) in a process of
+ * their own, driven by pkbench over a pipe with the worker protocol (contenders/README.md, "The
+ * worker protocol"): pkbench's measuring worker. `pkbench ab` builds this program once per
+ * revision of the library (cmake/ab/), so that two builds of the library are measured in one
+ * interleaved run: the contenders' code, the children and the settings are the same on both
+ * sides, only the libprocesskit linked in differs.
  *
- *   pk_contender_host NAME       speak the protocol for contender NAME on stdin/stdout
- *   pk_contender_host --list     the contenders this build hosts, one a line
+ *   pk_contender_host            speak the protocol on stdin/stdout, for any contender it hosts
+ *   pk_contender_host --list     the contenders it hosts, one a line
  *
- * The protocol (one line each way, "\n"-terminated):
- *   <- pkw 1 name=NAME runtime=processkit-<version> scenarios=<comma list>
- *   -> setup scenario=S program=P program_path=ABS children=N input_file=F expect_bytes=B
- *            expect_lines=L                                       <- ok | error <why>
- *   -> run N                  <- done N ns=<sum> min_ns=<fastest> bytes=<sum> lines=<sum>
- *                                children=<sum> failures=<sum> cpu_user_ns=<children's>
- *                                cpu_sys_ns=<children's>          | error <why>
- *   -> teardown               <- ok
- *   -> quit, or end of input  the process exits 0
- * Every iteration is timed here, with CLOCK_MONOTONIC around exactly the contender's `run` (start,
- * feed, consume, reap), as the in-process runner times it; the children's CPU is the
- * RUSAGE_CHILDREN delta across the whole request. Values are percent-decoded (%20 a space).
+ * The greeting names the host and lists the contenders (`contenders=`); each `setup` names the
+ * contender and scenario of its series (`contender=`, `scenario=`). Every iteration is timed
+ * here with CLOCK_MONOTONIC around exactly the contender's `run` (start, feed, consume, reap), as
+ * the in-process runner times it; the children's CPU is the RUSAGE_CHILDREN delta across the whole
+ * request, this process's own RUSAGE_SELF.
  *
  * The protocol's pipes are moved above the standard descriptors (close-on-exec) and 0 and 1
  * become /dev/null before anything runs, so no child ever inherits them: spawn_only's contenders
@@ -49,7 +43,7 @@
 #define INPUT_MAX      (256L * 1024 * 1024) /* a payload file: far above any workload's */
 
 struct host {
-    const pkb_contender *c;
+    const pkb_contender *c; /* the series' contender, from its setup */
     FILE *in, *out;
     bool set_up;
     void *state;
@@ -136,6 +130,14 @@ static bool arg_count(const char *args, const char *key, long long max, long lon
     return true;
 }
 
+static const pkb_contender *find(const char *name)
+{
+    for (size_t i = 0; i < pkb_contender_count; i++)
+        if (strcmp(pkb_contenders[i]->name, name) == 0)
+            return pkb_contenders[i];
+    return NULL;
+}
+
 static void teardown(struct host *h)
 {
     if (h->set_up && h->c->teardown != NULL)
@@ -151,7 +153,7 @@ static int read_input(const char *path, unsigned char **data, size_t *len)
 {
     *data = NULL;
     *len = 0;
-    if (path == NULL || path[0] == '\0')
+    if (path == NULL || path[0] == '\0' || strcmp(path, "-") == 0)
         return 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
@@ -182,8 +184,12 @@ static int read_input(const char *path, unsigned char **data, size_t *len)
 static void do_setup(struct host *h, const char *args)
 {
     teardown(h);
-    char input_file[PATH_MAX];
+    char input_file[PATH_MAX], name[64];
     long long children = 0, bytes = 0, lines = 0;
+    if (arg(args, "contender", name, sizeof name) == NULL || (h->c = find(name)) == NULL) {
+        reply(h, "error setup needs contender= naming one of the contenders this host lists");
+        return;
+    }
     if (arg(args, "scenario", h->scenario, sizeof h->scenario) == NULL ||
         arg(args, "program", h->program, sizeof h->program) == NULL ||
         arg(args, "program_path", h->program_path, sizeof h->program_path) == NULL ||
@@ -238,9 +244,10 @@ static void do_run(struct host *h, const char *args)
         reply(h, "error run before setup");
         return;
     }
-    struct rusage r0, r1;
+    struct rusage r0, r1, s0, s1;
     getrusage(RUSAGE_CHILDREN, &r0);
-    int64_t sum = 0, fastest = INT64_MAX;
+    getrusage(RUSAGE_SELF, &s0);
+    int64_t sum = 0;
     unsigned long long bytes = 0, lines = 0, children = 0, failures = 0;
     for (long long i = 0; i < n; i++) {
         pkb_sample s;
@@ -254,19 +261,23 @@ static void do_run(struct host *h, const char *args)
             return;
         }
         sum += dt;
-        fastest = dt < fastest ? dt : fastest;
         bytes += s.bytes;
         lines += s.lines;
         children += (unsigned long long)s.children;
         failures += (unsigned long long)s.failures;
     }
+    getrusage(RUSAGE_SELF, &s1);
     getrusage(RUSAGE_CHILDREN, &r1);
+    int64_t cpu_children =
+        tv_ns(r1.ru_utime) - tv_ns(r0.ru_utime) + tv_ns(r1.ru_stime) - tv_ns(r0.ru_stime);
+    int64_t cpu_self =
+        tv_ns(s1.ru_utime) - tv_ns(s0.ru_utime) + tv_ns(s1.ru_stime) - tv_ns(s0.ru_stime);
     reply(h,
-          "done %lld ns=%lld min_ns=%lld bytes=%llu lines=%llu children=%llu failures=%llu "
-          "cpu_user_ns=%lld cpu_sys_ns=%lld",
-          n, (long long)sum, (long long)fastest, bytes, lines, children, failures,
-          (long long)(tv_ns(r1.ru_utime) - tv_ns(r0.ru_utime)),
-          (long long)(tv_ns(r1.ru_stime) - tv_ns(r0.ru_stime)));
+          "done %lld ns=%lld bytes=%llu lines=%llu children=%llu failures=%llu "
+          "cpu_children_ns=%lld cpu_self_ns=%lld",
+          n, (long long)(sum > 0 ? sum : 1), bytes, lines, children, failures,
+          (long long)(cpu_children > 0 ? cpu_children : 0),
+          (long long)(cpu_self > 0 ? cpu_self : 0));
 }
 
 /* The protocol's pipes out of the way of children: above 2, close-on-exec; 0 and 1 /dev/null. */
@@ -282,23 +293,17 @@ static int protect_pipes(struct host *h)
     return h->in != NULL && h->out != NULL ? 0 : -ENOMEM;
 }
 
-static const pkb_contender *find(const char *name)
-{
-    for (size_t i = 0; i < pkb_contender_count; i++)
-        if (strcmp(pkb_contenders[i]->name, name) == 0)
-            return pkb_contenders[i];
-    return NULL;
-}
-
 static int serve(struct host *h)
 {
-    char scenarios[256] = "";
-    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-        if (h->c->scenarios & PKB_SCENARIO_BIT(s))
-            snprintf(scenarios + strlen(scenarios), sizeof scenarios - strlen(scenarios), "%s%s",
-                     scenarios[0] ? "," : "", pkb_scenario_name((pkb_scenario)s));
-    reply(h, "pkw 1 name=%s runtime=processkit-%s scenarios=%s", h->c->name, pk_version(),
-          scenarios);
+    char kinds[128] = "", hosted[512] = "";
+    for (int s = 0; s < PKB_SCENARIO_COUNT; s++) /* every kind some contender does */
+        snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", s ? "," : "",
+                 pkb_scenario_kind((pkb_scenario)s));
+    for (size_t i = 0; i < pkb_contender_count; i++)
+        snprintf(hosted + strlen(hosted), sizeof hosted - strlen(hosted), "%s%s", i ? "," : "",
+                 pkb_contenders[i]->name);
+    reply(h, "pkw 1 name=pk_contender_host runtime=processkit-%s kinds=%s contenders=%s",
+          pk_version(), kinds, hosted);
     char line[LINE_MAX_BYTES];
     while (fgets(line, sizeof line, h->in) != NULL) {
         size_t len = strcspn(line, "\n");
@@ -337,17 +342,14 @@ int main(int argc, char **argv)
             printf("%s\n", pkb_contenders[i]->name);
         return 0;
     }
-    if (argc != 2 || strcmp(argv[1], "--help") == 0 || argv[1][0] == '-') {
-        fprintf(argc == 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr,
-                "usage: pk_contender_host NAME   (the worker protocol on stdin/stdout)\n"
-                "       pk_contender_host --list\n");
-        return argc == 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
+    if (argc != 1) {
+        bool help = argc == 2 && strcmp(argv[1], "--help") == 0;
+        fprintf(help ? stdout : stderr,
+                "usage: pk_contender_host          the worker protocol on stdin and stdout\n"
+                "       pk_contender_host --list   the contenders it hosts\n");
+        return help ? 0 : 2;
     }
-    struct host h = {.c = find(argv[1])};
-    if (h.c == NULL) {
-        fprintf(stderr, "pk_contender_host: no contender '%s' (--list names them)\n", argv[1]);
-        return 2;
-    }
+    struct host h = {0};
     int rc = protect_pipes(&h);
     if (rc != 0) {
         fprintf(stderr, "pk_contender_host: cannot set up its pipes: %s\n", strerror(-rc));

@@ -414,6 +414,10 @@ static pkb_compare_options ab_options(const pkb_compare_options *in, const pkb_a
         o.iterations = PKS_BOOTSTRAP_DEFAULT_ITERATIONS;
     if (o.seed == 0)
         o.seed = PKB_VERDICT_SEED;
+    if (o.env_keys == NULL) /* one run: no environments to tell apart, no drift between them */
+        o.env_keys = "";
+    if (o.drift_limit == 0)
+        o.drift_limit = PKB_DRIFT_DEFAULT_LIMIT;
     return o;
 }
 

@@ -12,9 +12,11 @@
 #include "regress/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char ab_usage[] =
     "usage: pkbench ab BASE HEAD [--filter REGEX] [--max-time DURATION] [--profile quick|full]\n"
@@ -137,14 +139,25 @@ int pkb_ab_parse(int argc, char **argv, pkb_ab_args *a)
     return 0;
 }
 
+/* --out with "{commit}" in it (pkbench bisect's steps): the head side's commit there. */
+static int out_path(pkb_ab_args *a, const pkb_ab_side *head)
+{
+    const char *at = a->out != NULL ? strstr(a->out, "{commit}") : NULL;
+    int n = at == NULL ? snprintf(a->path, sizeof a->path, "%s", a->out)
+                       : snprintf(a->path, sizeof a->path, "%.*s%s%s", (int)(at - a->out), a->out,
+                                  head->commit[0] ? head->commit : "tree", at + 8);
+    if (n < 0 || (size_t)n >= sizeof a->path)
+        return pkb_cli_usage_error(ab_usage, "ab: --out: the path is too long");
+    return pkb_cli_check_writable(a->path);
+}
+
 int pkb_ab_prepare(pkb_ab_args *a, pkb_ab_side sides[2])
 {
-    if (a->out != NULL)
-        snprintf(a->path, sizeof a->path, "%s", a->out);
-    else if (pkb_cli_results_path("ab", a->path, sizeof a->path) != 0)
+    bool later = a->out != NULL && strstr(a->out, "{commit}") != NULL;
+    if (a->out == NULL && pkb_cli_results_path("ab", a->path, sizeof a->path) != 0)
         return 1;
     /* Before anything is built or measured: a run whose results cannot be written is lost. */
-    if (pkb_cli_check_writable(a->path) != 0)
+    if (!later && (a->out != NULL ? out_path(a, NULL) : pkb_cli_check_writable(a->path)) != 0)
         return 1;
     static const char *const labels[2] = {"base", "head"};
     for (int i = 0; i < 2; i++) {
@@ -159,7 +172,7 @@ int pkb_ab_prepare(pkb_ab_args *a, pkb_ab_side sides[2])
                     sides[i].describe, sides[i].dirty ? " (uncommitted changes)" : "",
                     sides[i].build_s, sides[i].worker);
     }
-    return 0;
+    return later ? out_path(a, &sides[1]) : 0;
 }
 
 /* git bisect run's reading of ab's status: 0 good, 1 bad, 125 skip, 128 stop. */
@@ -213,4 +226,74 @@ int pkb_ab_series_line(const char *path, const char *name, pkb_buf *out)
     pkb_buf_printf(out, "median %.2f %s over %zu rounds", s->sum.median / scale, unit, s->n);
     pkb_results_free(&r);
     return 0;
+}
+
+/* ==== a child: pkbench ab for check --against and bisect, git bisect run ===================== */
+
+static pk_cancel *stop;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    /* SIGTERM to the child: a terminal's Ctrl-C reached it already, and its SIGINT handler is
+     * one-shot; its SIGTERM handler stops it the same graceful way. */
+    if (stop != NULL)
+        pk_cancel_trigger(stop);
+}
+
+int pkb_ab_run(const char *const *argv,
+               const char *cwd,
+               int (*on_line)(void *user, const pk_line *line),
+               void *user)
+{
+    char self[PATH_MAX];
+    const char *args[64];
+    size_t n = 0;
+    if (argv[0] == NULL) {
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0) {
+            fprintf(stderr, "pkbench: cannot find this executable: %s\n", strerror(errno));
+            return 1;
+        }
+        self[len] = '\0';
+        args[n++] = self;
+        argv++;
+    }
+    for (; *argv != NULL && n + 1 < sizeof args / sizeof args[0]; argv++)
+        args[n++] = *argv;
+    args[n] = NULL;
+    if (stop == NULL && pk_cancel_new(&stop) != 0) {
+        fprintf(stderr, "pkbench: out of memory\n");
+        return 1;
+    }
+    pkb_cli_on_stop(on_stop, 0);
+    pk_result r;
+    int rc = pk_run(
+        &(pk_command){
+            .argv = args,
+            .cwd = cwd,
+            .out = on_line != NULL
+                       ? (pk_stdio){.kind = PK_STDIO_CAPTURE, .capture = {.keep = PK_KEEP_NONE}}
+                       : (pk_stdio){.kind = PK_STDIO_INHERIT},
+            .err = {.kind = PK_STDIO_INHERIT},
+            .containment = PK_CONTAIN_NONE, /* measured exactly as a direct run */
+            .grace_ms = 30000,
+            .cancel = stop,
+            .on_line = on_line,
+            .line_user = user,
+        },
+        &r);
+    int status = 1;
+    if (rc == PK_ECANCELLED)
+        status = 130;
+    else if (rc != 0)
+        fprintf(stderr, "pkbench: cannot start %s: %s\n", args[0], pk_strerror(rc));
+    else if (r.outcome.kind == PK_OUTCOME_EXITED)
+        status = r.outcome.code;
+    else if (r.outcome.kind == PK_OUTCOME_CANCELLED)
+        status = 130;
+    else
+        fprintf(stderr, "pkbench: %s ended by signal %d\n", args[0], r.outcome.signo);
+    pk_result_release(&r);
+    return status;
 }

@@ -13,6 +13,7 @@
 #ifndef PKB_REGRESS_AB_CLI_H
 #define PKB_REGRESS_AB_CLI_H
 
+#include "processkit.h"
 #include "regress/ab.h"
 
 #include <stdbool.h>
@@ -48,5 +49,14 @@ int pkb_ab_conclude(const pkb_ab_args *a, int run_rc);
 /* The line the runner prints for a finished series of an ab file: its side, median and rounds
  * (run.h's series_line). Returns 0 or the loader's error. */
 int pkb_ab_series_line(const char *path, const char *name, pkb_buf *out);
+
+/* Runs argv (argv[0] NULL: this pkbench) in cwd (NULL: here) as a child, its stderr and stdout
+ * ours, or its stdout line by line to on_line when given; Ctrl-C and SIGTERM stop it (SIGTERM,
+ * then SIGKILL after 30 s). What check --against and bisect run. Returns its exit status, 130
+ * when it was stopped, or 1 after a message when it could not run. */
+int pkb_ab_run(const char *const *argv,
+               const char *cwd,
+               int (*on_line)(void *user, const pk_line *line),
+               void *user);
 
 #endif /* PKB_REGRESS_AB_CLI_H */

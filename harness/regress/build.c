@@ -132,16 +132,29 @@ static int run_tool(struct tool *t)
     return status;
 }
 
-/* `git -C dir ARGS...`'s first line of output into out; its status (-1: could not run). */
+int pkb_ab_git(const char *dir, const char *const *args, char *out, size_t cap)
+{
+    const char *argv[24] = {"git", "-C", dir};
+    size_t n = 3;
+    for (size_t i = 0; args[i] != NULL && n + 1 < sizeof argv / sizeof argv[0]; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    char none[8];
+    struct tool t = {.argv = argv,
+                     .log = -1,
+                     .out = out != NULL ? out : none,
+                     .cap = out != NULL ? cap : sizeof none};
+    int rc = run_tool(&t);
+    if (rc != 0 && out != NULL)
+        snprintf(out, cap, "%s", t.why[0] ? t.why : "git failed");
+    return rc;
+}
+
+/* `git -C dir A1 A2 A3`'s first line of output into out; its status (-1: could not run). */
 static int
 git(const char *dir, char *out, size_t cap, const char *a1, const char *a2, const char *a3)
 {
-    const char *argv[] = {"git", "-C", dir, a1, a2, a3, NULL};
-    struct tool t = {.argv = argv, .log = -1, .out = out, .cap = cap};
-    int rc = run_tool(&t);
-    if (rc != 0)
-        snprintf(out, cap, "%s", t.why);
-    return rc;
+    return pkb_ab_git(dir, (const char *const[]){a1, a2, a3, NULL}, out, cap);
 }
 
 /* ---- the source of the worker -------------------------------------------------------------- */

@@ -60,4 +60,9 @@ int pkb_ab_side_prepare(pkb_ab_side *side,
                         char *err,
                         size_t err_len);
 
+/* `git -C dir ARGS...` (args NULL-terminated): its exit status, with the first line it wrote on
+ * stdout in out (when it failed: the last line of its stderr), or -1 when it could not run. out
+ * may be NULL. */
+int pkb_ab_git(const char *dir, const char *const *args, char *out, size_t cap);
+
 #endif /* PKB_REGRESS_BUILD_H */
