@@ -500,6 +500,7 @@ static pkb_compare_row ab_row(const pkb_ab_pair *p)
                            .ab_look = p->look,
                            .ab_rounds = p->v.paired ? (int)p->v.pair.n : 0,
                            .ab_level = p->level,
+                           .ab_ci_level = p->v.level,
                            .ab_decided = p->decided,
                            .ab_unchanged = p->unchanged,
                            .ab_final = p->final,

@@ -206,63 +206,123 @@ static void path_key(const char *path, char *key, size_t cap)
     snprintf(key, cap, "tree-%016llx", (unsigned long long)h);
 }
 
-/* A source tree (CMakeLists.txt and lib/): built from where it is, under a key of its path. */
-static int source_tree(pkb_ab_side *side, const char *dir, char *src, char *err, size_t err_len)
+/* Where a side's sources come from: exported from a tree-ish of a repository (its key the git
+ * trees of its CMakeLists.txt and lib/), or built where they are (a directory outside git). */
+struct origin {
+    char repo[PATH_MAX];
+    char treeish[64]; /* "": built in place */
+};
+
+/* The key of treeish's build inputs; *rc 1 when it has none. */
+static int
+key_of(pkb_ab_side *side, const char *repo, const char *treeish, char *err, size_t err_len)
 {
-    char probe[PATH_MAX + 32];
+    char arg[128], lib[128], top[128];
+    snprintf(arg, sizeof arg, "%.80s:lib", treeish);
+    int rc = git(repo, lib, sizeof lib, "rev-parse", "--verify", arg);
+    snprintf(arg, sizeof arg, "%.80s:CMakeLists.txt", treeish);
+    if (rc == 0)
+        rc = git(repo, top, sizeof top, "rev-parse", "--verify", arg);
+    if (rc != 0)
+        return pkb_fail(err, err_len, -ENOENT, "%s: %.60s has no lib/ and CMakeLists.txt to build",
+                        side->label, side->spec);
+    snprintf(side->key, sizeof side->key, "lib-%.12s-%.8s", lib, top);
+    return 0;
+}
+
+/* A revision of the repository. Returns 0, 1 when spec names none, or an error. */
+static int
+revision(pkb_ab_side *side, const char *repo, struct origin *o, char *err, size_t err_len)
+{
+    char arg[PATH_MAX + 16], out[256];
+    snprintf(arg, sizeof arg, "%s^{commit}", side->spec);
+    if (git(repo, side->commit, sizeof side->commit, "rev-parse", "--verify", arg) != 0)
+        return 1;
+    if (git(repo, out, sizeof out, "describe", "--always", side->commit) == 0)
+        snprintf(side->describe, sizeof side->describe, "%.60s (%.60s)", side->spec, out);
+    snprintf(o->repo, sizeof o->repo, "%s", repo);
+    snprintf(o->treeish, sizeof o->treeish, "%s", side->commit);
+    return key_of(side, repo, side->commit, err, err_len);
+}
+
+/* What a git work tree holds now, tracked changes and new files alike (not what .gitignore
+ * leaves out), as a tree object: `git add -A` into a private index, `git write-tree`. So a work
+ * tree whose library matches a revision's shares its build. */
+static int snapshot(const char *top, const char *cache, char *tree, size_t cap)
+{
+    static char env[PATH_MAX + 32];
+    snprintf(env, sizeof env, "GIT_INDEX_FILE=%s/index.%ld", cache, (long)getpid());
+    const char *const envs[] = {env, NULL};
+    const char *read[] = {"git", "-C", top, "read-tree", "HEAD", NULL};
+    const char *add[] = {"git", "-C", top, "add", "-A", "--", "CMakeLists.txt", "lib", NULL};
+    const char *write[] = {"git", "-C", top, "write-tree", NULL};
+    struct tool t = {.argv = read, .env = envs, .log = -1};
+    run_tool(&t); /* a repository without a commit yet starts empty */
+    t = (struct tool){.argv = add, .env = envs, .log = -1};
+    int rc = run_tool(&t);
+    if (rc == 0) {
+        t = (struct tool){.argv = write, .env = envs, .log = -1, .out = tree, .cap = cap};
+        rc = run_tool(&t);
+    }
+    unlink(env + strlen("GIT_INDEX_FILE="));
+    return rc;
+}
+
+/* A source tree (CMakeLists.txt and lib/). A git work tree's content is snapshotted and built
+ * like a revision's; any other directory is built where it is, under a key of its path.
+ * Returns 0, 1 when dir is none, or an error. */
+static int source_tree(pkb_ab_side *side,
+                       const char *dir,
+                       const char *cache,
+                       struct origin *o,
+                       char *src,
+                       char *err,
+                       size_t err_len)
+{
+    char probe[PATH_MAX + 32], out[PATH_MAX];
     snprintf(probe, sizeof probe, "%s/lib/CMakeLists.txt", dir);
     if (!is_file(probe))
-        return 1; /* not one */
+        return 1;
     if (realpath(dir, src) == NULL)
         return pkb_fail(err, err_len, -errno, "%s: %s", dir, strerror(errno));
-    path_key(src, side->key, sizeof side->key);
-    char out[256];
+    snprintf(side->describe, sizeof side->describe, "the tree at %.100s", src);
+    bool git_top = git(src, out, sizeof out, "rev-parse", "--show-toplevel", NULL) == 0 &&
+                   strcmp(out, src) == 0;
+    if (!git_top) {
+        path_key(src, side->key, sizeof side->key);
+        return 0;
+    }
     if (git(src, out, sizeof out, "rev-parse", "--verify", "HEAD") == 0)
         snprintf(side->commit, sizeof side->commit, "%.47s", out);
     if (git(src, out, sizeof out, "describe", "--always", "--dirty") == 0)
         snprintf(side->describe, sizeof side->describe, "%.40s (the tree at %.60s)", out, src);
-    else
-        snprintf(side->describe, sizeof side->describe, "the tree at %.100s", src);
     const char *argv[] = {"git", "-C", src, "status", "--porcelain", "--untracked-files=no", NULL};
     struct tool t = {.argv = argv, .log = -1, .out = out, .cap = sizeof out};
     side->dirty = run_tool(&t) == 0 && out[0] != '\0';
-    (void)err_len;
-    return 0;
+    if (snapshot(src, cache, o->treeish, sizeof o->treeish) != 0)
+        return pkb_fail(err, err_len, -EIO,
+                        "%s: cannot take what %s holds (git add -A into a "
+                        "private index, write-tree)",
+                        side->label, src);
+    snprintf(o->repo, sizeof o->repo, "%s", src);
+    return key_of(side, src, o->treeish, err, err_len);
 }
 
-/* A revision: its library's inputs exported once into <cache>/<key>/src. */
-static int revision(
-    pkb_ab_side *side, const char *repo, const char *cache, char *src, char *err, size_t err_len)
+/* The origin's sources into <cache>/<key>/src, once (under the key's lock). */
+static int export_sources(
+    const pkb_ab_side *side, const struct origin *o, const char *src, char *err, size_t err_len)
 {
-    char arg[PATH_MAX + 16], lib[128], top[128], out[256];
-    snprintf(arg, sizeof arg, "%s^{commit}", side->spec);
-    if (git(repo, side->commit, sizeof side->commit, "rev-parse", "--verify", arg) != 0)
-        return 1; /* not one */
-    snprintf(arg, sizeof arg, "%s:lib", side->commit);
-    int rc = git(repo, lib, sizeof lib, "rev-parse", "--verify", arg);
-    snprintf(arg, sizeof arg, "%s:CMakeLists.txt", side->commit);
-    if (rc == 0)
-        rc = git(repo, top, sizeof top, "rev-parse", "--verify", arg);
-    if (rc != 0)
-        return pkb_fail(err, err_len, -ENOENT,
-                        "%s: revision %.60s has no lib/ and CMakeLists.txt to build", side->label,
-                        side->spec);
-    snprintf(side->key, sizeof side->key, "lib-%.12s-%.8s", lib, top);
-    if (git(repo, out, sizeof out, "describe", "--always", side->commit) == 0)
-        snprintf(side->describe, sizeof side->describe, "%.60s (%.60s)", side->spec, out);
-    snprintf(src, PATH_MAX, "%s/%s/src", cache, side->key);
-    char done[PATH_MAX + 16];
+    char done[PATH_MAX + 16], tar[PATH_MAX + 16];
     snprintf(done, sizeof done, "%s/.complete", src);
-    if (is_file(done))
+    if (o->treeish[0] == '\0' || is_file(done))
         return 0;
-    char tar[PATH_MAX + 16];
-    snprintf(tar, sizeof tar, "%s/%s/src.tar", cache, side->key);
+    snprintf(tar, sizeof tar, "%s.tar", src);
     const char *rm[] = {"rm", "-rf", src, NULL};
-    const char *archive[] = {
-        "git", "-C", repo, "archive", "--output", tar, side->commit, "CMakeLists.txt", "lib", NULL};
+    const char *archive[] = {"git", "-C",       o->repo,          "archive", "--output",
+                             tar,   o->treeish, "CMakeLists.txt", "lib",     NULL};
     const char *untar[] = {"tar", "-xf", tar, "-C", src, NULL};
     struct tool t = {.argv = rm, .log = -1};
-    rc = run_tool(&t);
+    int rc = run_tool(&t);
     if (rc == 0)
         rc = make_dirs(src) == 0 ? 0 : -1;
     if (rc == 0) {
@@ -397,10 +457,12 @@ static bool have_ccache(void)
     return ok;
 }
 
-/* Builds side s from src in <cache>/<key>, under the key's lock. */
+/* Exports (when it comes from git) and builds side s from src in <cache>/<key>, under the key's
+ * lock. */
 static int build_side(pkb_ab_side *s,
                       const char *source,
                       const char *cache,
+                      const struct origin *o,
                       const char *src,
                       bool quiet,
                       char *err,
@@ -432,7 +494,7 @@ static int build_side(pkb_ab_side *s,
     if (b.log < 0) {
         rc = pkb_fail(err, err_len, -errno, "%s: cannot write %s: %s", s->label, b.log_path,
                       strerror(errno));
-    } else {
+    } else if ((rc = export_sources(s, o, src, err, err_len)) == 0) {
         char first[PATH_MAX + 32];
         snprintf(first, sizeof first, "%s/lib/build.ninja", s->dir);
         if (!quiet && !is_file(first)) /* a build of its own; later ones are ninja's no-op */
@@ -478,20 +540,23 @@ int pkb_ab_side_prepare(pkb_ab_side *side,
         return pkb_fail(err, err_len, rc != 0 ? rc : -errno, "cannot create the build cache %s",
                         wanted);
     /* A revision first: a branch may share a directory's name. */
-    rc = revision(side, repo, cache, src, err, err_len);
+    struct origin o = {0};
+    rc = revision(side, repo, &o, err, err_len);
     if (rc == 1 && is_dir(spec) && prebuilt(side, spec)) {
         side->build_s = now_s() - t0;
         return 0;
     }
     if (rc == 1 && is_dir(spec))
-        rc = source_tree(side, spec, src, err, err_len);
+        rc = source_tree(side, spec, cache, &o, src, err, err_len);
     if (rc == 1)
         return pkb_fail(err, err_len, -EINVAL,
                         "%s: '%.100s' is no revision of the repository at %.100s, no source tree "
                         "(CMakeLists.txt and lib/) and no built tree (pk_contender_host)",
                         label, spec, repo);
+    if (rc == 0 && o.treeish[0] != '\0')
+        snprintf(src, sizeof src, "%.3900s/%.90s/src", cache, side->key);
     if (rc == 0)
-        rc = build_side(side, source, cache, src, quiet, err, err_len);
+        rc = build_side(side, source, cache, &o, src, quiet, err, err_len);
     side->build_s = now_s() - t0;
     return rc;
 }

@@ -137,7 +137,7 @@ typedef struct pkb_compare_row {
      * sequential rule before the last look (`ab_unchanged`: within the bar), judged at the last
      * look, or still open when the run stopped (then undecidable). */
     int ab_look, ab_rounds;
-    double ab_level;
+    double ab_level, ab_ci_level; /* the look's nominal level, and its CI's (0: 95%) */
     bool ab_decided, ab_unchanged, ab_final, ab_open;
 } pkb_compare_row;
 

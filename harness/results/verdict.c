@@ -116,6 +116,7 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
     for (size_t i = 0; rc == 0 && i < n; i++) {
         pkb_verdict *x = &v[i];
         x->p_holm = p[i];
+        x->level = o.level > 0 ? o.level : PKS_BOOTSTRAP_DEFAULT_LEVEL;
         x->cv_base = pkb_robust_cv(&x->s.base);
         x->cv_cand = pkb_robust_cv(&x->s.cand);
         /* Paired, the noise that matters is what the rounds did not share, and the question is
@@ -161,8 +162,9 @@ void pkb_verdict_why(const pkb_verdict *v,
         cv_limit = PKS_DEFAULT_CV_LIMIT;
     if (v->paired && v->d.reason == PKS_TOO_NOISY) {
         snprintf(buf, len,
-                 "too noisy: the 95%% CI of the %zu per-round ratios spans ±%.1f%% > %.1f%%",
-                 v->pair.n, 100 * pks_paired_half_width(&v->pair), 100 * cv_limit);
+                 "too noisy: the %.4g%% CI of the %zu per-round ratios spans ±%.1f%% > %.1f%%",
+                 100 * (v->level > 0 ? v->level : PKS_BOOTSTRAP_DEFAULT_LEVEL), v->pair.n,
+                 100 * pks_paired_half_width(&v->pair), 100 * cv_limit);
     } else if (v->d.reason == PKS_TOO_FEW_SAMPLES) {
         snprintf(buf, len, "too few samples: %zu in %s, %zu in %s, need %d", v->s.base.n, base_word,
                  v->s.cand.n, cand_word, PKS_MIN_SAMPLES);

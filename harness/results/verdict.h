@@ -71,6 +71,7 @@ typedef struct pkb_verdict {
 
     pks_series s;    /* medians, Mann-Whitney (raw p); the ratio, its CI and delta are the paired
                         ones when `paired` */
+    double level;    /* the CIs' confidence level (the options'; 0.95 by default) */
     bool paired;     /* decided on per-round ratios */
     pks_paired pair; /* when paired: the ratios' median, CI, cv and signed-rank test */
     double cv_base, cv_cand; /* robust coefficients of variation (the noise check's) */
