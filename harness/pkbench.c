@@ -47,6 +47,7 @@ static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
     "                   [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
     "                   [--aa [--alpha A]] [--iterations N] [--worker NAME=COMMAND]...\n"
+    "                   [--build REV|TREE]\n"
     "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -106,7 +107,11 @@ static void help(void)
           "         run: a program speaking the worker protocol (contenders/README.md),\n"
           "         COMMAND split at spaces. PKBENCH_WORKER_DEADLINE_MS (default 30000) is the\n"
           "         base deadline of every request to a worker (a run of K iterations adds K\n"
-          "         times the larger of 1 s and ten times its slowest iteration so far).\n"
+          "         times the larger of 1 s and ten times its slowest iteration so far).\n",
+          stdout);
+    fputs("         --build REV|TREE (scenarios only) runs every contender in the worker of that\n"
+          "         build of the library instead (a revision or tree, built once as ab builds\n"
+          "         it, under build/ab/); series keep their names, so two such runs compare.\n"
           "         observe measures its own cells: full is 0/50/200/500 connections/s x hold\n"
           "         0/250 ms, 20 s cells, 5 interleaved repetitions (about 85 min); quick is\n"
           "         0/200 x 0/250 ms, 1.5 s cells, 2 repetitions. PKBENCH_OBSERVE_CELL_MS sets\n"
@@ -204,6 +209,7 @@ struct run_args {
     long repetitions;                              /* --repetitions; 0: the profile's */
     const char *workers[PKB_REMOTE_EXTRA_MAX + 1]; /* --worker NAME=COMMAND, in order */
     size_t nworkers;
+    const char *build; /* --build: the scenarios suite's contenders in that build's worker */
     pkb_cli cli;
 };
 
@@ -217,6 +223,7 @@ enum {
     OPT_ITERATIONS,
     OPT_NO_PLOTS,
     OPT_PRINT,
+    OPT_BUILD,
     OPT_WORKER,
 };
 
@@ -228,6 +235,7 @@ static const struct option run_options[] = {
     {"aa", no_argument, NULL, OPT_AA},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
+    {"build", required_argument, NULL, OPT_BUILD},
     {"worker", required_argument, NULL, OPT_WORKER},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -288,6 +296,11 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
         if (!pkb_parse_number(v, false, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
             return bad_usage("run: --alpha needs a number in (0, 1), got '%s'", v);
         return 0;
+    case OPT_BUILD:
+        if (v[0] == '\0')
+            return bad_usage("run: --build needs a revision or a tree (as pkbench ab's BASE)");
+        a->build = v;
+        return 0;
     case OPT_ITERATIONS:
         if (!pkb_parse_count(v, 1, 100000000, &n))
             return bad_usage("run: --iterations needs a count from 1 to 100000000, got '%s'", v);
@@ -308,6 +321,10 @@ static int check_run_args(struct run_args *a)
 {
     if (a->alpha != 0 && !a->aa)
         return bad_usage("run: --alpha is the noise floor's significance level: it needs --aa");
+    if (a->build != NULL && strcmp(a->suite->name, "scenarios") != 0)
+        return bad_usage("run: --build runs the scenarios suite's contenders in that build's "
+                         "worker: it does not apply to the %s suite",
+                         a->suite->name);
     if (a->cli.iterations > 0 && !a->suite->takes_iterations)
         return bad_usage("run: --iterations does not apply to the %s suite", a->suite->name);
     if ((a->interleave || a->sequential || a->aa) && !a->suite->rounds)
@@ -415,6 +432,20 @@ static int cmd_run(int argc, char **argv)
     /* Before anything is measured: a run whose results cannot be written is time lost. */
     if (pkb_cli_check_writable(a.out) != 0)
         return 1;
+    /* --build: the library of that revision or tree, built once (regress/build.h), in its
+     * worker; the file says which. */
+    pkb_ab_side side = {.label = "build"};
+    const pkb_cli_side cli_side = {"build", side.worker};
+    json_t *build = NULL;
+    if (a.build != NULL) {
+        char err[1024] = "";
+        rc = pkb_ab_side_prepare(&side, a.build, NULL, err, sizeof err);
+        if (rc != 0)
+            return pkb_cli_failed(rc, err);
+        a.cli.sides = &cli_side;
+        a.cli.nsides = 1;
+        build = pkb_ab_side_json(&side);
+    }
     /* Ctrl-C: stop at the next iteration and keep every finished series; a second one kills. */
     pkb_cli_on_stop(on_signal, SA_RESETHAND);
 
@@ -437,8 +468,10 @@ static int cmd_run(int argc, char **argv)
                     : a.settle >= 0 ? a.settle
                                     : a.profile->settle_s,
         .series_line = pkb_report_series_line,
+        .build = build,
     };
     rc = a.suite->run(&a.cli, &opts);
+    json_decref(build);
     pk_cleanup();
     if (rc != 0 && rc != 130)
         return rc;
@@ -488,7 +521,7 @@ static int cmd_ab(int argc, char **argv)
     pkb_profile profile = strcmp(a.profile, "full") == 0 ? pkb_profile_full : pkb_profile_quick;
     profile.repetitions = PKB_AB_FIRST_BLOCK; /* the first look's; then blocks until decided */
     const pkb_cli_side cli_sides[2] = {{"base", sides[0].worker}, {"head", sides[1].worker}};
-    pkb_cli cli = {.filter = a.filter, .tiny_path = tiny, .sides = cli_sides};
+    pkb_cli cli = {.filter = a.filter, .tiny_path = tiny, .sides = cli_sides, .nsides = 2};
     pkb_suite_options opts = {
         .suite = "scenarios",
         .profile = &profile,

@@ -215,7 +215,7 @@ int pkb_ab_read(
 
 /* ==== The run ================================================================================ */
 
-static json_t *side_json(const pkb_ab_side *s)
+json_t *pkb_ab_side_json(const pkb_ab_side *s)
 {
     return json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:f}", "spec", s->spec, "commit",
                      s->commit, "describe", s->describe[0] ? s->describe : s->spec, "dirty",
@@ -234,8 +234,8 @@ int pkb_ab_session_begin(pkb_ab_session *s,
     s->rule.pairs = 0; /* known at the first look */
     s->section = json_pack(
         "{s:o, s:o, s:{s:f, s:f, s:f, s:i, s:s, s:s}, s:f, s:i, s:[], s:n}", "base",
-        side_json(base), "head", side_json(head), "rule", "alpha", s->rule.alpha, "threshold", 0.0,
-        "cv_limit", s->rule.cv_limit, "pairs", 0, "spending",
+        pkb_ab_side_json(base), "head", pkb_ab_side_json(head), "rule", "alpha", s->rule.alpha,
+        "threshold", 0.0, "cv_limit", s->rule.cv_limit, "pairs", 0, "spending",
         "Lan-DeMets O'Brien-Fleming-type, alpha/pairs per series (Bonferroni)", "test",
         "Wilcoxon signed-rank on the per-round log ratios; unchanged when the CI at the look's "
         "level lies within the threshold",

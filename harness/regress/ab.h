@@ -105,6 +105,10 @@ int pkb_ab_judge(
 int pkb_ab_compare(
     const char *path, const pkb_compare_options *opts, pkb_compare *out, char *err, size_t err_len);
 
+/* A side as the results file records it (new reference; NULL when out of memory): spec, commit,
+ * describe, dirty, prebuilt, key, worker, build_s. */
+json_t *pkb_ab_side_json(const pkb_ab_side *s);
+
 /* ---- the run: rounds until decided ---------------------------------------------------------- */
 
 typedef struct pkb_ab_session {

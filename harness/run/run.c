@@ -202,6 +202,8 @@ static json_t *new_doc(const pkb_suite_options *opts, json_t *env)
         json_object_set(doc, opts->suite, opts->suite_section);
     if (doc != NULL && opts->ab != NULL) /* shared: the looks it gains are written too */
         json_object_set(doc, "ab", opts->ab);
+    if (doc != NULL && opts->build != NULL)
+        json_object_set(doc, "build", opts->build);
     return doc;
 }
 

@@ -157,6 +157,9 @@ typedef struct pkb_suite_options {
     /* pkbench ab: the document's top-level "ab" object (borrowed; the document holds it, so
      * what more_rounds adds to it is in every later write). NULL: none. */
     json_t *ab;
+    /* pkbench run --build: the top-level "build" object, the build whose worker ran the
+     * contenders (borrowed). NULL: none. */
+    json_t *build;
 } pkb_suite_options;
 
 /* Set by pkbench's SIGINT/SIGTERM handler; the runner stops at the next iteration and writes

@@ -27,9 +27,11 @@ typedef struct pkb_cli {
     const char *filter;    /* extended regular expression over series names, or NULL */
     const char *tiny_path; /* the tiny static helper (spawn_only, phases) */
     long iterations;       /* --iterations; 0: the profile's (only where `takes_iterations`) */
-    /* pkbench ab (the scenarios suite only): every series once per side, base then head, each
-     * in its side's worker; NULL: in this process. */
+    /* The scenarios suite only: its contenders in these builds' workers instead of this
+     * process. Two sides (pkbench ab): every series once per side, base then head. One (pkbench
+     * run --build): every series once, in that build's worker. 0: in this process. */
     const pkb_cli_side *sides;
+    size_t nsides;
 } pkb_cli;
 
 typedef struct pkb_suite {

@@ -1,7 +1,8 @@
 /*
- * sides — the scenarios suite in `pkbench ab` (sides.h). Each contender of the registry, in each
- * scenario it runs, becomes two series, "<scenario>/<contender> [base]" and "... [head]", listed
- * next to each other so the rounds keep them together (run/rounds.c, "Two sides"); each runs in
+ * sides — the scenarios suite in other builds' workers (sides.h). In `pkbench ab` each contender
+ * of the registry, in each scenario it runs, becomes two series, "<scenario>/<contender> [base]"
+ * and "... [head]", listed next to each other so the rounds keep them together (run/rounds.c,
+ * "Two sides"); with one build (`pkbench run --build`) one series of the usual name. Each runs in
  * a process of its own of its side's worker (contenders/host/host.c built against that side's
  * library, build.h), driven through the remote adapter (contenders/remote.h), which times it in
  * the worker and checks its counts. Only the base side carries the scenario's baseline mark (a
@@ -40,17 +41,21 @@ static int side_iterate(void *ctx, pkb_sample *out)
     return pkb_remote_run(x->state, &x->w, out);
 }
 
-/* Series i (side `side` of contender c in scenario s) and its context. */
+/* Series i (side `which` of `nsides` of contender c in scenario s) and its context. */
 static void add_side(pkb_series *ser,
                      struct side_ctx *x,
                      const pkb_contender *c,
                      int s,
                      const pkb_workload *w,
                      const pkb_cli_side *side,
-                     int which)
+                     int which,
+                     size_t nsides)
 {
-    snprintf(ser->name, sizeof ser->name, "%s/%s [%s]", pkb_scenario_name((pkb_scenario)s), c->name,
-             side->label);
+    if (nsides == 1) /* one build: the series' own name, so two such runs compare by name */
+        snprintf(ser->name, sizeof ser->name, "%s/%s", pkb_scenario_name((pkb_scenario)s), c->name);
+    else
+        snprintf(ser->name, sizeof ser->name, "%s/%s [%s]", pkb_scenario_name((pkb_scenario)s),
+                 c->name, side->label);
     snprintf(ser->scenario, sizeof ser->scenario, "%s", pkb_scenario_name((pkb_scenario)s));
     snprintf(ser->contender, sizeof ser->contender, "%s", c->name);
     ser->description = c->description;
@@ -60,7 +65,7 @@ static void add_side(pkb_series *ser,
                                                             : 1.0;
     ser->baseline = c->baseline && which == 0;
     ser->control = c->control;
-    ser->side = which == 0 ? PKB_SIDE_BASE : PKB_SIDE_HEAD;
+    ser->side = nsides == 1 ? PKB_SIDE_NONE : which == 0 ? PKB_SIDE_BASE : PKB_SIDE_HEAD;
     ser->iterate = side_iterate;
     ser->ctx = x;
     x->c = c;
@@ -116,8 +121,9 @@ int pkb__scenarios_sides(const pkb_cli *cli,
             if (!(c->scenarios & PKB_SCENARIO_BIT(s)) ||
                 (re != NULL && regexec(re, name, 0, NULL, 0) != 0))
                 continue;
-            for (int which = 0; which < 2; which++, n++)
-                add_side(&series[n], &ctx[n], c, s, &workloads[s], &cli->sides[which], which);
+            for (int which = 0; which < (int)cli->nsides; which++, n++)
+                add_side(&series[n], &ctx[n], c, s, &workloads[s], &cli->sides[which], which,
+                         cli->nsides);
         }
     }
     int rc = 0;
@@ -128,7 +134,7 @@ int pkb__scenarios_sides(const pkb_cli *cli,
     }
     for (size_t i = 0; i < n; i++) /* before priming and before anything is timed */
         check_side(&series[i], &ctx[i]);
-    for (size_t i = 0; i + 1 < n; i += 2) { /* a side without its other is measured for nothing */
+    for (size_t i = 0; cli->nsides == 2 && i + 1 < n; i += 2) { /* a side alone says nothing */
         for (int h = 0; h < 2; h++) {
             pkb_series *a = &series[i + (size_t)h], *b = &series[i + 1 - (size_t)h];
             if (a->status == PKB_SERIES_REFUSED && b->status != PKB_SERIES_REFUSED) {
