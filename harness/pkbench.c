@@ -66,6 +66,8 @@ static const char usage_text[] =
     "       pkbench bisect GOOD BAD --series REGEX [ab's options]\n"
     "       pkbench --help\n";
 
+static void help_regress(void);
+
 static void help(void)
 {
     fputs(usage_text, stdout);
@@ -135,6 +137,12 @@ static void help(void)
           "         series that regressed once and reports only regressions that repeat.\n"
           "         --against REV checks the working tree against a revision through ab.\n",
           stdout);
+    help_regress();
+}
+
+/* The second half of --help: the commands after report, and the exit statuses. */
+static void help_regress(void)
+{
     fputs("ab       measures two builds of the library (git revisions, source trees, or trees\n"
           "         ab built) in one interleaved run: each build's lib/ is built once under\n"
           "         build/ab/ and runs the contenders in a worker; every round takes each\n"
@@ -151,8 +159,9 @@ static void help(void)
           "\n"
           "Exit status: 0 ok; 1 bad arguments or input; 130 interrupted (finished series kept);\n"
           "compare, check and ab: 2 a regression, 3 none but a series too noisy, with too few\n"
-          "samples to decide, or whose controls cannot correct the drift (named); bisect: 0\n"
-          "found the first bad commit, 2 none (every step good or skipped), 1 an error.\n",
+          "samples to decide, still open when ab stopped, or whose controls cannot correct the\n"
+          "drift (named); bisect: 0 found the first bad commit, 3 cannot tell (skipped commits\n"
+          "hide it), 1 an error or BAD not slower than GOOD.\n",
           stdout);
 }
 
@@ -396,6 +405,21 @@ static int print_tables(const char *path, pkb_buf *b)
     return rc != 0 ? pkb_cli_failed(rc, err) : 0;
 }
 
+/* --build: the library of that revision or tree, built once (regress/build.h), runs the suite's
+ * contenders in its worker; the file's "build" says which. Returns 0, or 1 after a message. */
+static int
+prepare_build(struct run_args *a, pkb_ab_side *side, const pkb_cli_side *cli_side, json_t **build)
+{
+    char err[1024] = "";
+    int rc = pkb_ab_side_prepare(side, a->build, NULL, err, sizeof err);
+    if (rc != 0)
+        return pkb_cli_failed(rc, err);
+    a->cli.sides = cli_side;
+    a->cli.nsides = 1;
+    *build = pkb_ab_side_json(side);
+    return 0;
+}
+
 /* argv: the whole command line ("pkbench run ..."), recorded in the results file. */
 static int cmd_run(int argc, char **argv)
 {
@@ -432,20 +456,11 @@ static int cmd_run(int argc, char **argv)
     /* Before anything is measured: a run whose results cannot be written is time lost. */
     if (pkb_cli_check_writable(a.out) != 0)
         return 1;
-    /* --build: the library of that revision or tree, built once (regress/build.h), in its
-     * worker; the file says which. */
     pkb_ab_side side = {.label = "build"};
     const pkb_cli_side cli_side = {"build", side.worker};
     json_t *build = NULL;
-    if (a.build != NULL) {
-        char err[1024] = "";
-        rc = pkb_ab_side_prepare(&side, a.build, NULL, err, sizeof err);
-        if (rc != 0)
-            return pkb_cli_failed(rc, err);
-        a.cli.sides = &cli_side;
-        a.cli.nsides = 1;
-        build = pkb_ab_side_json(&side);
-    }
+    if (a.build != NULL && (rc = prepare_build(&a, &side, &cli_side, &build)) != 0)
+        return rc;
     /* Ctrl-C: stop at the next iteration and keep every finished series; a second one kills. */
     pkb_cli_on_stop(on_signal, SA_RESETHAND);
 

@@ -278,7 +278,13 @@ TEST_IMPL(ab_compare_replays_the_looks)
     ASSERT_EQ(slow->d.verdict, PKS_REGRESSED);
     ASSERT(slow->ab_decided && slow->ab_look == 0 && slow->ab_rounds == 20);
     ASSERT(slow->s.delta > 0.25 && slow->s.ratio.lo > 1.2);
-    ASSERT(slow->ab_level > 0 && slow->ab_level < 0.05 / 3);
+    /* Its level: the first look's of a plan spending alpha/3 (three series), at t = 0.5. */
+    pks_seq plan3;
+    double level;
+    ASSERT_OK(pks_seq_init(&plan3, 0.05 / 3));
+    ASSERT_OK(pks_seq_look(&plan3, 20, 0.5, false, &level));
+    pks_seq_free(&plan3);
+    ASSERT(level > 0 && fabs(slow->ab_level - level) < 1e-15);
     /* The same build's CI lies within ±2%: unchanged, decided, at the first look. */
     ASSERT(sm->ab_decided && sm->ab_unchanged && sm->d.verdict == PKS_NO_CHANGE);
     ASSERT(sm->s.ratio.lo > 0.98 && sm->s.ratio.hi < 1.02 && sm->ab_look == 0);
@@ -327,6 +333,7 @@ TEST_IMPL(ab_compare_replays_the_looks)
     json_object_del(doc, "ab");
     pk_test_write_doc(doc, path);
     ASSERT_EQ(pkb_ab_compare(path, NULL, &c, err, sizeof err), -EINVAL);
+    ASSERT(strstr(err, "needs BASE.json and NEW.json") != NULL);
     ASSERT(strstr(err, "no file of pkbench ab") != NULL);
 }
 

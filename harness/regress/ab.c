@@ -431,10 +431,13 @@ static int push_note(pkb_compare *c,
     if (bigger == NULL)
         return -ENOMEM;
     c->skipped = bigger;
-    char *why = NULL;
-    if (asprintf(&why, "%s in %s%s%s", s->n == 0 && s->measured ? "no samples" : s->status, side,
-                 s->reason ? ": " : "", s->reason ? s->reason : "") < 0)
+    const char *what = s->n == 0 && s->measured ? "no samples" : s->status;
+    const char *reason = s->reason != NULL ? s->reason : "";
+    size_t len = strlen(what) + strlen(side) + strlen(reason) + 8;
+    char *why = malloc(len);
+    if (why == NULL)
         return -ENOMEM;
+    snprintf(why, len, "%s in %s%s%s", what, side, reason[0] ? ": " : "", reason);
     bigger[c->nskipped++] = (pkb_compare_note){.name = strdup(name), .why = why, .kind = kind};
     c->missing += kind == PKB_NOTE_MISSING;
     c->environmental += kind == PKB_NOTE_ENVIRONMENT;
@@ -551,8 +554,8 @@ int pkb_ab_compare(
     rc = pkb_ab_read(&r, path, &info, err, err_len);
     if (rc == 0 && !info.present)
         rc = pkb_fail(err, err_len, -EINVAL,
-                      "%s is no file of pkbench ab: compare needs two results files, BASE and "
-                      "NEW, or --baseline-contender NAME",
+                      "compare needs BASE.json and NEW.json, or --baseline-contender NAME (%s is "
+                      "no file of pkbench ab)",
                       path);
     regex_t re;
     bool have_re = false;
@@ -584,10 +587,13 @@ int pkb_ab_compare(
         else if (rc != 0)
             pkb_fail(err, err_len, rc, "%s: the statistics could not be computed", path);
     }
-    if (rc == 0 && c.nrows == 0 && c.nskipped == 0)
-        rc = pkb_fail(err, err_len, -ENODATA, "%s: no series of both sides to compare%s%.100s",
+    if (rc == 0 && c.nrows == 0 && c.missing == 0 && c.environmental == 0)
+        rc = pkb_fail(err, err_len, -ENODATA,
+                      "%s: no series measured on both sides to compare%s%.100s%s%.100s%s%.200s%s",
                       path, c.opts.filter ? " matching --filter " : "",
-                      c.opts.filter ? c.opts.filter : "");
+                      c.opts.filter ? c.opts.filter : "", c.nskipped > 0 ? " (" : "",
+                      c.nskipped > 0 ? c.skipped[0].name : "", c.nskipped > 0 ? ": " : "",
+                      c.nskipped > 0 ? c.skipped[0].why : "", c.nskipped > 0 ? ")" : "");
     if (have_re)
         regfree(&re);
     pkb_results_free(&r);

@@ -391,7 +391,7 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
         return 0; /* pkbench ab parses the rest, and names what does not apply */
     if (c->baseline == NULL)
         return pkb_cli_usage_error(check_usage,
-                                   "check: --baseline FILE or --against REV is required");
+                                   "check: --baseline FILE is required (or --against REV)");
     if (strcmp(c->run.profile, "quick") != 0 && strcmp(c->run.profile, "full") != 0)
         return pkb_cli_usage_error(check_usage, "--profile needs full or quick, got '%s'",
                                    c->run.profile);

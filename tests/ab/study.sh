@@ -46,6 +46,8 @@ usage: tests/ab/study.sh [--pairs N] [--max-time DURATION] [--kinds LIST] [--sep
   --max-wait S         ... but never longer than S seconds (default 600), then run anyway (logged)
   --analyse-only       measure nothing: compare what DIR holds and write the summary and note
   --help               this text
+
+PKBENCH=PATH uses that pkbench instead of building build/release (a quick check of the study).
 USAGE
 }
 
@@ -124,7 +126,8 @@ log=$out/study.log
 say() {
     printf '%s %s\n' "$(date -u +%H:%M:%SZ)" "$*" | tee -a "$log" >&2
 }
-pkbench=$root/build/release/harness/pkbench
+# The harness: build/release's (built below), or $PKBENCH (a quick check of the study itself).
+pkbench=${PKBENCH:-$root/build/release/harness/pkbench}
 
 # The scratch repository: base, slow3, slow1, h1..h16 (h11 the 5% slowdown).
 git_q() { git -C "$out/repo" -c user.name=ab-study -c user.email=ab-study@invalid "$@"; }
@@ -235,10 +238,13 @@ run_bisect() {
 }
 
 if ! $analyse_only; then
-    say "building the harness (build/release; the revisions' workers are ab's, build/ab/)"
-    cmake --preset release >"$out/build.log" 2>&1 || die "configuring build/release failed"
-    cmake --build --preset release --target pkbench >>"$out/build.log" 2>&1 ||
-        die "building build/release failed (log: $out/build.log)"
+    if [ -z "${PKBENCH:-}" ]; then
+        say "building the harness (build/release; the revisions' workers are ab's, build/ab/)"
+        cmake --preset release >"$out/build.log" 2>&1 || die "configuring build/release failed"
+        cmake --build --preset release --target pkbench >>"$out/build.log" 2>&1 ||
+            die "building build/release failed (log: $out/build.log)"
+    fi
+    [ -x "$pkbench" ] || die "no pkbench at $pkbench"
     make_repo
     say "study in $out: $pairs pairs of ${kinds}, ab --max-time $max_time, separate runs" \
         "$($separate && echo "of $sep_reps rounds" || echo none), bisect $($bisect && echo yes || echo no)"
