@@ -326,4 +326,5 @@
     X(ab_usage_errors_name_the_argument, 30)                                                       \
     X(check_against_head_decides_unchanged, 300)                                                   \
     X(ab_finds_an_injected_slowdown, 300)                                                          \
-    X(bisect_finds_the_first_bad_commit, 400)
+    X(bisect_finds_the_first_bad_commit, 400)                                                      \
+    X(run_build_measures_in_the_builds_worker, 300)

@@ -404,3 +404,40 @@ TEST_IMPL(bisect_finds_the_first_bad_commit)
     rev_of(repo, "HEAD", head, sizeof head);
     ASSERT_STR_EQ(head, c3);
 }
+
+TEST_IMPL(run_build_measures_in_the_builds_worker)
+{
+    /* pkbench run --build REV: the scenarios suite's contenders in that build's worker, the
+     * series under their usual names (so two such runs compare), the build in the file. */
+    pk_test_need_pkbench();
+    pk_test_need_jsonschema();
+    char repo[512], out[600];
+    make_repo(repo, sizeof repo, (const char *const[]){NULL});
+    snprintf(out, sizeof out, "%s/build.json", pk_test_tmpdir());
+    pk_result r;
+    int code = RUN_IN(repo, &r, PK_PKBENCH_PATH, "run", "--build", "HEAD", "--filter",
+                      "^spawn_only/vfork_exec$", "--repetitions", "6", "--settle", "0",
+                      "--no-prime", "--out", out);
+    if (code != 0)
+        pk_test_fail(__FILE__, __LINE__, "run --build HEAD exited %d: %s", code,
+                     r.err.data ? r.err.data : "");
+    pk_result_release(&r);
+    json_t *doc = load_json(out);
+    json_t *build = json_object_get(doc, "build");
+    ASSERT(strstr(json_string_value(json_object_get(build, "worker")), "pk_contender_host") !=
+           NULL);
+    ASSERT(strncmp(json_string_value(json_object_get(build, "key")), "lib-", 4) == 0);
+    json_t *s = json_array_get(json_object_get(doc, "series"), 0);
+    ASSERT_EQ(json_array_size(json_object_get(doc, "series")), 1);
+    ASSERT_STR_EQ(json_string_value(json_object_get(s, "name")), "spawn_only/vfork_exec");
+    ASSERT(json_object_get(s, "side") == NULL);
+    ASSERT(json_is_true(json_object_get(s, "self_timed")));
+    ASSERT_STR_EQ(json_string_value(json_object_get(s, "status")), "measured");
+    ASSERT_EQ(json_array_size(json_object_get(s, "samples_ns")), 6);
+    json_decref(doc);
+    pk_test_validate_results(out);
+    /* Only the scenarios suite runs in a worker. */
+    ASSERT_EQ(RUN_IN(repo, &r, PK_PKBENCH_PATH, "run", "--build", "HEAD", "--suite", "phases"), 1);
+    ASSERT(strstr(r.err.data, "--build runs the scenarios suite's contenders") != NULL);
+    pk_result_release(&r);
+}
