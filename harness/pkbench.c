@@ -516,8 +516,11 @@ static int cmd_ab(int argc, char **argv)
 {
     pkb_ab_args a;
     int rc = pkb_ab_parse(argc, argv, &a);
+    bool step = false; /* git bisect run reads 1 as "bad": a usage error must stop it (128) */
+    for (int i = 2; i < argc; i++)
+        step |= strcmp(argv[i], "--bisect-step") == 0;
     if (rc != 0)
-        return rc < 0 ? 0 : rc;
+        return rc < 0 ? 0 : step ? 128 : rc;
     pkb_ab_side sides[2];
     const char *tiny = getenv("PKBENCH_TINY");
     tiny = tiny != NULL && tiny[0] != '\0' ? tiny : PKB_TINY_PATH;
