@@ -195,6 +195,12 @@ bench-floor-pinned *args: (build "release")
 drift-study *ARGS:
     tests/drift/study.sh {{ARGS}}
 
+# The ab study (METHODOLOGY.md, "Checking a change for regressions"; its note in reports/notes/):
+# about 10 hours; continue an interrupted one with --out DIR.
+# pkbench ab on 20 pairs each of A/A, 3% and 1% slower spawn_only, separate runs beside, a bisect.
+ab-study *ARGS:
+    tests/ab/study.sh {{ARGS}}
+
 # Reformat every C source in place.
 fmt:
     {{sources}} | xargs clang-format -i

@@ -11,6 +11,10 @@
  *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
  *   pkbench publish DIR --out SITE [--no-plots] [--title T] [--repo DIR] [--ratio] -> publish/
+ *   pkbench check --against REV [options]                 -> regress/check.c, then pkbench ab
+ *   pkbench ab BASE HEAD [options]        -> regress/ab_cli.c (builds), suites/ (the rounds),
+ *                                            regress/ab.c (the looks, the verdict)
+ *   pkbench bisect GOOD BAD --series REGEX [options]     -> regress/bisect.c (git bisect run ab)
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
  * could not start, or stdout that cannot be written (one line on stderr says which); 4 when a run
@@ -25,6 +29,8 @@
 #include "common/term.h"
 #include "processkit.h"
 #include "publish/publish.h"
+#include "regress/ab_cli.h"
+#include "regress/bisect.h"
 #include "regress/compare.h"
 #include "report/cli.h"
 #include "contenders/registry.h"
@@ -48,6 +54,7 @@ static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
     "                   [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
     "                   [--aa [--alpha A]] [--iterations N] [--worker NAME=COMMAND]...\n"
+    "                   [--build REV|TREE]\n"
     "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
     "       pkbench report FILE... | DIR [--rows KEYS] [--cols KEYS] [--absolute]\n"
     "                      [--baseline-contender NAME] [--name NAME] [--out DIR] [--print]\n"
@@ -65,7 +72,14 @@ static const char usage_text[] =
     "                     [--out FILE]\n"
     "                     [compare's options]\n"
     "       pkbench publish DIR --out SITE [--no-plots] [--title TEXT] [--repo DIR] [--ratio]\n"
+    "       pkbench check --against REV [ab's options]\n"
+    "       pkbench ab BASE HEAD [--filter REGEX] [--max-time DURATION] [--profile quick|full]\n"
+    "                  [--no-prime] [--settle S] [--out FILE] [--format text|md|json]\n"
+    "                  [--alpha A] [--threshold PCT] [--cv-limit PCT] [--quiet]\n"
+    "       pkbench bisect GOOD BAD --series REGEX [ab's options]\n"
     "       pkbench --help\n";
+
+static void help_regress(void);
 
 static void help(void)
 {
@@ -108,7 +122,11 @@ static void help(void)
           "         run: a program speaking the worker protocol (contenders/README.md),\n"
           "         COMMAND split at spaces. PKBENCH_WORKER_DEADLINE_MS (default 30000) is the\n"
           "         base deadline of every request to a worker (a run of K iterations adds K\n"
-          "         times the larger of 1 s and ten times its slowest iteration so far).\n"
+          "         times the larger of 1 s and ten times its slowest iteration so far).\n",
+          stdout);
+    fputs("         --build REV|TREE (scenarios only) runs every contender in the worker of that\n"
+          "         build of the library instead (a revision or tree, built once as ab builds\n"
+          "         it, under build/ab/); series keep their names, so two such runs compare.\n"
           "         observe measures its own cells: full is 0/50/200/500 connections/s x hold\n"
           "         0/250 ms, 20 s cells, 5 interleaved repetitions (about 85 min); quick is\n"
           "         0/200 x 0/250 ms, 1.5 s cells, 2 repetitions. PKBENCH_OBSERVE_CELL_MS sets\n"
@@ -143,8 +161,15 @@ static void help(void)
           "         (--baseline-contender) series taken in the same rounds are paired by\n"
           "         round: median per-round ratio, its CI, Wilcoxon's signed-rank p.\n"
           "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
-          "         series that regressed once and reports only regressions that repeat.\n",
+          "         series that regressed once and reports only regressions that repeat.\n"
+          "         --against REV checks the working tree against a revision through ab.\n",
           stdout);
+    help_regress();
+}
+
+/* The second half of --help: the commands after check, and the exit statuses. */
+static void help_regress(void)
+{
     fputs("publish  every results file under DIR (searched recursively) as a static site in\n"
           "         SITE: an index of the studies, and per file a page with its report's\n"
           "         tables and figures (SVG) and the file itself. Plain HTML, no script,\n"
@@ -157,6 +182,15 @@ static void help(void)
           "         history (as history makes it: --repo orders the revisions, --ratio shows\n"
           "         same-host ratios instead of medians). --no-plots leaves the figures out;\n"
           "         --title names the index.\n"
+          "ab       measures two builds of the library (git revisions, source trees, or trees\n"
+          "         ab built) in one interleaved run: each build's lib/ is built once under\n"
+          "         build/ab/ and runs the contenders in a worker; every round takes each\n"
+          "         series from both sides; rounds are added until every series is decided\n"
+          "         (regressed, improved, or unchanged within --threshold, 2%) or --max-time\n"
+          "         (5m) is spent, a sequential rule keeping false alarms at --alpha.\n"
+          "bisect   runs git bisect between GOOD and BAD with ab at every step (in a scratch\n"
+          "         worktree), skipping undecidable steps, and names the first bad commit, the\n"
+          "         series and the effect with its CI.\n"
           "\n"
           "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
           "also takes --help. Tables are coloured only on a terminal, and never when NO_COLOR\n"
@@ -174,8 +208,10 @@ static void help(void)
           "Exit status: 0 ok; 1 bad arguments or input; 4 (run) the run went through but a\n"
           "series failed or its check refused it (the last line names them; the file keeps\n"
           "what was measured); 130 interrupted (finished series kept, a series cut short\n"
-          "marked partial); compare and check: 2 a regression, 3 none but a series too noisy,\n"
-          "with too few samples to decide, or whose controls cannot correct the drift (named).\n",
+          "marked partial); compare, check and ab: 2 a regression, 3 none but a series too\n"
+          "noisy, with too few samples to decide, still open when ab stopped, or whose\n"
+          "controls cannot correct the drift (named); bisect: 0 found the first bad commit,\n"
+          "3 cannot tell (skipped commits hide it), 1 an error or BAD not slower than GOOD.\n",
           stdout);
 }
 
@@ -232,6 +268,7 @@ struct run_args {
     long repetitions;                              /* --repetitions; 0: the profile's */
     const char *workers[PKB_REMOTE_EXTRA_MAX + 1]; /* --worker NAME=COMMAND, in order */
     size_t nworkers;
+    const char *build; /* --build: the scenarios suite's contenders in that build's worker */
     pkb_cli cli;
 };
 
@@ -250,6 +287,7 @@ enum {
     OPT_ABSOLUTE,
     OPT_BASELINE,
     OPT_NAME,
+    OPT_BUILD,
     OPT_WORKER,
 };
 
@@ -261,6 +299,7 @@ static const struct option run_options[] = {
     {"aa", no_argument, NULL, OPT_AA},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
+    {"build", required_argument, NULL, OPT_BUILD},
     {"worker", required_argument, NULL, OPT_WORKER},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -321,6 +360,11 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
         if (!pkb_parse_number(v, false, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
             return bad_usage("run: --alpha needs a number in (0, 1), got '%s'", v);
         return 0;
+    case OPT_BUILD:
+        if (v[0] == '\0')
+            return bad_usage("run: --build needs a revision or a tree (as pkbench ab's BASE)");
+        a->build = v;
+        return 0;
     case OPT_ITERATIONS:
         if (!pkb_parse_count(v, 1, 100000000, &n))
             return bad_usage("run: --iterations needs a count from 1 to 100000000, got '%s'", v);
@@ -341,6 +385,10 @@ static int check_run_args(struct run_args *a)
 {
     if (a->alpha != 0 && !a->aa)
         return bad_usage("run: --alpha is the noise floor's significance level: it needs --aa");
+    if (a->build != NULL && strcmp(a->suite->name, "scenarios") != 0)
+        return bad_usage("run: --build runs the scenarios suite's contenders in that build's "
+                         "worker: it does not apply to the %s suite",
+                         a->suite->name);
     if (a->cli.iterations > 0 && !a->suite->takes_iterations)
         return bad_usage("run: --iterations does not apply to the %s suite", a->suite->name);
     if ((a->interleave || a->sequential || a->aa) && !a->suite->rounds)
@@ -424,6 +472,21 @@ static int say_unmeasured(const char *path)
     return count > 0 ? PKB_EXIT_UNMEASURED : 0;
 }
 
+/* --build: the library of that revision or tree, built once (regress/build.h), runs the suite's
+ * contenders in its worker; the file's "build" says which. Returns 0, or 1 after a message. */
+static int
+prepare_build(struct run_args *a, pkb_ab_side *side, const pkb_cli_side *cli_side, json_t **build)
+{
+    char err[1024] = "";
+    int rc = pkb_ab_side_prepare(side, a->build, NULL, err, sizeof err);
+    if (rc != 0)
+        return pkb_cli_failed(rc, err);
+    a->cli.sides = cli_side;
+    a->cli.nsides = 1;
+    *build = pkb_ab_side_json(side);
+    return 0;
+}
+
 /* argv: the whole command line ("pkbench run ..."), recorded in the results file. */
 static int cmd_run(int argc, char **argv)
 {
@@ -460,6 +523,11 @@ static int cmd_run(int argc, char **argv)
     /* Before anything is measured: a run whose results cannot be written is time lost. */
     if (pkb_cli_check_results_file("run", "--out", a.out) != 0)
         return 1;
+    pkb_ab_side side = {.label = "build"};
+    const pkb_cli_side cli_side = {"build", side.worker};
+    json_t *build = NULL;
+    if (a.build != NULL && (rc = prepare_build(&a, &side, &cli_side, &build)) != 0)
+        return rc;
     /* Ctrl-C: stop at the next iteration and keep every finished series; a second one kills. */
     pkb_cli_on_stop(on_signal, SA_RESETHAND);
 
@@ -482,8 +550,10 @@ static int cmd_run(int argc, char **argv)
                     : a.settle >= 0 ? a.settle
                                     : a.profile->settle_s,
         .series_line = pkb_report_series_line,
+        .build = build,
     };
     rc = a.suite->run(&a.cli, &opts);
+    json_decref(build);
     pk_cleanup();
     if (rc != 0 && rc != 130)
         return rc;
@@ -498,6 +568,70 @@ static int cmd_run(int argc, char **argv)
     /* Last, so a log's tail says it: the series that should have been measured and were not. */
     int unmeasured = rc == 0 && prc == 0 ? say_unmeasured(a.out) : 0;
     return rc != 0 ? rc : prc != 0 ? prc : unmeasured;
+}
+
+/* ---- ab ------------------------------------------------------------------------------------- */
+
+/* The runner's question after every block of rounds, answered by ab's sequential rule. */
+static int ab_more_rounds(void *user, const pkb_rounds_look *look, bool *retire, int *more)
+{
+    return pkb_ab_after_block(user, look->path, look->rounds, look->round_s, look->n, retire, more);
+}
+
+/* `pkbench ab BASE HEAD`: both builds (regress/ab_cli.c), then the scenarios suite with both
+ * sides' workers in one interleaved run, rounds added until decided (regress/ab.c), then the
+ * verdict read back from the file. */
+static int cmd_ab(int argc, char **argv)
+{
+    pkb_ab_args a;
+    int rc = pkb_ab_parse(argc, argv, &a);
+    bool step = false; /* git bisect run reads 1 as "bad": a usage error must stop it (128) */
+    for (int i = 2; i < argc; i++)
+        step |= strcmp(argv[i], "--bisect-step") == 0;
+    if (rc != 0)
+        return rc < 0 ? 0 : step ? 128 : rc;
+    pkb_ab_side sides[2];
+    const char *tiny = getenv("PKBENCH_TINY");
+    tiny = tiny != NULL && tiny[0] != '\0' ? tiny : PKB_TINY_PATH;
+    if (access(tiny, X_OK) != 0) {
+        fprintf(stderr, "pkbench: the tiny helper '%s' is missing (set PKBENCH_TINY)\n", tiny);
+        return a.bisect_step ? 128 : 1;
+    }
+    rc = pkb_ab_prepare(&a, sides);
+    if (rc != 0)
+        return a.bisect_step ? 128 : rc;
+    pkb_ab_session session;
+    if (pkb_ab_session_begin(&session, &sides[0], &sides[1], &a.rule, a.max_time_s, a.quiet) != 0) {
+        fprintf(stderr, "pkbench: out of memory\n");
+        return a.bisect_step ? 128 : 1;
+    }
+    pkb_profile profile = strcmp(a.profile, "full") == 0 ? pkb_profile_full : pkb_profile_quick;
+    profile.repetitions = PKB_AB_FIRST_BLOCK; /* the first look's; then blocks until decided */
+    const pkb_cli_side cli_sides[2] = {{"base", sides[0].worker}, {"head", sides[1].worker}};
+    pkb_cli cli = {.filter = a.filter, .tiny_path = tiny, .sides = cli_sides, .nsides = 2};
+    pkb_suite_options opts = {
+        .suite = "scenarios",
+        .profile = &profile,
+        .out_path = a.path,
+        .filter = a.filter,
+        .prime = a.prime,
+        .argc = argc,
+        .argv = argv,
+        .interleave = true,
+        .settle_s = a.settle >= 0 ? a.settle : profile.settle_s,
+        .series_line = pkb_ab_series_line,
+        .more_rounds = ab_more_rounds,
+        .more_user = &session,
+        .max_time_s = a.max_time_s,
+        .ab = session.section,
+    };
+    pkb_cli_on_stop(on_signal, SA_RESETHAND);
+    rc = pkb_suite_find("scenarios")->run(&cli, &opts);
+    pk_cleanup();
+    pkb_ab_session_free(&session);
+    if (rc != 0 && rc != 130)
+        return a.bisect_step ? 128 : rc;
+    return pkb_ab_conclude(&a, rc);
 }
 
 /* ---- report --------------------------------------------------------------------------------- */
@@ -703,5 +837,9 @@ int main(int argc, char **argv)
         return pkb_cmd_history(argc - 1, argv + 1);
     if (strcmp(cmd, "publish") == 0)
         return cmd_publish(argc - 1, argv + 1);
+    if (strcmp(cmd, "ab") == 0)
+        return cmd_ab(argc, argv);
+    if (strcmp(cmd, "bisect") == 0)
+        return pkb_cmd_bisect(argc, argv);
     return bad_usage("unknown command '%s'", cmd);
 }

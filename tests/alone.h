@@ -8,4 +8,7 @@
 #define PK_TEST_ALONE(X)                                                                           \
     X(cpu_hog_leaves_conclusions_unchanged)                                                        \
     X(cpu_hog_in_calibration_leaves_counts_and_verdicts)                                           \
-    X(rounds_settle_keeps_the_previous_series_out_of_a_sample)
+    X(rounds_settle_keeps_the_previous_series_out_of_a_sample)                                     \
+    X(check_against_head_decides_unchanged)                                                        \
+    X(ab_finds_an_injected_slowdown)                                                               \
+    X(bisect_finds_the_first_bad_commit)

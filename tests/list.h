@@ -379,4 +379,15 @@
     X(language_python_subprocess, 60)                                                              \
     X(language_python_asyncio, 60)                                                                 \
     X(language_node_child_process, 60)                                                             \
-    X(report_seed_table_beside_ours, 20)
+    X(report_seed_table_beside_ours, 20)                                                           \
+    X(sequential_boundaries_match_reference, 10)                                                   \
+    X(sequential_aa_false_alarms_stay_below_alpha, 60)                                             \
+    X(ab_compare_replays_the_looks, 30)                                                            \
+    X(ab_looks_retire_the_decided_and_end_with_the_budget, 30)                                     \
+    X(compare_decisive_ci_is_never_vetoed_by_noise, 20)                                            \
+    X(ab_host_speaks_the_worker_protocol, 20)                                                      \
+    X(ab_usage_errors_name_the_argument, 30)                                                       \
+    X(check_against_head_decides_unchanged, 300)                                                   \
+    X(ab_finds_an_injected_slowdown, 300)                                                          \
+    X(bisect_finds_the_first_bad_commit, 400)                                                      \
+    X(run_build_measures_in_the_builds_worker, 300)

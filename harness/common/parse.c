@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* strto* skip leading white space and accept "0x" floats and "nan"/"inf": a value an option
  * takes starts with a digit, a sign or a point. */
@@ -52,4 +53,29 @@ bool pkb_parse_count(const char *s, long min, long max, long *out)
         return false;
     *out = v;
     return true;
+}
+
+bool pkb_parse_duration(const char *s, double *seconds)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"", 1}};
+    size_t len = strlen(s);
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        size_t k = strlen(units[i].unit);
+        if (len <= k || strcmp(s + len - k, units[i].unit) != 0)
+            continue;
+        char num[64];
+        if (len - k >= sizeof num)
+            return false;
+        memcpy(num, s, len - k);
+        num[len - k] = '\0';
+        double v;
+        if (!pkb_parse_number(num, false, &v) || v < 0)
+            return false;
+        *seconds = v * units[i].scale;
+        return true;
+    }
+    return false;
 }

@@ -16,4 +16,8 @@ bool pkb_parse_number(const char *s, bool percent, double *out);
 /* A decimal integer in [min, max], all of `s` (no sign but '-' for a negative min). */
 bool pkb_parse_count(const char *s, long min, long max, long *out);
 
+/* A duration: a number of seconds, or a number with one unit, ms, s, m or h ("300", "90s",
+ * "5m", "1.5h"); finite and not negative. Returns true and sets *seconds, or false. */
+bool pkb_parse_duration(const char *s, double *seconds);
+
 #endif /* PKB_COMMON_PARSE_H */

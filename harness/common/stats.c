@@ -665,7 +665,14 @@ pks_decision pks_decide(const pks_decision_in *in)
 {
     double alpha = in->alpha != 0 ? in->alpha : PKS_DEFAULT_ALPHA;
     pks_decision d = {.verdict = PKS_NO_CHANGE, .bar = fmax(in->threshold, in->noise_floor)};
-    if (in->samples != PKS_DECIDABLE) {
+    double wide = d.bar + (in->widen > 0 ? in->widen : 0);
+    bool settled = in->samples == PKS_TOO_NOISY && in->ci_known && in->p < alpha &&
+                   (in->ci_lo > wide || in->ci_hi < -wide);
+    if (settled) { /* the whole interval is beyond the widened bar: the noise cannot undo it */
+        d.verdict = in->ci_lo > wide ? PKS_REGRESSED : PKS_IMPROVED;
+        d.bar = wide;
+        d.noisy = true;
+    } else if (in->samples != PKS_DECIDABLE) {
         d.verdict = PKS_UNDECIDABLE;
         d.reason = in->samples;
     } else if (in->p < alpha && in->delta > d.bar) {

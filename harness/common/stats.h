@@ -318,18 +318,29 @@ typedef struct pks_decision_in {
     double threshold;        /* smallest |delta| worth reporting; 0: none */
     double noise_floor;      /* MDE from the base file's A/A run (pks_mde); 0: unknown */
     pks_undecidable samples; /* pks_check_samples of the two samples */
+    /* The delta's confidence interval (ratio CI − 1), when `ci_known`: a series too noisy for
+     * the point estimate is still decided when this whole interval lies beyond the bar widened
+     * by `widen` (a fraction ≥ 0: the noise the check found, e.g. the larger robust cv). */
+    bool ci_known;
+    double ci_lo, ci_hi, widen;
 } pks_decision_in;
 
 typedef struct pks_decision {
     pks_verdict verdict;
     pks_undecidable reason; /* why, when verdict is PKS_UNDECIDABLE; else PKS_DECIDABLE */
-    double bar;             /* max(threshold, noise_floor): |delta| had to exceed this */
+    double bar;             /* max(threshold, noise_floor): |delta| had to exceed this (when
+                               `noisy`, the whole CI had to clear it, widened) */
+    bool noisy;             /* too noisy for the point estimate, decided by its CI */
 } pks_decision;
 
-/* The verdict for one series, lower being better: UNDECIDABLE when in->samples says so;
- * otherwise REGRESSED when p < alpha and delta > bar, IMPROVED when p < alpha and delta < −bar,
- * else NO_CHANGE. Both comparisons are strict; a NaN p or delta gives NO_CHANGE. `in` must not
- * be NULL. Pure function of its input. */
+/* The verdict for one series, lower being better: REGRESSED when p < alpha and delta > bar,
+ * IMPROVED when p < alpha and delta < −bar, else NO_CHANGE; UNDECIDABLE first when in->samples
+ * says so — except that a series only too noisy (PKS_TOO_NOISY) whose CI is known and lies
+ * wholly beyond the bar widened by `widen` (ci_lo > bar + widen, or ci_hi < −(bar + widen)) with
+ * p < alpha is REGRESSED or IMPROVED (`noisy` set, `bar` the widened one): the noise check
+ * guards the point estimate, and may raise the bar, but never vetoes a result the interval
+ * settles. Comparisons are strict; a NaN p or delta gives NO_CHANGE. `in` must not be NULL.
+ * Pure function of its input. */
 pks_decision pks_decide(const pks_decision_in *in);
 
 /* "improved", "regressed", "~" or "undecidable" (benchstat's "~" for no change); "?" for any

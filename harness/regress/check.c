@@ -23,6 +23,9 @@
 #define _GNU_SOURCE
 #include "regress/cli.h"
 
+#include "regress/ab_cli.h"
+#include "regress/build.h"
+
 #include "common/cli.h"
 #include "common/files.h"
 #include "common/parse.h"
@@ -42,11 +45,21 @@ static const char check_usage[] =
     "                     [--out FILE]\n"
     "                     [--format text|md|json] [--alpha A] [--threshold PCT] [--cv-limit PCT]\n"
     "                     [--env-keys LIST]\n"
-    "                     [--strict-env] [--no-drift-correction] [--drift-limit PCT]\n";
+    "                     [--strict-env] [--no-drift-correction] [--drift-limit PCT]\n"
+    "       pkbench check --against REV [--filter REGEX] [--max-time DURATION]\n"
+    "                     [--profile quick|full] [--no-prime] [--settle S] [--out FILE]\n"
+    "                     [--format text|md|json] [--alpha A] [--threshold PCT] [--cv-limit PCT]\n"
+    "\n"
+    "--against REV checks the working tree against a revision through pkbench ab: both builds\n"
+    "in one interleaved run, rounds until decided (ab --help).\n";
+
+enum { OPT_AGAINST = 1300, OPT_MAX_TIME };
 
 static const struct option check_options[] = {
     PKB_COMPARE_OPTIONS,
     {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"against", required_argument, NULL, OPT_AGAINST},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
     PKB_CLI_RUN_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -305,6 +318,7 @@ static int check_paths(const char *out, char *path, char *rerun, size_t cap)
 struct check_cli {
     struct check_args run;
     const char *baseline, *out;
+    const char *against, *max_time; /* --against REV: through pkbench ab */
     pkb_compare_options o;
     pkb_compare_format format;
 };
@@ -323,7 +337,19 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
             return 1;
         if (r > 0)
             continue;
-        if (opt == PKB_OPT_NO_PRIME)
+        double seconds;
+        if (opt == OPT_AGAINST && optarg[0] != '\0')
+            c->against = optarg;
+        else if (opt == OPT_AGAINST)
+            return pkb_cli_usage_error(check_usage, "check: --against needs a revision");
+        else if (opt == OPT_MAX_TIME && !pkb_parse_duration(optarg, &seconds))
+            return pkb_cli_usage_error(check_usage,
+                                       "check: --max-time needs a duration (300, 90s, 5m), got "
+                                       "'%s'",
+                                       optarg);
+        else if (opt == OPT_MAX_TIME)
+            c->max_time = optarg;
+        else if (opt == PKB_OPT_NO_PRIME)
             c->run.prime = false;
         else if (opt == PKB_OPT_SEQUENTIAL)
             c->run.sequential = true;
@@ -356,8 +382,16 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
         return pkb_cli_usage_error(check_usage, "check: unexpected argument '%s'",
                                    argv[optind + 1]);
     c->run.filter = c->o.filter;
+    if (c->against != NULL && c->baseline != NULL)
+        return pkb_cli_usage_error(check_usage, "check: --baseline FILE and --against REV are two "
+                                                "ways of checking: give one");
+    if (c->max_time != NULL && c->against == NULL)
+        return pkb_cli_usage_error(check_usage, "check: --max-time bounds --against's rounds");
+    if (c->against != NULL)
+        return 0; /* pkbench ab parses the rest, and names what does not apply */
     if (c->baseline == NULL)
-        return pkb_cli_usage_error(check_usage, "check: --baseline FILE is required");
+        return pkb_cli_usage_error(check_usage,
+                                   "check: --baseline FILE is required (or --against REV)");
     if (strcmp(c->run.profile, "quick") != 0 && strcmp(c->run.profile, "full") != 0)
         return pkb_cli_usage_error(check_usage, "--profile needs full or quick, got '%s'",
                                    c->run.profile);
@@ -481,12 +515,38 @@ static void say_where(int status,
                 have_again ? rerun : "");
 }
 
+/* check --against REV: `pkbench ab REV <the working tree>` with check's other options. */
+static int check_against(int argc, char **argv, const struct check_cli *c)
+{
+    char top[PATH_MAX];
+    if (pkb_ab_git(".", (const char *const[]){"rev-parse", "--show-toplevel", NULL}, top,
+                   sizeof top) != 0)
+        return pkb_cli_usage_error(check_usage, "check: --against: not in a git work tree: %s",
+                                   top);
+    const char *args[64] = {NULL, "ab", c->against, top};
+    size_t n = 4;
+    for (int i = 2; i < argc && n + 1 < sizeof args / sizeof args[0]; i++) {
+        if (strcmp(argv[i], "--against") == 0) {
+            i++; /* and its value */
+            continue;
+        }
+        if (strncmp(argv[i], "--against=", 10) != 0)
+            args[n++] = argv[i];
+    }
+    args[n] = NULL;
+    fprintf(stderr, "pkbench: check: the working tree %s against %s, through pkbench ab\n", top,
+            c->against);
+    return pkb_ab_run(args, NULL, NULL, NULL);
+}
+
 int pkb_cmd_check(int argc, char **argv)
 {
     struct check_cli c;
     int status = parse_check(argc, argv, &c);
     if (status != 0)
         return status < 0 ? 0 : status;
+    if (c.against != NULL)
+        return check_against(argc, argv, &c);
     char path[PATH_MAX], rerun[PATH_MAX];
     status = prepare_check(&c, path, rerun, sizeof path);
     if (status != 0)

@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include "regress/cli.h"
 
+#include "regress/ab.h"
+
 #include "common/cli.h"
 #include "common/files.h"
 #include "common/parse.h"
@@ -26,12 +28,15 @@ static const char compare_usage[] =
     "                       [--env-keys K1,K2,...] [--strict-env]\n"
     "                       [--no-drift-correction] [--drift-limit PCT]\n"
     "       pkbench compare FILE.json --baseline-contender NAME [options as above]\n"
+    "       pkbench compare AB.json [options as above]   (a file of pkbench ab)\n"
     "\n"
     "Between two files the control series (marked `control`: code that cannot change with the\n"
     "library) measure the machine's drift; every other series is judged drift-corrected, and a\n"
     "drift above --drift-limit (default 25%), controls that disagree, or a scenario whose drift\n"
     "is more than 15% off the whole machine's make it undecidable (\"machine changed\", exit 3).\n"
     "--no-drift-correction judges the raw samples.\n"
+    "One file of pkbench ab: each series' head side against its base side, paired by round,\n"
+    "the run's looks replayed with its sequential rule (the same verdicts ab gave).\n"
     "Exit status: 0 no regression; 2 a regression or a series missing in NEW; 3 undecidable;\n"
     "1 a usage or input error.\n";
 
@@ -191,13 +196,16 @@ int pkb_cmd_compare(int argc, char **argv)
     if (o.baseline_contender != NULL && nfiles != 1)
         return pkb_cli_usage_error(compare_usage,
                                    "compare: --baseline-contender takes exactly one results file");
-    if (o.baseline_contender == NULL && nfiles != 2)
-        return pkb_cli_usage_error(compare_usage, "compare: needs BASE.json and NEW.json");
+    if (o.baseline_contender == NULL && nfiles == 0)
+        return pkb_cli_usage_error(compare_usage,
+                                   "compare: needs BASE.json and NEW.json (or one file of ab)");
     if (out != NULL && pkb_cli_check_writable(out) != 0)
         return 1;
     pkb_compare c;
     char err[1024] = "";
-    int rc = pkb_compare_files(files[0], files[1], &o, &c, err, sizeof err);
+    int rc = o.baseline_contender == NULL && nfiles == 1
+                 ? pkb_ab_compare(files[0], &o, &c, err, sizeof err)
+                 : pkb_compare_files(files[0], files[1], &o, &c, err, sizeof err);
     if (rc != 0)
         return pkb_cli_failed(rc, err);
     pkb__compare_warn(&c, ", or use `pkbench check`, which confirms a regression by a re-run");

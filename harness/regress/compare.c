@@ -433,7 +433,7 @@ static void tally_raw(pkb_compare *c)
     }
 }
 
-static void tally(pkb_compare *c)
+void pkb__compare_tally(pkb_compare *c)
 {
     double lb = 0, lc = 0, lr = 0;
     tally_raw(c);
@@ -643,6 +643,9 @@ void pkb_compare_free(pkb_compare *c)
     free_diffs(c->settings, c->nsettings);
     free(c->base_path);
     free(c->cand_path);
+    free(c->ab_base);
+    free(c->ab_head);
+    free(c->ab_stopped);
     pkb_drift_free(&c->drift);
     memset(c, 0, sizeof *c);
 }
@@ -733,7 +736,7 @@ int pkb_compare_files(const char *base_path,
     else if (rc == -EINVAL && err != NULL && err[0] == '\0')
         pkb_fail(err, err_len, rc, "the statistics could not be computed");
     if (rc == 0) {
-        tally(&c);
+        pkb__compare_tally(&c);
         *out = c;
     } else {
         pkb_compare_free(&c);

@@ -132,6 +132,13 @@ typedef struct pkb_compare_row {
     double control_spread; /* corrected: its group's spread (drift.h), part of the bar */
     const pkb_drift_group *group; /* the controls that corrected it (or could not); NULL: none */
     pkb_compare_stats raw;        /* on the raw samples, Holm over the non-control rows */
+    /* pkbench ab (one file, two sides; regress/ab.h): the look whose statistics the fields above
+     * are (0-based; -1: none had enough rounds), its rounds and nominal level; decided by the
+     * sequential rule before the last look (`ab_unchanged`: within the bar), judged at the last
+     * look, or still open when the run stopped (then undecidable). */
+    int ab_look, ab_rounds;
+    double ab_level, ab_ci_level; /* the look's nominal level, and its CI's (0: 95%) */
+    bool ab_decided, ab_unchanged, ab_final, ab_open;
 } pkb_compare_row;
 
 /* What a note about a series not compared does to the exit status. */
@@ -187,6 +194,16 @@ typedef struct pkb_compare {
     size_t controls;        /* control rows (not in the counts above) */
     size_t machine_changed; /* of undecidable: because their control group could not correct */
     size_t raw_regressed, raw_improved, raw_unchanged, raw_undecidable; /* non-control rows, raw */
+
+    /* One file of `pkbench ab` (pkb_ab_compare): each series' head side against its base side,
+     * decided by the sequential rule over the file's looks. */
+    bool sides;
+    char *ab_base, *ab_head; /* how the two sides were described */
+    bool ab_base_dirty, ab_head_dirty;
+    char *ab_stopped; /* "decided", "budget", "interrupted" or NULL */
+    size_t ab_looks, ab_pairs;
+    int ab_rounds; /* rounds at the last look */
+    double ab_max_time_s;
 } pkb_compare;
 
 /* Compares `base_path` with `cand_path` (two files), or the contenders of `base_path` with
@@ -209,6 +226,10 @@ int pkb_compare_files(const char *base_path,
                       size_t err_len);
 
 void pkb_compare_free(pkb_compare *c);
+
+/* The counts, the geomean and the status of c from its rows and notes (compare.c; pkb_ab_compare
+ * builds its rows itself and counts them with this). */
+void pkb__compare_tally(pkb_compare *c);
 
 /* Reads and checks one results file as pkb_compare_files would (a baseline before `check` spends
  * minutes measuring). Returns 0, or its errors with the message in err. */

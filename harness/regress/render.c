@@ -9,7 +9,9 @@
  * median(base) − 1 with the bootstrap CI of the same ratio; p is Mann-Whitney's after Holm's
  * correction (for --baseline-contender's series paired by round, delta and CI are the per-round
  * ratios' median and its CI, p Wilcoxon's signed-rank, n the rounds paired); bar = max(threshold,
- * noise floor, and for a drift-corrected series its controls' spread), what |delta| had to exceed.
+ * noise floor, and for a drift-corrected series its controls' spread), what |delta| had to exceed
+ * ("(noisy)": the series was too noisy for its point estimate and its whole CI cleared the bar,
+ * widened by that noise).
  * A geomean row follows (decided series only), then the notes: why a series was undecidable, series
  * in only one file, series not measured in both, and (Markdown, JSON) differing environment keys.
  *
@@ -51,10 +53,19 @@ enum { C_NAME, C_BASE, C_NEW, C_DELTA, C_CI, C_P, C_N, C_BAR, C_VERDICT, C_RAW, 
 static const char *const headers[NCOL] = {"series",   "base", "new", "delta",   "95% CI",
                                           "p (Holm)", "n",    "bar", "verdict", "raw"};
 
-/* The columns shown: "raw" only when the verdicts are drift-corrected. */
+/* One file of pkbench ab: head for new, each look's CI and p, and when the rule decided. */
+static const char *const ab_headers[NCOL] = {"series", "base", "head", "delta",   "CI",
+                                             "p",      "n",    "bar",  "verdict", "decided"};
+
+static const char *header(const pkb_compare *c, int k)
+{
+    return c->sides ? ab_headers[k] : headers[k];
+}
+
+/* The columns shown: "raw" only when the verdicts are drift-corrected; "decided" for ab. */
 static int ncols(const pkb_compare *c)
 {
-    return c->drift_applied ? NCOL : C_RAW;
+    return c->drift_applied || c->sides ? NCOL : C_RAW;
 }
 
 static bool left_aligned(int k)
@@ -81,6 +92,27 @@ static void time_cell(char *out, size_t len, double ns)
     pkb_buf_free(&b);
 }
 
+/* pkbench ab's verdict and "decided" cells: "unchanged" is the rule's (the CI within the bar),
+ * "~" the last look's (not shown to change); when and at which level the rule decided. */
+static void ab_cells(const pkb_compare_row *r, cell *row)
+{
+    if (r->ab_open)
+        snprintf(row[C_VERDICT], sizeof(cell), "undecidable (open)");
+    else if (r->d.verdict == PKS_UNDECIDABLE)
+        snprintf(row[C_VERDICT], sizeof(cell), "undecidable (%s)",
+                 pks_undecidable_name(r->d.reason));
+    else
+        snprintf(row[C_VERDICT], sizeof(cell), "%s",
+                 r->ab_unchanged ? "unchanged" : pks_verdict_name(r->d.verdict));
+    if (r->ab_look < 0)
+        snprintf(row[C_RAW], sizeof(cell), "-");
+    else if (r->ab_open)
+        snprintf(row[C_RAW], sizeof(cell), "open after %d rounds", r->ab_rounds);
+    else
+        snprintf(row[C_RAW], sizeof(cell), "%s %d, %d rounds (level %.2g)",
+                 r->ab_decided ? "look" : "last look", r->ab_look + 1, r->ab_rounds, r->ab_level);
+}
+
 static void fill_row(const pkb_compare *c, const pkb_compare_row *r, cell *row)
 {
     snprintf(row[C_NAME], sizeof(cell), "%s", r->name);
@@ -99,10 +131,17 @@ static void fill_row(const pkb_compare *c, const pkb_compare_row *r, cell *row)
         snprintf(row[C_N], sizeof(cell), "%zu paired", r->pair.n);
     else
         snprintf(row[C_N], sizeof(cell), "%zu/%zu", r->s.base.n, r->s.cand.n);
+    /* (noisy): too noisy for its point estimate, decided because its whole CI cleared the bar
+     * widened by that noise (stats.h, pks_decide). */
     snprintf(row[C_BAR], sizeof(cell), "%.1f%%%s", 100 * r->d.bar,
-             r->noise_floor <= c->opts.threshold                   ? ""
+             r->d.noisy                                            ? " (noisy)"
+             : r->noise_floor <= c->opts.threshold                 ? ""
              : r->corrected && r->control_spread >= r->noise_floor ? " (controls)"
                                                                    : " (floor)");
+    if (c->sides) {
+        ab_cells(r, row);
+        return;
+    }
     if (r->control)
         snprintf(row[C_VERDICT], sizeof(cell), "control");
     else if (r->machine_changed)
@@ -145,10 +184,39 @@ static size_t width(const char *s)
     return w;
 }
 
+/* pkbench ab's rule, and how the run ended. */
+static void ab_rule_line(const pkb_compare *c, pkb_buf *b, bool md)
+{
+    const pkb_compare_options *o = &c->opts;
+    size_t m = c->ab_pairs > 0 ? c->ab_pairs : 1;
+    pkb_buf_printf(b,
+                   "sequential rule: alpha %g over %zu series (%.2g each, Bonferroni), spent over "
+                   "the looks by Lan-DeMets' O'Brien-Fleming function; a series is regressed or "
+                   "improved when its p is below its look's level and |delta| > %.1f%%, "
+                   "unchanged when its CI at that level lies within ±%.1f%%.%s",
+                   o->alpha, m, o->alpha / (double)m, 100 * fmax(0, o->threshold),
+                   100 * fmax(0, o->threshold), md ? " " : "\n");
+    static const char *const why[][2] = {{"decided", "every series decided"},
+                                         {"budget", "the time budget spent (the last look)"},
+                                         {"interrupted", "interrupted (open series: undecidable)"}};
+    const char *how = "still running";
+    for (size_t i = 0; c->ab_stopped != NULL && i < sizeof why / sizeof why[0]; i++)
+        if (strcmp(c->ab_stopped, why[i][0]) == 0)
+            how = why[i][1];
+    pkb_buf_printf(b,
+                   "%d rounds, %zu look%s; stopped: %s. CIs at each look's level; n: rounds "
+                   "paired.\n",
+                   c->ab_rounds, c->ab_looks, c->ab_looks == 1 ? "" : "s", how);
+}
+
 /* Two lines (text) or one paragraph (Markdown): the rule every verdict followed. */
 static void settings_line(const pkb_compare *c, pkb_buf *b, bool md)
 {
     const pkb_compare_options *o = &c->opts;
+    if (c->sides) {
+        ab_rule_line(c, b, md);
+        return;
+    }
     pkb_buf_printf(b, "alpha %g, Holm's correction over %zu series; threshold ", o->alpha,
                    c->nrows);
     if (o->threshold > 0)
@@ -293,7 +361,7 @@ static void render_text(const pkb_compare *c, pkb_buf *b)
         return;
     }
     for (int k = 0; k < NCOL; k++)
-        snprintf(t[0][k], sizeof(cell), "%s", headers[k]);
+        snprintf(t[0][k], sizeof(cell), "%s", header(c, k));
     for (size_t i = 0; i < c->nrows; i++)
         fill_row(c, &c->rows[i], t[i + 1]);
     fill_geomean(c, t[nrows - 1]);
@@ -306,6 +374,10 @@ static void render_text(const pkb_compare *c, pkb_buf *b)
 
     if (c->cand_path != NULL)
         pkb_buf_printf(b, "base: %s\nnew:  %s\n", c->base_path, c->cand_path);
+    else if (c->sides)
+        pkb_buf_printf(b, "file: %s (pkbench ab: one interleaved run)\nbase: %s%s\nhead: %s%s\n",
+                       c->base_path, c->ab_base, c->ab_base_dirty ? " (uncommitted changes)" : "",
+                       c->ab_head, c->ab_head_dirty ? " (uncommitted changes)" : "");
     else
         pkb_buf_printf(b, "file: %s (every contender against %s, per scenario)\n", c->base_path,
                        c->opts.baseline_contender);
@@ -347,6 +419,14 @@ static void render_md(const pkb_compare *c, pkb_buf *b)
         pkb_md_code(b, c->base_path);
         pkb_buf_puts(b, ", new ");
         pkb_md_code(b, c->cand_path);
+    } else if (c->sides) {
+        pkb_buf_puts(b, "File ");
+        pkb_md_code(b, c->base_path);
+        pkb_buf_puts(b, " of `pkbench ab`, one interleaved run: base ");
+        pkb_md_code(b, c->ab_base);
+        pkb_buf_puts(b, c->ab_base_dirty ? " (uncommitted changes), head " : ", head ");
+        pkb_md_code(b, c->ab_head);
+        pkb_buf_puts(b, c->ab_head_dirty ? " (uncommitted changes)" : "");
     } else {
         pkb_buf_puts(b, "File ");
         pkb_md_code(b, c->base_path);
@@ -360,7 +440,7 @@ static void render_md(const pkb_compare *c, pkb_buf *b)
     int nc = ncols(c);
     pkb_buf_puts(b, "\n|");
     for (int k = 0; k < nc; k++)
-        pkb_buf_printf(b, " %s |", headers[k]);
+        pkb_buf_printf(b, " %s |", header(c, k));
     pkb_buf_puts(b, "\n|");
     for (int k = 0; k < nc; k++)
         pkb_buf_puts(b, left_aligned(k) ? "---|" : "---:|");
@@ -444,6 +524,7 @@ static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
                         r->paired ? num(pks_paired_half_width(&r->pair)) : json_null());
     json_object_set_new(o, "noise_floor", r->noise_floor > 0 ? num(r->noise_floor) : json_null());
     json_object_set_new(o, "bar", num(r->d.bar));
+    json_object_set_new(o, "decided_by_ci", json_boolean(r->d.noisy));
     json_object_set_new(o, "control", json_boolean(r->control));
     json_object_set_new(o, "drift_corrected", json_boolean(r->corrected));
     json_object_set_new(o, "paired_by_round",
@@ -468,6 +549,13 @@ static json_t *row_json(const pkb_compare *c, const pkb_compare_row *r)
     json_object_set_new(raw, "delta", num(r->raw.s.delta));
     json_object_set_new(raw, "p_holm", num(r->raw.p_holm));
     json_object_set_new(o, "raw", raw);
+    if (c->sides) /* pkbench ab: the look its statistics are from */
+        json_object_set_new(o, "ab",
+                            json_pack("{s:o, s:i, s:o, s:b, s:b, s:b, s:b}", "look",
+                                      r->ab_look >= 0 ? json_integer(r->ab_look + 1) : json_null(),
+                                      "rounds", r->ab_rounds, "level", num(r->ab_level), "decided",
+                                      r->ab_decided, "unchanged", r->ab_unchanged, "last_look",
+                                      r->ab_final, "open", r->ab_open));
     return o;
 }
 
@@ -632,6 +720,14 @@ json_t *pkb_compare_json(const pkb_compare *c)
                                   c->noise_floor_known ? num(c->noise_floor_alpha) : json_null()));
     if (c->cand_path != NULL)
         json_object_set_new(doc, "drift", drift_json(c));
+    if (c->sides)
+        json_object_set_new(doc, "ab",
+                            json_pack("{s:s, s:b, s:s, s:b, s:I, s:I, s:i, s:o}", "base",
+                                      c->ab_base, "base_dirty", c->ab_base_dirty, "head",
+                                      c->ab_head, "head_dirty", c->ab_head_dirty, "series",
+                                      (json_int_t)c->ab_pairs, "looks", (json_int_t)c->ab_looks,
+                                      "rounds", c->ab_rounds, "stopped",
+                                      c->ab_stopped ? json_string(c->ab_stopped) : json_null()));
     json_object_set_new(doc, "environment_differs", diffs_json(c->env, c->nenv));
     json_object_set_new(doc, "settings_differ", diffs_json(c->settings, c->nsettings));
     json_object_set_new(doc, "series", series);

@@ -25,8 +25,14 @@ void pkb_compare_why(const pkb_compare *c, const pkb_compare_row *r, char *buf, 
                      .cv_cand = r->cv_cand,
                      .d = r->d,
                      .paired = r->paired,
-                     .pair = r->pair};
-    pkb_verdict_why(&v, c->opts.cv_limit, "base", "new", buf, len);
+                     .pair = r->pair,
+                     .level = r->ab_ci_level};
+    if (r->ab_open) { /* pkbench ab stopped before this series' last look */
+        snprintf(buf, len, "open: the run stopped after %d rounds, before its last look",
+                 r->ab_rounds);
+        return;
+    }
+    pkb_verdict_why(&v, c->opts.cv_limit, "base", c->sides ? "head" : "new", buf, len);
 }
 
 void pkb_compare_why_raw(const pkb_compare *c, const pkb_compare_row *r, char *buf, size_t len)

@@ -195,6 +195,7 @@ static const struct field series_fields[] = {
     {"iterations", T_ARR, false},
     {"child_cpu_ns", T_ARR, false},
     {"parent_cpu_ns", T_ARR, false},
+    {"side", T_STR, false},
 };
 
 /* The per-repetition arrays beside samples_ns (results/schema.json): each, when present, holds one
@@ -526,6 +527,11 @@ static int load_series(const char *file,
                         index, PKB_RESULTS_MAX_WORK);
     s->environmental = json_is_true(json_object_get(j, "environmental"));
     s->control = json_is_true(json_object_get(j, "control"));
+    /* `pkbench ab`: which build the series measured (its name carries the side too). */
+    s->side = json_string_value(json_object_get(j, "side"));
+    if (s->side != NULL && strcmp(s->side, "base") != 0 && strcmp(s->side, "head") != 0)
+        return pkb_fail(err, err_len, -EBADMSG,
+                        "%s: series[%zu].side \"%.40s\" is not base or head", file, index, s->side);
     rc = load_samples(file, j, index, s, err, err_len);
     if (rc == 0)
         rc = check_lengths(file, j, where, s->name, s->n, err, err_len);

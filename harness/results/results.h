@@ -130,7 +130,8 @@ typedef struct pkb_series_record {
     const struct pkb_series_record *attempts;
     size_t nattempts, attempt_used;
     const pkb_calibration *calibration; /* rounds mode's sizing, or NULL */
-    const json_t *extra;                /* suite fields merged into the object, or NULL */
+    const char *side;    /* `pkbench ab`: "base" or "head", the build it measured; NULL: none */
+    const json_t *extra; /* suite fields merged into the object, or NULL */
 } pkb_series_record;
 
 /* The series object of the file: the record's fields (`control` only when true), the
@@ -166,8 +167,9 @@ typedef struct pkb_results_series {
     const char *description; /* the contender's one line; NULL when the file gives none */
     const json_t *json;      /* the series object itself, for suite-specific fields */
     bool baseline;
-    bool control; /* a drift control (`control` true in the file) */
-    double work;  /* work_per_iteration, in the unit's numerator */
+    bool control;     /* a drift control (`control` true in the file) */
+    const char *side; /* `pkbench ab`: "base" or "head", the build it measured; NULL: a run */
+    double work;      /* work_per_iteration, in the unit's numerator */
     /* samples_ns (owned); measured = status "measured" with at least one sample (a "partial"
      * series' samples are here, but it is not measured) */
     double *samples;

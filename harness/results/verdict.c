@@ -37,6 +37,11 @@ static pkb_verdict_options resolved(const pkb_verdict_options *in)
     return o;
 }
 
+static double finite_or_0(double x)
+{
+    return isfinite(x) ? x : 0;
+}
+
 double pkb_robust_cv(const pks_summary *s)
 {
     return s->n >= 2 && s->median > 0 ? PKS_MAD_NORMAL_SCALE * s->mad / s->median : NAN;
@@ -99,6 +104,7 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         pks_bootstrap boot = {.iterations = o.iterations,
+                              .level = o.level,
                               .seed = o.seed ^ pkb_verdict_name_hash(v[i].name)};
         rc = pks_series_compare(v[i].base, v[i].nbase, v[i].cand, v[i].ncand, &boot, NULL, &v[i].s);
         p[i] = v[i].s.mwu.p;
@@ -110,6 +116,7 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
     for (size_t i = 0; rc == 0 && i < n; i++) {
         pkb_verdict *x = &v[i];
         x->p_holm = p[i];
+        x->level = o.level > 0 ? o.level : PKS_BOOTSTRAP_DEFAULT_LEVEL;
         x->cv_base = pkb_robust_cv(&x->s.base);
         x->cv_cand = pkb_robust_cv(&x->s.cand);
         /* Paired, the noise that matters is what the rounds did not share, and the question is
@@ -120,6 +127,10 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
             x->paired
                 ? pks_check_samples(x->pair.n, x->pair.n, spread, spread, o.cv_limit)
                 : pks_check_samples(x->s.base.n, x->s.cand.n, x->cv_base, x->cv_cand, o.cv_limit);
+        /* A series too noisy for its point estimate is still decided when its whole CI lies
+         * beyond the bar (pks_decide): apart, the bar is widened by the noisier sample's cv (a
+         * sample whose bulk is spread over modes moves its median by about that much);
+         * paired, the CI over the rounds already carries the rounds' noise. */
         x->d = pks_decide(&(pks_decision_in){
             .p = x->p_holm,
             .alpha = o.alpha,
@@ -127,6 +138,10 @@ int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts
             .threshold = o.threshold,
             .noise_floor = x->noise_floor,
             .samples = samples,
+            .ci_known = isfinite(x->s.ratio.lo) && isfinite(x->s.ratio.hi),
+            .ci_lo = x->s.ratio.lo - 1,
+            .ci_hi = x->s.ratio.hi - 1,
+            .widen = x->paired ? 0 : fmax(finite_or_0(x->cv_base), finite_or_0(x->cv_cand)),
         });
     }
     free(p);
@@ -147,8 +162,9 @@ void pkb_verdict_why(const pkb_verdict *v,
         cv_limit = PKS_DEFAULT_CV_LIMIT;
     if (v->paired && v->d.reason == PKS_TOO_NOISY) {
         snprintf(buf, len,
-                 "too noisy: the 95%% CI of the %zu per-round ratios spans ±%.1f%% > %.1f%%",
-                 v->pair.n, 100 * pks_paired_half_width(&v->pair), 100 * cv_limit);
+                 "too noisy: the %.4g%% CI of the %zu per-round ratios spans ±%.1f%% > %.1f%%",
+                 100 * (v->level > 0 ? v->level : PKS_BOOTSTRAP_DEFAULT_LEVEL), v->pair.n,
+                 100 * pks_paired_half_width(&v->pair), 100 * cv_limit);
     } else if (v->d.reason == PKS_TOO_FEW_SAMPLES) {
         snprintf(buf, len, "too few samples: %zu in %s, %zu in %s, need %d", v->s.base.n, base_word,
                  v->s.cand.n, cand_word, PKS_MIN_SAMPLES);

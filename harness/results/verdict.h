@@ -54,6 +54,7 @@ typedef struct pkb_verdict_options {
     double cv_limit;   /* largest robust cv of a decidable sample; 0: 10%; negative: no limit */
     size_t iterations; /* bootstrap resamples; 0: 10000 */
     uint64_t seed;     /* bootstrap seed, mixed with each pair's name; 0: PKB_VERDICT_SEED */
+    double level;      /* the CIs' confidence level, in (0, 1); 0: 95% (pkbench ab: its look's) */
 } pkb_verdict_options;
 
 /* One pair of a family: the inputs the caller fills, then what pkb_verdict_family computed. */
@@ -70,6 +71,7 @@ typedef struct pkb_verdict {
 
     pks_series s;    /* medians, Mann-Whitney (raw p); the ratio, its CI and delta are the paired
                         ones when `paired` */
+    double level;    /* the CIs' confidence level (the options'; 0.95 by default) */
     bool paired;     /* decided on per-round ratios */
     pks_paired pair; /* when paired: the ratios' median, CI, cv and signed-rank test */
     double cv_base, cv_cand; /* robust coefficients of variation (the noise check's) */

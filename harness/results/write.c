@@ -135,6 +135,8 @@ json_t *pkb_results_series_json(const pkb_series_record *r)
         json_object_set_new(o, "environmental", json_true());
     if (r->control)
         json_object_set_new(o, "control", json_true());
+    if (r->side != NULL)
+        json_object_set_new(o, "side", json_string(r->side));
     add_arrays(o, r);
     add_attempts(o, r);
     const pkb_calibration *cal = r->calibration;

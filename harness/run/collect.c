@@ -128,8 +128,9 @@ int pkb__register(pkb_series *s, const pkb_profile *prof)
 
 bool pkb__remeasure_due(const struct pkb__collect *c, const pkb_series *s)
 {
-    return !c->opts->aa && !pkb_interrupted && s->status == PKB_SERIES_MEASURED && s->nreps > 0 &&
-           !s->remeasured && pkb__disturbed_share(s) > PKB_REMEASURE_SHARE;
+    return !c->opts->aa && c->opts->more_rounds == NULL && !pkb_interrupted &&
+           s->status == PKB_SERIES_MEASURED && s->nreps > 0 && !s->remeasured &&
+           pkb__disturbed_share(s) > PKB_REMEASURE_SHARE;
 }
 
 /* ---- the benchmark function ---------------------------------------------------------------- */

@@ -13,6 +13,14 @@
  * The same rounds measure a too-disturbed series again (pkb__run_rounds_again, remeasure.c): only
  * the series marked `remeasuring`, with the iteration counts round 0 sized, after one discarded
  * round that warms them up again.
+ *
+ * Two sides (pkbench ab): a series of side base followed by its head side form a pair, which the
+ * rotation moves as one unit, base then head in odd rounds and head then base in even ones, as
+ * --aa's A and B; both sides run the same iteration count (the smaller of the two sizings), so
+ * their samples differ only in the build. Rounds until decided: with opts->more_rounds, after the
+ * profile's repetitions and then after every block the caller asks for, the caller reads the
+ * file just written and says how many rounds to add and which series are settled (they leave the
+ * rounds, their samples kept).
  */
 #define _GNU_SOURCE
 #include "run/rounds.h"
@@ -24,6 +32,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +53,9 @@ struct rounds {
     int offset;         /* added to `round` in the file: R when re-measuring, so every round of the
                            run has its own number and pkbench compare pairs only samples taken
                            together (regress/drift.h) */
+    int target;         /* the last round to take: the profile's, or as more_rounds extends it */
+    double block_start; /* when the current block of rounds began, and its first round */
+    int block_first;
 };
 
 static int make_b_copies(struct rounds *x);
@@ -57,6 +69,9 @@ static void settle_round(struct rounds *x, size_t completed);
 static json_t *noise_floor(struct rounds *x);
 static bool in_play(const struct rounds *x, const pkb_series *s);
 static void fail_series(pkb_series *s, const char *why);
+static size_t partner_of(const struct pkb__collect *c, size_t i);
+static bool is_second(const struct pkb__collect *c, size_t i);
+static int ask_more(struct rounds *x, int completed, double first_measured, size_t *per_round);
 
 int pkb__run_rounds(struct pkb__collect *c)
 {
@@ -119,9 +134,12 @@ static int run_all_rounds(struct rounds *x)
     pkb__progress.rounds = true;
     int completed = 0, rc = 0;
     double first_measured = 0; /* when round 1 started: the pace of the measured rounds */
-    for (x->round = 0; rc == 0 && x->round <= prof->repetitions && !pkb_interrupted; x->round++) {
-        if (x->round == 1)
-            first_measured = pkb__now_s();
+    x->target = prof->repetitions;
+    for (x->round = 0; rc == 0 && x->round <= x->target && !pkb_interrupted; x->round++) {
+        if (x->round == 1) {
+            first_measured = x->block_start = pkb__now_s();
+            x->block_first = 1;
+        }
         rc = run_round(x, per_round, first_measured);
         if (rc == 0 && !pkb_interrupted && x->round == 0 && !x->again)
             rc = size_series(x);
@@ -130,6 +148,8 @@ static int run_all_rounds(struct rounds *x)
             settle_round(x, (size_t)completed);
             if (!x->again)
                 pkb__write_doc(c);
+            if (x->round == x->target && !x->again && c->opts->more_rounds != NULL)
+                rc = ask_more(x, completed, first_measured, &per_round);
         }
     }
     settle_round(x, (size_t)completed);
@@ -153,7 +173,7 @@ static int run_round(struct rounds *x, size_t per_round, double first_measured)
            now = pkb__now_s();
     if (x->round > 1 && per_round > 0)
         per_call = (now - first_measured) / ((double)(x->round - 1) * (double)per_round);
-    pkb__progress.later_s = per_call * (double)per_round * (prof->repetitions - x->round);
+    pkb__progress.later_s = per_call * (double)per_round * (x->target - x->round);
     const char *what = pkb__progress.phase;
     if (x->round == 0) {
         pkb__progress.total = per_round / (x->b != NULL ? 2 : 1);
@@ -172,8 +192,7 @@ static int run_round(struct rounds *x, size_t per_round, double first_measured)
         pkb__progress.total = per_round;
         pkb__progress.per_series_s = per_call;
         snprintf(pkb__progress.phase, sizeof pkb__progress.phase, "%sround %hu/%hu",
-                 x->again ? "again " : "", (unsigned short)x->round,
-                 (unsigned short)prof->repetitions);
+                 x->again ? "again " : "", (unsigned short)x->round, (unsigned short)x->target);
     }
     if (!pkb__progress.tty) {
         char eta[32];
@@ -200,14 +219,26 @@ static int register_round(struct rounds *x)
     int rc = 0;
     for (size_t k = 0; k < c->n && rc == 0; k++) {
         size_t i = (k + (size_t)x->round) % c->n; /* rotate the order every round */
+        if (is_second(c, i))
+            continue; /* a head side goes with its base (two sides) */
+        size_t p = partner_of(c, i);
         pkb_series *a = &c->series[i];
-        if (!in_play(x, a))
+        pkb_series *two = x->b != NULL && x->round > 0                 ? &x->b[i]
+                          : p != SIZE_MAX && in_play(x, &c->series[p]) ? &c->series[p]
+                                                                       : NULL;
+        pkb_series *copies[2] = {a, two};
+        if (!in_play(x, a)) { /* its other side may still be in play */
+            copies[0] = p != SIZE_MAX ? two : NULL;
+            copies[1] = NULL;
+        }
+        if (copies[0] == NULL)
             continue;
-        a->calibrating = x->round == 0 && !x->again; /* its calls size it (calibrate.h) */
-        pkb_series *copies[2] = {a, x->b != NULL && x->round > 0 ? &x->b[i] : NULL};
-        if (x->round % 2 == 0 && copies[1] != NULL) { /* B A in even rounds */
+        for (int h = 0; h < 2 && copies[h] != NULL; h++) /* its calls size it (calibrate.h) */
+            copies[h]->calibrating = x->round == 0 && !x->again;
+        if (x->round % 2 == 0 && copies[1] != NULL) { /* B A, head base, in even rounds */
+            pkb_series *first = copies[0];
             copies[0] = copies[1];
-            copies[1] = a;
+            copies[1] = first;
         }
         for (int h = 0; h < 2 && rc == 0 && copies[h] != NULL; h++) {
             pkb_def def = {.name = copies[h]->name,
@@ -224,7 +255,9 @@ static int register_round(struct rounds *x)
                     x->recalibrating ? PKB_RECALIBRATION_WARMUP * prof->min_time_s : prof->warmup_s;
                 def.min_time = prof->min_time_s;
             } else {
-                def.iterations = a->rounds_iterations > 0 ? a->rounds_iterations : 1;
+                /* --aa's B copy runs A's count; a side its own (equal to its pair's) */
+                const pkb_series *sized = copies[h]->side != PKB_SIDE_NONE ? copies[h] : a;
+                def.iterations = sized->rounds_iterations > 0 ? sized->rounds_iterations : 1;
             }
             /* A measured call settles first (run.c, "Settling"); a discarded warm round need
              * not. */
@@ -314,6 +347,16 @@ static int size_series(struct rounds *x)
             a->rounds_iterations =
                 pkb_calibration_size(&a->calib, prof->min_time_s, a->rounds_iterations);
     }
+    /* Two sides run the same count, the smaller: their samples then differ only in the build. */
+    for (size_t i = 0; i < c->n; i++) {
+        size_t p = partner_of(c, i);
+        pkb_series *a = &c->series[i], *b = p != SIZE_MAX ? &c->series[p] : NULL;
+        if (b != NULL && in_play(x, a) && in_play(x, b) && a->rounds_iterations > 0 &&
+            b->rounds_iterations > 0)
+            a->rounds_iterations = b->rounds_iterations =
+                a->rounds_iterations < b->rounds_iterations ? a->rounds_iterations
+                                                            : b->rounds_iterations;
+    }
     return rc;
 }
 
@@ -380,9 +423,56 @@ static json_t *noise_floor(struct rounds *x)
         "series", series);
 }
 
+/* Asks the caller whether to add rounds (opts->more_rounds, after the file was written):
+ * retires what it says is settled and extends the target. Returns 0 or its error. */
+static int ask_more(struct rounds *x, int completed, double first_measured, size_t *per_round)
+{
+    struct pkb__collect *c = x->c;
+    bool *retire = calloc(c->n + 1, sizeof *retire);
+    if (retire == NULL)
+        return -ENOMEM;
+    double now = pkb__now_s();
+    int block = completed - x->block_first + 1;
+    pkb_rounds_look look = {.path = c->opts->out_path,
+                            .rounds = completed,
+                            .elapsed_s = now - first_measured,
+                            .round_s = block > 0 ? (now - x->block_start) / block : 0,
+                            .n = c->n};
+    int more = 0;
+    int rc = c->opts->more_rounds(c->opts->more_user, &look, retire, &more);
+    size_t left = 0;
+    for (size_t i = 0; rc == 0 && i < c->n; i++) {
+        c->series[i].retired |= retire[i];
+        left += in_play(x, &c->series[i]);
+    }
+    free(retire);
+    if (rc != 0 || more <= 0 || left == 0)
+        return rc;
+    x->target = completed + (more < PKB_MAX_REPETITIONS ? more : PKB_MAX_REPETITIONS);
+    x->block_start = now;
+    x->block_first = completed + 1;
+    *per_round = left;
+    return 0;
+}
+
+/* The head side that follows series i as its pair (two sides), or SIZE_MAX. */
+static size_t partner_of(const struct pkb__collect *c, size_t i)
+{
+    return c->series[i].side == PKB_SIDE_BASE && i + 1 < c->n &&
+                   c->series[i + 1].side == PKB_SIDE_HEAD
+               ? i + 1
+               : SIZE_MAX;
+}
+
+/* Series i is the head side of the pair before it: the rotation moves it with its base. */
+static bool is_second(const struct pkb__collect *c, size_t i)
+{
+    return i > 0 && partner_of(c, i - 1) == i;
+}
+
 static bool in_play(const struct rounds *x, const pkb_series *s)
 {
-    if ((x->again && !s->remeasuring) || (x->recalibrating && !s->recalibrate))
+    if ((x->again && !s->remeasuring) || (x->recalibrating && !s->recalibrate) || s->retired)
         return false;
     return s->status != PKB_SERIES_REFUSED && s->status != PKB_SERIES_FAILED;
 }

@@ -200,6 +200,10 @@ static json_t *new_doc(const pkb_suite_options *opts, json_t *env)
     json_decref(settings);
     if (doc != NULL && opts->suite_section != NULL)
         json_object_set(doc, opts->suite, opts->suite_section);
+    if (doc != NULL && opts->ab != NULL) /* shared: the looks it gains are written too */
+        json_object_set(doc, "ab", opts->ab);
+    if (doc != NULL && opts->build != NULL)
+        json_object_set(doc, "build", opts->build);
     return doc;
 }
 
@@ -253,6 +257,14 @@ static void announce(const pkb_series *series, size_t n, const pkb_suite_options
         snprintf(budget, sizeof budget, " after priming (at most %s)", b);
     }
     const char *mode = opts->aa ? ", A/A rounds" : opts->interleave ? ", interleaved rounds" : "";
+    if (opts->more_rounds != NULL && opts->max_time_s > 0) { /* rounds until decided */
+        pkb_fmt_duration(about, sizeof about, opts->max_time_s);
+        fprintf(stderr,
+                "pkbench: timing %zu series, %s profile, interleaved rounds until every series "
+                "is decided: at most %s\n",
+                timed, prof->name, about);
+        return;
+    }
     fprintf(stderr, "pkbench: timing %zu series, %s profile%s: about %s%s\n", timed, prof->name,
             mode, about, budget);
 }

@@ -44,6 +44,7 @@ pkb_series_record pkb__series_record(const pkb_series *s)
     rec.environmental = s->environmental;
     rec.baseline = s->baseline;
     rec.control = s->control;
+    rec.side = s->side == PKB_SIDE_BASE ? "base" : s->side == PKB_SIDE_HEAD ? "head" : NULL;
     rec.status = s->status;
     rec.work_per_iteration = s->work_per_iteration;
     rec.calibration = &s->calib;

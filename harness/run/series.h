@@ -26,6 +26,9 @@ typedef struct pkb_attempt {
     int *round; /* the round each repetition was taken in (rounds mode; 0 otherwise) */
 } pkb_attempt;
 
+/* Which build a series measures in `pkbench ab` (two builds in one run): none in a run. */
+typedef enum pkb_side { PKB_SIDE_NONE = 0, PKB_SIDE_BASE, PKB_SIDE_HEAD } pkb_side;
+
 typedef struct pkb_series {
     /* set by the suite */
     char name[160]; /* what --filter matches, e.g. "spawn_capture_small/processkit" */
@@ -36,6 +39,9 @@ typedef struct pkb_series {
     double work_per_iteration; /* in the unit's numerator: runs, MiB, children */
     bool baseline;
     bool control; /* code that cannot change with the library: a drift control (results.h) */
+    /* pkbench ab: the build this series measures. A suite lists a pair's two sides next to each
+     * other, base first; the rounds then keep them together (run.c, "Two sides"). */
+    pkb_side side;
     pkb_iterate_fn iterate;
     void *ctx;
     /* When set, every timed iteration must reproduce these exactly (else the series fails). */
@@ -62,6 +68,9 @@ typedef struct pkb_series {
     bool recalibrate;            /* round 0 saw a disturbed call: calibrate once more */
     double settle_s; /* this call: the series' own iterations, untimed, this long before the
                         timed ones (rounds' measured calls; run.c, "Settling") */
+    /* Rounds until decided (run.c, "Rounds until decided"): settled, it takes no more rounds
+     * (its samples stay). */
+    bool retired;
     /* Re-measured ("Re-measuring" in run.c): `other` is the attempt the fields above do not
      * hold; other_first says it was measured first. */
     bool remeasuring, remeasured, other_first;
@@ -88,6 +97,15 @@ typedef struct pkb_profile {
     double priming_budget_s;
     double settle_s; /* rounds: untimed calls of the series itself before each sample */
 } pkb_profile;
+
+/* What the runner tells a caller deciding whether to add rounds (pkb_suite_options.more_rounds). */
+typedef struct pkb_rounds_look {
+    const char *path; /* the results file, just rewritten with every round so far */
+    int rounds;       /* measured rounds so far */
+    double elapsed_s; /* since the first measured round began */
+    double round_s;   /* how long one round of the series still in play took, lately */
+    size_t n;         /* series, in the order the file lists them (retire[] has n entries) */
+} pkb_rounds_look;
 
 typedef struct pkb_suite_options {
     const char *suite;
@@ -126,6 +144,22 @@ typedef struct pkb_suite_options {
      * pkb_report_series_line) — and the time left. Returns 0 or a negative errno. NULL, or an
      * error: the line gives the series' status only. */
     int (*series_line)(const char *path, const char *name, pkb_buf *out);
+    /* Rounds until decided (rounds mode; pkbench ab). NULL: the profile's repetitions. Otherwise
+     * after the profile's repetitions, and after every block of rounds since, the file rewritten,
+     * the runner calls more_rounds(more_user, look, retire, &more): it sets `more` to the rounds
+     * to add (0: stop) and retire[i] for every series i (in the file's order) that is settled
+     * and takes no more rounds, and returns 0, or a negative errno to stop the run. Such a run
+     * measures nothing again (no re-measure): whoever decides reads every round. `max_time_s`
+     * (0: none) is the budget it decides within, for the announcement. */
+    int (*more_rounds)(void *user, const pkb_rounds_look *look, bool *retire, int *more);
+    void *more_user;
+    double max_time_s;
+    /* pkbench ab: the document's top-level "ab" object (borrowed; the document holds it, so
+     * what more_rounds adds to it is in every later write). NULL: none. */
+    json_t *ab;
+    /* pkbench run --build: the top-level "build" object, the build whose worker ran the
+     * contenders (borrowed). NULL: none. */
+    json_t *build;
 } pkb_suite_options;
 
 /* Set by pkbench's SIGINT/SIGTERM handler; the runner stops at the next iteration and writes

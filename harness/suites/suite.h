@@ -15,11 +15,23 @@
 
 #include <stdbool.h>
 
+/* pkbench ab: one build of the library, whose worker (contenders/host/host.c, built against
+ * it) runs every contender of the registry. */
+typedef struct pkb_cli_side {
+    const char *label;  /* "base", "head": the series' side */
+    const char *worker; /* the pk_contender_host to start, once per series */
+} pkb_cli_side;
+
 /* What the command line hands a suite besides the runner's options. */
 typedef struct pkb_cli {
     const char *filter;    /* extended regular expression over series names, or NULL */
     const char *tiny_path; /* the tiny static helper (spawn_only, phases) */
     long iterations;       /* --iterations; 0: the profile's (only where `takes_iterations`) */
+    /* The scenarios suite only: its contenders in these builds' workers instead of this
+     * process. Two sides (pkbench ab): every series once per side, base then head. One (pkbench
+     * run --build): every series once, in that build's worker. 0: in this process. */
+    const pkb_cli_side *sides;
+    size_t nsides;
 } pkb_cli;
 
 typedef struct pkb_suite {

@@ -214,6 +214,8 @@ md_row(const pkb__table *t, const pkb_verdict_set *vs, const pkb_results_series 
     pkb__scenario_row(t, vs, s, &row);
     pkb_buf_puts(b, "| ");
     pkb_md_code(b, s->contender);
+    if (s->side != NULL) /* a file of pkbench ab: which build */
+        pkb_buf_printf(b, " [%s]", s->side);
     if (s->noisy > 0 || s->attempts > 1) {
         pkb_buf_puts(b, " (");
         pkb__cell_marks(b, s, true);

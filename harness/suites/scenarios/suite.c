@@ -18,6 +18,7 @@
 #include "processkit.h"
 #include "suites/scenarios/view.h"
 #include "suites/scenarios/scenario.h"
+#include "suites/scenarios/sides.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -68,6 +69,14 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     struct plan p = {0};
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
         pkb_workload_build((pkb_scenario)s, cat, cli->tiny_path, &p.workloads[s]);
+    if (cli->sides != NULL) { /* pkbench ab: every series once per build, in its workers */
+        rc = pkb__scenarios_sides(cli, opts, p.workloads, cli->filter != NULL ? &re : NULL);
+        if (cli->filter != NULL)
+            regfree(&re);
+        close_plan(&p);
+        free(cat);
+        return rc;
+    }
     plan_series(&p, cli, &re);
     if (cli->filter != NULL)
         regfree(&re);

@@ -70,7 +70,9 @@ static void table_row(pkb_table *t,
 {
     pkb__row row;
     pkb__scenario_row(tab, vs, s, &row);
-    pkb_table_add(t, row.is_base ? PKB_TONE_BOLD : 0, "%s", s->contender);
+    pkb_table_add(t, row.is_base ? PKB_TONE_BOLD : 0, "%s%s%s%s", s->contender,
+                  s->side != NULL ? " [" : "", s->side != NULL ? s->side : "",
+                  s->side != NULL ? "]" : ""); /* a file of pkbench ab: which build */
     pkb_buf c = {0};
     pkb__cell_median(&c, tab, s);
     take(t, 0, &c, out);
