@@ -8,8 +8,9 @@
  *
  * Why a pool: creating a leaf costs ≈47 µs on these machines, half a spawn, and every kernfs
  * open of a control file a few more. A private group for a one-shot run therefore borrows an
- * empty leaf from a per-process pool, with its directory and cgroup.events descriptors already
- * open, and returns it empty: a run pays one pread to learn that its tree is gone. A leaf lent a
+ * empty leaf from a per-process pool, with its directory and cgroup.events (or, once held,
+ * cgroup.procs) descriptors already open, and returns it empty: a run pays one pread to learn that
+ * its tree is gone. A leaf lent a
  * second time keeps a holder task in it from then on (holder.linux.c), so that runs never flip it
  * between populated and empty, which the kernel would notify; its pread is of cgroup.procs, where
  * the holder alone means empty. pk_cleanup() releases the pool. Leaves are removed when the process
@@ -21,12 +22,16 @@
  * that of the common ancestor (our own cgroup) on every such clone, by fetching each file's inode.
  * kernfs frees an inode that nothing holds, so for a file never opened that is an inode allocated,
  * initialised and freed (through RCU) per spawn: 6–16 µs of a 350–380 µs fork-like spawn here,
- * most of what CLONE_INTO_CGROUP cost. So each leaf keeps a descriptor of its cgroup.procs (open
- * for reading, which a held leaf needs anyway), and the process an O_PATH one of its own cgroup's:
- * the inodes stay cached and the check finds them. Teardown writes cgroup.kill (the kernel kills
- * the whole tree atomically, setsid and double-fork descendants included) and waits for "populated
- * 0" in cgroup.events, polling it with POLLPRI, which kernfs raises on every change. An exited but
- * unreaped child does not count as populated, so teardown can run before the reap.
+ * most of what CLONE_INTO_CGROUP cost. So a leaf lent more than once keeps a descriptor of its
+ * cgroup.procs (open for reading, which a held leaf needs anyway), and the process an O_PATH one of
+ * its own cgroup's: the inodes stay cached and the check finds them. A leaf keeps two descriptors
+ * besides its directory's at most while lent: cgroup.events until it is held, cgroup.procs once it
+ * is (cgroup.events is opened again only to wait for a killed tree), so a process running
+ * thousands of runs at once holds four descriptors per run, not five. Teardown writes cgroup.kill
+ * (the kernel kills the whole tree atomically, setsid and double-fork descendants included) and
+ * waits for "populated 0" in cgroup.events, polling it with POLLPRI, which kernfs raises on every
+ * change. An exited but unreaped child does not count as populated, so teardown can run before the
+ * reap.
  *
  * A kernel quirk shapes reuse. On the kernel these machines run (6.18), once cgroup.kill has been
  * written to a leaf, every later child cloned into it with CLONE_INTO_CGROUP is killed at birth,
@@ -221,8 +226,11 @@ static void leaf_path(const char *name, char *buf, size_t cap)
 }
 
 /* Opens a leaf's descriptors: the directory and cgroup.events (0 or -errno, nothing left open),
- * and the cgroup.procs pin, which only saves time and so may fail. */
-static int open_leaf(const char *name, struct pooled_leaf *e)
+ * and, when `pin`, the cgroup.procs pin, which only saves time and so may fail. A pooled leaf
+ * takes its pin at its second lend, with its holder (pk__cgroup_create): at the first, opening the
+ * file would allocate the very inode the clone's check then finds, saving nothing, and a leaf
+ * lent to a run keeps two descriptors, not three (reports/notes/2026-12-05-fan-out-at-scale.md). */
+static int open_leaf(const char *name, struct pooled_leaf *e, bool pin)
 {
     char path[PATH_MAX + 64];
     leaf_path(name, path, sizeof path);
@@ -236,15 +244,24 @@ static int open_leaf(const char *name, struct pooled_leaf *e)
         return rc;
     }
     /* Readable, not O_PATH: a held leaf's emptiness is read from it (holder.linux.c). */
-    e->procs_pin = openat(e->dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    e->procs_pin = pin ? openat(e->dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC) : -1;
     return 0;
+}
+
+/* A leaf's cgroup.events, opened again if it was closed (a held leaf's: pk__cgroup_create). */
+static int events_fd(struct pk_group *g)
+{
+    if (g->events_fd < 0)
+        g->events_fd = openat(g->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+    return g->events_fd;
 }
 
 /* Closes a leaf's descriptors, pooled or held by a group, and marks them closed. */
 static void close_leaf_fds(int *dirfd, int *events_fd, int *procs_pin)
 {
     close(*dirfd);
-    close(*events_fd);
+    if (*events_fd >= 0)
+        close(*events_fd);
     if (*procs_pin >= 0)
         close(*procs_pin);
     *dirfd = *events_fd = *procs_pin = -1;
@@ -441,10 +458,12 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
     pthread_mutex_unlock(&pool_lock);
     if (rc != 0)
         return rc;
+    if (!reused)
+        pk__holder_prepare(); /* the holders' pipe, low in the table while it is small */
     /* Both NUL-terminated arrays of the same size: a copy, not a formatted print per run. */
     memcpy(g->name, e.name, sizeof g->name);
     if (e.dirfd < 0) {
-        rc = open_leaf(e.name, &e);
+        rc = open_leaf(e.name, &e, !pooled);
         if (rc != 0) {
             char path[PATH_MAX + 64];
             leaf_path(e.name, path, sizeof path);
@@ -455,10 +474,16 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
             return rc;
         }
     }
-    if (reused && e.holder == 0 && e.procs_pin >= 0) {
-        /* A leaf lent a second time: from now on it is held (holder.linux.c). */
-        int h = pk__holder_start(e.dirfd);
+    if (reused && e.holder == 0) {
+        /* A leaf lent a second time: from now on it is pinned and held (holder.linux.c); its
+         * emptiness is read from cgroup.procs, so cgroup.events is closed until a killed tree
+         * must be waited for (events_fd). */
+        if (e.procs_pin < 0)
+            e.procs_pin = openat(e.dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+        int h = e.procs_pin >= 0 ? pk__holder_start(e.dirfd) : 0;
         e.holder = h > 0 ? h : 0;
+        if (e.holder > 0)
+            pk__close_fd(&e.events_fd);
     }
     g->dirfd = e.dirfd;
     g->events_fd = e.events_fd;
@@ -526,7 +551,7 @@ int pk__cgroup_renew(struct pk_group *g)
     char path[PATH_MAX + 64];
     leaf_path(name, path, sizeof path);
     struct pooled_leaf fresh;
-    rc = open_leaf(name, &fresh);
+    rc = open_leaf(name, &fresh, true);
     if (rc != 0) {
         pthread_mutex_lock(&pool_lock);
         if (rmdir(path) == 0)
@@ -556,7 +581,7 @@ int pk__cgroup_populated(struct pk_group *g)
     if (g->holder > 0)
         return pk__holder_populated(g->procs_pin, &g->holder);
     char buf[256];
-    ssize_t n = pread(g->events_fd, buf, sizeof buf - 1, 0);
+    ssize_t n = pread(events_fd(g), buf, sizeof buf - 1, 0);
     if (n < 0)
         return -errno;
     buf[n] = '\0';
@@ -570,7 +595,7 @@ int pk__cgroup_populated(struct pk_group *g)
 /* Waits until `key` in cgroup.events has `want`, up to timeout_ms. */
 static int wait_event(struct pk_group *g, const char *key, long long want, int64_t timeout_ms)
 {
-    int fd = g->events_fd;
+    int fd = events_fd(g);
     int64_t deadline = pk__now_ns() + timeout_ms * 1000000;
     int rc = -ETIMEDOUT;
     char buf[256];
