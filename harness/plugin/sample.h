@@ -7,6 +7,7 @@
 #ifndef PKB_PLUGIN_SAMPLE_H
 #define PKB_PLUGIN_SAMPLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -20,6 +21,22 @@ typedef struct pkb_sample {
     int children;    /* children reaped */
     int failures;    /* children that did not exit 0 */
     char error[160]; /* set (non-empty) when the iteration itself failed */
+
+    /* Self-timed: the iterations timed themselves (in another process: a measuring worker, with
+     * its own monotonic clock around exactly the work: start, feed, consume, reap) and the runner
+     * records these instead of its clock around the call and its RUSAGE deltas, which cannot see
+     * another process's work. Zero (`self_timed` false) for every in-process contender: the
+     * runner times the call. */
+    bool self_timed;
+    uint64_t wall_ns;      /* the iterations' wall time, summed */
+    uint64_t child_cpu_ns; /* their children's user+sys CPU, summed */
+    uint64_t self_cpu_ns;  /* the performing process's own user+sys CPU over them */
+
+    /* Optional (0: not measured), for the fan-out kinds: the performing process's peak resident
+     * memory over these iterations (VmHWM, KiB), its open descriptors with every child in flight,
+     * and before any was started. */
+    uint64_t peak_rss_kib;
+    uint32_t peak_fds, idle_fds;
 } pkb_sample;
 
 /* One iteration of a series: returns 0, or a negative errno with out->error set. */
