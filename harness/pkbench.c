@@ -8,6 +8,7 @@
  *   pkbench list                                                         -> suites/, contenders/
  *   pkbench compare BASE.json NEW.json [options]                         -> regress/cli.c
  *   pkbench check --baseline FILE [options]                              -> regress/cli.c
+ *   pkbench worker  (internal: the C measuring worker, started by pkbench) -> contenders/host.c
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
  * could not start, or stdout that cannot be written (one line on stderr says which); 130 when a run
@@ -21,6 +22,7 @@
 #include "common/term.h"
 #include "processkit.h"
 #include "regress/compare.h"
+#include "contenders/host.h"
 #include "contenders/registry.h"
 #include "suites/suite.h"
 
@@ -39,7 +41,7 @@
 static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
     "                   [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
-    "                   [--aa [--alpha A]] [--iterations N]\n"
+    "                   [--aa [--alpha A]] [--iterations N] [--fan-out N[,N...]]\n"
     "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
     "       pkbench list\n"
     "       pkbench compare BASE.json NEW.json [--format text|md|json] [--out FILE] [--alpha A]\n"
@@ -90,6 +92,10 @@ static void help(void)
           "         each series' noise floor (minimum detectable effect at --alpha, 0.05).\n"
           "         --iterations N (forkathon only) sets Wemm's loop count (full 100000, quick\n"
           "         10000).\n"
+          "         --fan-out N,N,... (scenarios only) sets the sizes of the fan-out at scale,\n"
+          "         fan_out_<N>: up to 8 increasing counts from 1 to 65536 (full 16,64,256,1024,\n"
+          "         4096; quick 16,64,256). Each of its series runs in a measuring process of\n"
+          "         its own (`pkbench worker`), with RLIMIT_NOFILE raised to the hard limit.\n"
           "         observe measures its own cells: full is 0/50/200/500 connections/s x hold\n"
           "         0/250 ms, 20 s cells, 5 interleaved repetitions (about 85 min); quick is\n"
           "         0/200 x 0/250 ms, 1.5 s cells, 2 repetitions. PKBENCH_OBSERVE_CELL_MS sets\n"
@@ -111,6 +117,8 @@ static void help(void)
           "         round: median per-round ratio, its CI, Wilcoxon's signed-rank p.\n"
           "check    runs a suite (quick by default), compares it with --baseline, re-runs the\n"
           "         series that regressed once and reports only regressions that repeat.\n"
+          "worker   (internal) the C measuring worker: serves the C contenders over the worker\n"
+          "         protocol on stdin and stdout (contenders/README.md); pkbench starts it.\n"
           "\n"
           "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
           "also takes --help. Tables are coloured only on a terminal, and never when NO_COLOR\n"
@@ -138,7 +146,8 @@ static int cmd_list(void)
         printf("%-12s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
     printf("\nThe scenarios suite's contenders:\n\n%-32s", "contender");
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-        printf(" %-20s", pkb_scenario_name((pkb_scenario)s));
+        printf(" %-20s",
+               s == PKB_FAN_OUT_SCALE ? "fan_out_<N>" : pkb_scenario_name((pkb_scenario)s));
     printf("\n");
     for (size_t k = 0; k < pkb_contender_count; k++) {
         const pkb_contender *c = pkb_contenders[k];
@@ -186,6 +195,7 @@ enum {
     OPT_ITERATIONS,
     OPT_NO_PLOTS,
     OPT_PRINT,
+    OPT_FAN_OUT,
 };
 
 static const struct option run_options[] = {
@@ -196,9 +206,31 @@ static const struct option run_options[] = {
     {"aa", no_argument, NULL, OPT_AA},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
+    {"fan-out", required_argument, NULL, OPT_FAN_OUT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+
+/* --fan-out's value: up to PKB_FAN_OUT_SIZES counts from 1 to PKB_FAN_OUT_MAX, comma-separated,
+ * increasing. */
+static bool parse_fan_out(const char *v, pkb_cli *cli)
+{
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf || buf[0] == '\0')
+        return false;
+    cli->nfan_out = 0;
+    for (char *tok = buf, *next; tok != NULL; tok = next) {
+        next = strchr(tok, ',');
+        if (next != NULL)
+            *next++ = '\0';
+        long n;
+        if (cli->nfan_out == PKB_FAN_OUT_SIZES || !pkb_parse_count(tok, 1, PKB_FAN_OUT_MAX, &n) ||
+            (cli->nfan_out > 0 && n <= cli->fan_out[cli->nfan_out - 1]))
+            return false;
+        cli->fan_out[cli->nfan_out++] = (int)n;
+    }
+    return true;
+}
 
 /* One option of `run`: 0, or pkbench's usage status after saying what was wrong. */
 static int run_option(int opt, const char *v, struct run_args *a, char **args)
@@ -260,6 +292,12 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
             return bad_usage("run: --iterations needs a count from 1 to 100000000, got '%s'", v);
         a->cli.iterations = n;
         return 0;
+    case OPT_FAN_OUT:
+        if (!parse_fan_out(v, &a->cli))
+            return bad_usage("run: --fan-out needs up to %d increasing child counts from 1 to %d, "
+                             "comma-separated (e.g. 16,256,4096), got '%s'",
+                             PKB_FAN_OUT_SIZES, PKB_FAN_OUT_MAX, v);
+        return 0;
     }
     return pkb_cli_getopt_failed(usage_text, "run", opt, args);
 }
@@ -271,6 +309,10 @@ static int check_run_args(struct run_args *a)
         return bad_usage("run: --alpha is the noise floor's significance level: it needs --aa");
     if (a->cli.iterations > 0 && !a->suite->takes_iterations)
         return bad_usage("run: --iterations does not apply to the %s suite", a->suite->name);
+    if (a->cli.nfan_out > 0 && strcmp(a->suite->name, "scenarios") != 0)
+        return bad_usage("run: --fan-out sets the scenarios suite's fan-out at scale; it does not "
+                         "apply to the %s suite",
+                         a->suite->name);
     if ((a->interleave || a->sequential || a->aa) && !a->suite->rounds)
         return bad_usage("run: --interleave, --sequential and --aa apply to suites timed through "
                          "Google Benchmark; the %s suite interleaves its own rounds",
@@ -513,5 +555,7 @@ int main(int argc, char **argv)
         return pkb_cmd_compare(argc, argv);
     if (strcmp(cmd, "check") == 0)
         return pkb_cmd_check(argc, argv);
+    if (strcmp(cmd, "worker") == 0)
+        return pkb_host_main(argc - 1, argv + 1);
     return bad_usage("unknown command '%s'", cmd);
 }

@@ -16,10 +16,17 @@
 #include <stdbool.h>
 
 /* What the command line hands a suite besides the runner's options. */
+/* The most sizes --fan-out may list. */
+#define PKB_FAN_OUT_SIZES 8
+
 typedef struct pkb_cli {
     const char *filter;    /* extended regular expression over series names, or NULL */
     const char *tiny_path; /* the tiny static helper (spawn_only, phases) */
     long iterations;       /* --iterations; 0: the profile's (only where `takes_iterations`) */
+    /* --fan-out: the sizes of the fan-out at scale (the scenarios suite), increasing; none: the
+     * profile's (full 16, 64, 256, 1024, 4096; quick 16, 64, 256) */
+    int fan_out[PKB_FAN_OUT_SIZES];
+    size_t nfan_out;
 } pkb_cli;
 
 typedef struct pkb_suite {
