@@ -309,4 +309,16 @@
     X(calibration_all_disturbed_says_so, 10)                                                       \
     X(calibration_bounds, 10)                                                                      \
     X(rounds_settle_keeps_the_previous_series_out_of_a_sample, 60)                                 \
-    X(report_tables_and_figures_show_every_repetition, 60)
+    X(report_tables_and_figures_show_every_repetition, 60)                                         \
+    X(loop_child_copies_only_the_low_table, 20)                                                    \
+    X(holder_copies_only_the_low_table, 20)                                                        \
+    X(loop_run_in_flight_keeps_four_descriptors, 30)                                               \
+    X(fan_out_contenders_run_any_size_and_count_fds, 60)                                           \
+    X(fan_out_scenario_names, 10)                                                                  \
+    X(worker_serves_the_c_contenders, 60)                                                          \
+    X(measure_client_names_a_failing_worker, 60)                                                   \
+    X(disturbance_counts_a_workers_cpu_as_own, 20)                                                 \
+    X(fit_loglog_known_power_laws, 10)                                                             \
+    X(scale_report_from_a_synthetic_file, 30)                                                      \
+    X(scale_figure_from_a_synthetic_file, 60)                                                      \
+    X(scale_run_at_tiny_n, 120)
