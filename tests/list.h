@@ -209,7 +209,7 @@
     X(shim_console_is_opt_in, 10)                                                                  \
     X(contenders_registry_well_formed, 10)                                                         \
     X(contenders_check_refuses_wrong_counts, 10)                                                   \
-    X(contenders_pass_check_every_scenario, 60)                                                    \
+    X(contenders_pass_check_every_scenario, 90)                                                    \
     X(report_golden, 10)                                                                           \
     X(report_fixture_matches_schema, 20)                                                           \
     X(report_plots, 60)                                                                            \

@@ -22,7 +22,7 @@ set -euo pipefail
 usage() {
     cat <<'USAGE'
 usage: tests/scale/before-after.sh [--base REF] [--sizes LIST] [--profile full|quick]
-                                   [--filter REGEX] [--out DIR]
+                                   [--filter REGEX] [--out DIR] [-- PKBENCH-RUN-OPTIONS...]
 
   --base REF      the library before (default: git merge-base HEAD main)
   --sizes LIST    the fan-out sizes (default 16,64,256,1024,4096)
@@ -32,6 +32,7 @@ usage: tests/scale/before-after.sh [--base REF] [--sizes LIST] [--profile full|q
   --out DIR       where the files go (default results/fan-out-study-<UTC time>); an existing
                   study directory is continued
   --help          this text
+  -- ...          the rest goes to both `pkbench run`s (e.g. -- --repetitions 10)
 USAGE
 }
 
@@ -42,8 +43,10 @@ die() {
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 base="" sizes=16,64,256,1024,4096 profile=full filter='^fan_out_[0-9]+/' out=""
+extra=()
 while [ $# -gt 0 ]; do
     case $1 in
+    --) shift; extra=("$@"); break ;;
     --base) base=${2:?--base needs a git revision}; shift 2 ;;
     --sizes) sizes=${2:?--sizes needs a list}; shift 2 ;;
     --profile) profile=${2:?--profile needs full or quick}; shift 2 ;;
@@ -93,7 +96,7 @@ run() { # name pkbench
     fi
     say "running $1 (load average $(cut -d' ' -f1-3 /proc/loadavg)): $2 run --profile $profile --filter '$filter' --fan-out $sizes"
     "$2" run --suite scenarios --profile "$profile" --filter "$filter" --fan-out "$sizes" \
-        --out "$out/$1.json" 2>>"$log" || die "the $1 run failed (see $log)"
+        --out "$out/$1.json" "${extra[@]}" 2>>"$log" || die "the $1 run failed (see $log)"
 }
 run before "$out/before-build/harness/pkbench"
 run after build/release/harness/pkbench
