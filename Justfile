@@ -89,8 +89,9 @@ bench-scenarios *args: (build "release")
     build/release/harness/pkbench run --suite scenarios --profile full --out "$out" {{args}} && \
     build/release/harness/pkbench report "$out"
 
-# The scenarios suite with the quick profile (a smoke run, well under 90 s), rendered to reports/.
-[doc('The scenarios suite, quick profile (under 90 s): tables, report and plots')]
+# The scenarios suite with the quick profile (a smoke run, about 3 minutes with the fan-out at
+# scale's 16, 64 and 256), rendered to reports/.
+[doc('The scenarios suite, quick profile (about 3 min): tables, report and plots')]
 bench-quick *args: (build "release")
     out=results/scenarios-quick-$(date -u +%Y%m%dT%H%M%SZ).json; \
     build/release/harness/pkbench run --suite scenarios --profile quick --out "$out" {{args}} && \

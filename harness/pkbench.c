@@ -73,7 +73,7 @@ static void help(void)
         printf("           %-10s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
     fputs("         --profile full: 20 samples, 10 s warm-up, 5 s of measurement per series (the\n"
           "         seed's configuration); quick (default): 20 samples of 30 ms, short warm-up,\n"
-          "         the whole scenarios suite in about two and a half minutes. --filter\n"
+          "         the whole scenarios suite in about three and a half minutes. --filter\n"
           "         selects series by an extended regular expression over their names\n"
           "         (scenario/contender).\n"
           "         --no-prime skips the priming batches. PKBENCH_TINY overrides the tiny\n"

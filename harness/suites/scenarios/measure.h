@@ -34,9 +34,6 @@ int pkb__measure_start(const char *exe,
  * with out->error naming the contender. */
 int pkb__measure_run(pkb__measure *m, pkb_sample *out);
 
-/* What the setup counted: descriptors before a fan-out and with all its children started. */
-void pkb__measure_fds(const pkb__measure *m, uint32_t *idle, uint32_t *peak);
-
 /* Tells the worker to tear down and quit, waits for it (killed past the deadline), frees m. */
 void pkb__measure_stop(pkb__measure *m);
 

@@ -40,7 +40,6 @@ struct pkb__measure {
     size_t have;
     char failed[256]; /* the first failure; every later request repeats it */
     int64_t base_ms, slowest_ns;
-    uint32_t idle_fds, peak_fds;
 };
 
 static int64_t now_ms(void)
@@ -367,8 +366,6 @@ static int parse_done(pkb__measure *m, const char *line, pkb_sample *out)
                         .peak_rss_kib = rss,
                         .idle_fds = (uint32_t)idle,
                         .peak_fds = (uint32_t)peak};
-    m->idle_fds = (uint32_t)idle;
-    m->peak_fds = (uint32_t)peak;
     if ((int64_t)v[0] > m->slowest_ns)
         m->slowest_ns = (int64_t)v[0];
     return 0;
@@ -389,12 +386,6 @@ int pkb__measure_run(pkb__measure *m, pkb_sample *out)
     if (rc != 0)
         snprintf(out->error, sizeof out->error, "%.159s", m->failed);
     return rc;
-}
-
-void pkb__measure_fds(const pkb__measure *m, uint32_t *idle, uint32_t *peak)
-{
-    *idle = m->idle_fds;
-    *peak = m->peak_fds;
 }
 
 void pkb__measure_stop(pkb__measure *m)

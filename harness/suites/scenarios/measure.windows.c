@@ -31,12 +31,6 @@ int pkb__measure_run(pkb__measure *m, pkb_sample *out)
     return -ENOTSUP;
 }
 
-void pkb__measure_fds(const pkb__measure *m, uint32_t *idle, uint32_t *peak)
-{
-    (void)m;
-    *idle = *peak = 0;
-}
-
 void pkb__measure_stop(pkb__measure *m)
 {
     (void)m;

@@ -195,11 +195,7 @@ static int measure_check(struct compare_ctx *x, char *why, size_t why_len)
         return r;
     pkb_sample out;
     memset(&out, 0, sizeof out);
-    r = iterate(x, &out);
-    uint32_t idle, peak;
-    pkb__measure_fds(x->measure, &idle, &peak);
-    json_object_set_new(x->fan_out, "idle_fds", json_integer(idle));
-    json_object_set_new(x->fan_out, "peak_fds", json_integer(peak));
+    r = iterate(x, &out); /* records the worker's descriptors and peak in "fan_out" */
     return pkb_check_sample(x->contender, x->workload, r, &out, why, why_len);
 }
 
@@ -285,13 +281,20 @@ static double work_per_iteration(const pkb_workload *w)
 static int iterate(void *ctx, pkb_sample *out)
 {
     struct compare_ctx *x = ctx;
-    if (!x->measured)
-        return x->contender->run(x->state, x->workload, out);
-    int rc = pkb__measure_run(x->measure, out);
+    int rc = x->measured ? pkb__measure_run(x->measure, out)
+                         : x->contender->run(x->state, x->workload, out);
+    if (rc != 0 || x->fan_out == NULL)
+        return rc;
+    /* What the performing process reported of itself (plugin/sample.h): its largest peak, and
+     * the descriptors its set-up counted. */
     json_int_t seen = json_integer_value(json_object_get(x->fan_out, "peak_rss_kib"));
-    if (rc == 0 && (json_int_t)out->peak_rss_kib > seen)
+    if ((json_int_t)out->peak_rss_kib > seen)
         json_object_set_new(x->fan_out, "peak_rss_kib",
                             json_integer((json_int_t)out->peak_rss_kib));
+    if (out->peak_fds > 0) {
+        json_object_set_new(x->fan_out, "idle_fds", json_integer(out->idle_fds));
+        json_object_set_new(x->fan_out, "peak_fds", json_integer(out->peak_fds));
+    }
     return rc;
 }
 
