@@ -16,8 +16,9 @@
  * peak_fds=...] teardown     -> ok quit (or end of file) -> exit 0
  *
  * At start the soft RLIMIT_NOFILE is raised to the hard limit (thousands of children in flight
- * need tens of thousands of descriptors), and SIGINT is ignored: a terminal's Ctrl-C reaches the
- * whole process group, and it is pkbench that stops the run and then tells its workers to quit.
+ * need tens of thousands of descriptors), and, unless stdin is a terminal, SIGINT is ignored: a
+ * terminal's Ctrl-C reaching the worker's process group is pkbench's to handle, which then tells
+ * its workers to quit.
  * A fan-out's setup counts, untimed, the descriptors open before it and with all of one
  * iteration's children started (the contender counts them: contender.h's count_fds). Each `run`
  * of a fan-out resets VmHWM (writing 5 to /proc/self/clear_refs) and reports it after the batch.
@@ -362,15 +363,26 @@ static int split(char *line, char **words, int cap)
     return n;
 }
 
+static const char usage[] =
+    "usage: pkbench worker\n"
+    "The C measuring worker: serves the scenarios suite's C contenders over the worker protocol\n"
+    "(contenders/README.md), one request per line on stdin, one answer per line on stdout.\n"
+    "pkbench starts it for every series of the fan-out at scale; end it with quit or end of "
+    "file.\n";
+
 int pkb_host_main(int argc, char **argv)
 {
-    (void)argv;
     if (argc > 1) {
-        fprintf(stderr, "usage: pkbench worker   (speaks the worker protocol on stdin/stdout; "
-                        "started by pkbench)\n");
-        return 1;
+        bool help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0;
+        if (!help)
+            fprintf(stderr, "pkbench: worker: unexpected argument '%s'\n", argv[1]);
+        fputs(usage, help ? stdout : stderr);
+        return help ? 0 : 1;
     }
-    signal(SIGINT, SIG_IGN);
+    /* Driven through pipes, a terminal's Ctrl-C is pkbench's to handle (it then says quit); typed
+     * at a terminal, Ctrl-C ends the worker as it ends any tool. */
+    if (!isatty(STDIN_FILENO))
+        signal(SIGINT, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     raise_nofile();
     char names[1024] = "";

@@ -91,10 +91,11 @@ struct pk__low_fds {
 /* Takes the slots (at a loop's first run); leaves them all -1 when it cannot. */
 void pk__low_open(struct pk__low_fds *low);
 void pk__low_close(struct pk__low_fds *low);
-/* Before a clone3 of plan (clone3 only: CLONE_FILES): lets the child share our table and copy only
- * its low part, duplicating onto the slots the descriptors it needs at PK__LOW_TOP or above
- * (their numbers saved in moved[], -1 where none); nothing when plan->low is NULL, the child
- * shares already, or keeps our descriptors (inherit_fds). */
+/* Before a clone3 of plan (clone3 only: CLONE_FILES; and close_range with CLOSE_RANGE_UNSHARE,
+ * which the caller has checked): lets the child share our table and copy only its low part,
+ * duplicating onto the slots the descriptors it needs at PK__LOW_TOP or above (their numbers saved
+ * in moved[], -1 where none); nothing when plan->low is NULL, the child shares already, or keeps
+ * our descriptors (inherit_fds). */
 void pk__low_place(struct pk__child_plan *plan, int moved[3]);
 /* After the clone: the slots hold the anchor again, plan's descriptors are the saved ones. */
 void pk__low_unplace(struct pk__child_plan *plan, const int moved[3]);

@@ -371,8 +371,9 @@ static long spawn_vfork_family(struct pk__child_plan *plan, int *pidfd)
     int *want = plan->want_pidfd ? pidfd : NULL;
     switch (mechanism) {
     case PK_MECH_CLONE3: {
-        int moved[3];
-        pk__low_place(plan, moved); /* a pk_loop's child: copies only the low part of our table */
+        int moved[3] = {-1, -1, -1};
+        if (close_range_ok) /* a pk_loop's child copies only the low part of our table */
+            pk__low_place(plan, moved);
         long pid = clone3_vfork(child_entry, plan, clear_sighand, plan->cgroup_fd, want);
         if (pid == -EINVAL && plan->cgroup_fd >= 0 && plan->cgroup_procs_fd < 0) {
             /* A kernel without CLONE_INTO_CGROUP (< 5.7): remember it, and retry with the
