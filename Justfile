@@ -91,12 +91,31 @@ bench-scenarios *args: (build "release")
     build/release/harness/pkbench run --suite scenarios --profile full --out "$out" {{args}} || s=$?; \
     if [ $s -eq 0 ] || [ $s -eq 4 ]; then build/release/harness/pkbench report "$out"; fi; exit $s
 
-# The scenarios suite with the quick profile (a smoke run, well under 90 s), rendered to reports/.
-[doc('The scenarios suite, quick profile (under 90 s): tables, report and plots')]
+# The scenarios suite with the quick profile (a smoke run, about 3 minutes with the fan-out at
+# scale's 16, 64 and 256), rendered to reports/.
+[doc('The scenarios suite, quick profile (about 3 min): tables, report and plots')]
 bench-quick *args: (build "release")
     out=results/scenarios-quick-$(date -u +%Y%m%dT%H%M%SZ).json; s=0; \
     build/release/harness/pkbench run --suite scenarios --profile quick --out "$out" {{args}} || s=$?; \
     if [ $s -eq 0 ] || [ $s -eq 4 ]; then build/release/harness/pkbench report "$out"; fi; exit $s
+
+# The fan-out at scale alone (N = 16, 64, 256, 1024, 4096 cat children, every contender with a
+# fan-out, each series in a measuring worker of its own), full profile, rendered to reports/: the
+# time per child, its log-log slope, memory and descriptors per child in flight, the targets. About
+# 30 minutes on a quiet 2-CPU machine. Extra arguments go to `pkbench run` (e.g. --fan-out 16,256).
+[doc('The fan-out at scale, full profile (about 30 min): tables, report, log-log plot')]
+bench-fan-out *args: (build "release")
+    out=results/fan-out-$(date -u +%Y%m%dT%H%M%SZ).json; \
+    build/release/harness/pkbench run --suite scenarios --profile full --filter '^fan_out_[0-9]+/' \
+        --out "$out" {{args}} && build/release/harness/pkbench report "$out"
+
+# The fan-out at scale before and after issue 36's library changes: this tree's pkbench against
+# the same tree with the library of `git merge-base HEAD main` (tests/scale/before-after.sh; about
+# an hour with the full profile on a quiet machine, both runs and their comparison in
+# results/fan-out-study-<UTC time>/). Extra arguments go to the script (e.g. --profile quick).
+[doc('The fan-out at scale before and after the library changes (about 1 h; args to the script)')]
+fan-out-study *args:
+    tests/scale/before-after.sh {{args}}
 
 # Its report states the targets (processkit within 1.10× of vfork_exec, at or below posix_spawn,
 # ahead of libuv and GLib). The scenarios suite's spawn_only alone, full profile, unpinned.

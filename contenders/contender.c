@@ -1,8 +1,9 @@
 /*
  * contender — the scenarios' names, units and descriptions, read from the contract's one table
  * (PKB_SCENARIO_MAP in contender.h), so the suite, `pkbench list` and the contenders name a
- * scenario the same way; each scenario's kind, as the worker protocol names it; and a series'
- * set-up through whichever of setup and prepare the contender has.
+ * scenario the same way; the names of the fan-out at scale, one scenario per size
+ * ("fan_out_256"); each scenario's kind, as the worker protocol names it; and a series' set-up
+ * through whichever of setup and prepare the contender has.
  */
 #include "contenders/contender.h"
 
@@ -52,12 +53,40 @@ const char *pkb_scenario_description(pkb_scenario s)
     return "";
 }
 
+int pkb_scenario_parse(const char *name, int *children)
+{
+    if (children != NULL)
+        *children = 0;
+    for (int s = 0; s < PKB_SCENARIO_COUNT; s++) {
+        if (s == PKB_FAN_OUT_SCALE || strcmp(name, pkb_scenario_name((pkb_scenario)s)) != 0)
+            continue;
+        if (children != NULL)
+            *children = s == PKB_CONCURRENT_FAN_OUT ? 16 : 1;
+        return s;
+    }
+    /* "fan_out_<N>": N decimal, 1..PKB_FAN_OUT_MAX, no sign, no leading zero. */
+    const char *prefix = pkb_scenario_name(PKB_FAN_OUT_SCALE);
+    size_t k = strlen(prefix);
+    if (strncmp(name, prefix, k) != 0 || name[k] != '_' || name[k + 1] < '1' || name[k + 1] > '9')
+        return -1;
+    long n = 0;
+    for (const char *p = name + k + 1; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9' || (n = n * 10 + (*p - '0')) > PKB_FAN_OUT_MAX)
+            return -1;
+    }
+    if (children != NULL)
+        *children = (int)n;
+    return PKB_FAN_OUT_SCALE;
+}
+
 int pkb_scenario_from_name(const char *name)
 {
-    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-        if (strcmp(name, pkb_scenario_name((pkb_scenario)s)) == 0)
-            return s;
-    return -1;
+    return pkb_scenario_parse(name, NULL);
+}
+
+void pkb_scenario_fan_out_name(int children, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s_%d", pkb_scenario_name(PKB_FAN_OUT_SCALE), children);
 }
 
 const char *pkb_scenario_kind(pkb_scenario s)
@@ -69,6 +98,7 @@ const char *pkb_scenario_kind(pkb_scenario s)
     case PKB_STREAM_LARGE_STDOUT:
         return "stream";
     case PKB_CONCURRENT_FAN_OUT:
+    case PKB_FAN_OUT_SCALE:
         return "fan_out";
     case PKB_SPAWN_ONLY:
         return "spawn_only";

@@ -28,7 +28,9 @@
 extern "C" {
 #endif
 
-/* X(id, name, throughput unit, description) */
+/* X(id, name, throughput unit, description). FAN_OUT_SCALE is a family: the suite runs it once
+ * per size N (pkbench run --fan-out; 16, 64, 256, 1024 and 4096 in the full profile) as the
+ * scenario "fan_out_<N>", whose workload has children = N (pkb_scenario_fan_out_name). */
 #define PKB_SCENARIO_MAP(X)                                                                        \
     X(SPAWN_CAPTURE_SMALL, "spawn_capture_small", "runs/s",                                        \
       "one cat, 32 bytes in 3 lines through stdin to stdout, captured")                            \
@@ -37,7 +39,10 @@ extern "C" {
       "before the wait")                                                                           \
     X(CONCURRENT_FAN_OUT, "concurrent_fan_out", "children/s",                                      \
       "16 cat children x 32 bytes, each contender's natural concurrency")                          \
-    X(SPAWN_ONLY, "spawn_only", "runs/s", "the tiny static helper, no pipes: the floor")
+    X(SPAWN_ONLY, "spawn_only", "runs/s", "the tiny static helper, no pipes: the floor")           \
+    X(FAN_OUT_SCALE, "fan_out", "children/s",                                                      \
+      "N cat children x 32 bytes, all started before any is reaped, each contender's natural "     \
+      "concurrency, in a measuring process of the contender's own: fan-out at scale")
 
 typedef enum pkb_scenario {
 #define PKB__SCENARIO_ENUM(id, name, unit, desc) PKB_##id,
@@ -52,8 +57,21 @@ typedef enum pkb_scenario {
 const char *pkb_scenario_name(pkb_scenario s);
 const char *pkb_scenario_unit(pkb_scenario s);
 const char *pkb_scenario_description(pkb_scenario s);
-/* -1 when unknown */
+/* -1 when unknown; "fan_out_<N>" is FAN_OUT_SCALE (with *children = N when children is not NULL,
+ * else 0 and 1 for the others). */
+int pkb_scenario_parse(const char *name, int *children);
 int pkb_scenario_from_name(const char *name);
+/* "fan_out_<N>" into buf: the scenario FAN_OUT_SCALE is at size N. */
+void pkb_scenario_fan_out_name(int children, char *buf, size_t cap);
+/* Whether a scenario starts w->children children at once, each captured: the seed's 16-way
+ * fan-out and the fan-out at scale (the worker protocol's kind "fan_out"). */
+static inline bool pkb_scenario_fans_out(pkb_scenario s)
+{
+    return s == PKB_CONCURRENT_FAN_OUT || s == PKB_FAN_OUT_SCALE;
+}
+
+/* The largest fan-out a series may ask for. */
+#define PKB_FAN_OUT_MAX 65536
 
 /* What one iteration must do, built by the harness before any timing. */
 typedef struct pkb_workload {
@@ -71,7 +89,16 @@ typedef struct pkb_workload {
     size_t expect_bytes;
     size_t expect_lines;
     int children;
+    /* Set by a measuring process before an untimed iteration of a fan-out (never while timing):
+     * the contender then reports in out->peak_fds the descriptors it has open once all
+     * w->children children are started and before any is reaped (pkb_count_fds), which for the
+     * raw baselines' threads means waiting until every thread has started its child. */
+    bool count_fds;
 } pkb_workload;
+
+/* The descriptors open in this process (contenders/fds.*.c: /proc/self/fd; 0 where it cannot
+ * tell). */
+uint32_t pkb_count_fds(void);
 
 typedef struct pkb_contender {
     const char *name;        /* series name part, [a-z0-9_]+ */

@@ -7,7 +7,7 @@
  * payload is in), and stdout read through a GIOChannel watch with GLib's line API,
  * g_io_channel_read_line, until end-of-file. The loop quits when every child has exited and every
  * pipe is closed, so each child is reaped before `run` returns. The fan-out starts all 16 children
- * in the one loop, GLib's own concurrency.
+ * in the one loop, GLib's own concurrency; at scale (fan_out_<N>) all N.
  *
  * GLib's line API is used in every cat scenario: its lines are the sample's lines and their
  * lengths (terminator included) its bytes. The channel keeps its defaults: UTF-8 encoding, so
@@ -232,6 +232,8 @@ static int run(void *state, const pkb_workload *w, pkb_sample *out)
     int started = 0;
     while (started < w->children && start(st, &st->kids[started]) == 0)
         started++;
+    if (w->count_fds)
+        out->peak_fds = pkb_count_fds(); /* every child started, none reaped (untimed) */
     /* Until every started child has exited (and been reaped) and every pipe is closed. */
     if (st->pending > 0)
         g_main_loop_run(st->loop);
@@ -261,10 +263,11 @@ static void teardown(void *state)
 const pkb_contender pkb_contender_glib = {
     .name = "glib",
     .description = "GLib g_spawn_async_with_pipes (fork, bare name) + child watch, "
-                   "g_io_channel_read_line lines; 16 children in one GMainLoop",
+                   "g_io_channel_read_line lines; N children in one GMainLoop",
     .scenarios = PKB_SCENARIO_BIT(PKB_SPAWN_CAPTURE_SMALL) |
                  PKB_SCENARIO_BIT(PKB_STREAM_LARGE_STDOUT) |
-                 PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY),
+                 PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY) |
+                 PKB_SCENARIO_BIT(PKB_FAN_OUT_SCALE),
     .setup = setup,
     .run = run,
     .teardown = teardown,

@@ -11,9 +11,9 @@
  * libuv has no line API: lines are the newlines counted with memchr in each read callback (a
  * line split across two reads is counted once, at its newline), plus a final unterminated line
  * at end-of-file; nothing is kept, as in the raw baselines. The fan-out starts all 16 children in
- * the one loop, libuv's own concurrency. spawn_only passes UV_INHERIT_FD for 0, 1 and 2 (libuv
- * would otherwise open /dev/null for the standard descriptors it is not given), so no stdio is
- * set up, as for every contender there.
+ * the one loop, libuv's own concurrency; at scale (fan_out_<N>) all N. spawn_only passes
+ * UV_INHERIT_FD for 0, 1 and 2 (libuv would otherwise open /dev/null for the standard descriptors
+ * it is not given), so no stdio is set up, as for every contender there.
  *
  * What libuv does that the raw baselines do not (its cost, measured here, not avoided): it starts
  * the child with fork (not vfork or posix_spawn) on Linux, resets the signal handlers in the
@@ -190,6 +190,8 @@ static int run(void *state, const pkb_workload *w, pkb_sample *out)
     int started = 0;
     while (started < w->children && start(st, &st->kids[started], w) == 0)
         started++;
+    if (w->count_fds)
+        out->peak_fds = pkb_count_fds(); /* every child started, none reaped (untimed) */
     /* Runs until every exit callback has run and every handle is closed, failures included. */
     int rc = uv_run(&st->loop, UV_RUN_DEFAULT);
     if (rc != 0)
@@ -220,10 +222,11 @@ const pkb_contender pkb_contender_libuv = {
     .name = "libuv",
     .description =
         "libuv 1.x uv_spawn (fork + execvp, bare name) with UV_CREATE_PIPE stdin/stdout, "
-        "uv_write + uv_read_start, newline count; 16 children in one uv_loop",
+        "uv_write + uv_read_start, newline count; N children in one uv_loop",
     .scenarios = PKB_SCENARIO_BIT(PKB_SPAWN_CAPTURE_SMALL) |
                  PKB_SCENARIO_BIT(PKB_STREAM_LARGE_STDOUT) |
-                 PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY),
+                 PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY) |
+                 PKB_SCENARIO_BIT(PKB_FAN_OUT_SCALE),
     .setup = setup,
     .run = run,
     .teardown = teardown,

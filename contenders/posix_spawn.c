@@ -55,7 +55,8 @@ const pkb_contender pkb_contender_posix_spawn = {
                    "memchr line count; one thread per child in the fan-out",
     .scenarios = PKB_SCENARIO_BIT(PKB_SPAWN_CAPTURE_SMALL) |
                  PKB_SCENARIO_BIT(PKB_STREAM_LARGE_STDOUT) |
-                 PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY),
+                 PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY) |
+                 PKB_SCENARIO_BIT(PKB_FAN_OUT_SCALE),
     .baseline = true,
     .control = true, /* no processkit code: it moves only with the machine */
     .run = run,

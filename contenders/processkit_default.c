@@ -15,6 +15,8 @@
  *                        the payload is ASCII, so decoding changes no byte.
  *   concurrent_fan_out   16 runs started in one pk_loop (epoll, one thread), created once per
  *                        series in setup, driven by pk_loop_run.
+ *   fan_out_<N>          the same with N runs (fan-out at scale, in a measuring process of its
+ *                        own): every run is started before the loop runs.
  *   spawn_only           pk_run with all three streams PK_STDIO_INHERIT: no pipe and no open of
  *                        /dev/null, so the child gets exactly what the raw baselines' children
  *                        get (this process's descriptors), as in pk_floor.
@@ -146,6 +148,8 @@ static int fan_out(struct state *st, const pkb_workload *w, pkb_sample *out)
             st->rc = fail(out, "pk_loop_start", rc, &res);
         pk_result_release(&res);
     }
+    if (w->count_fds)
+        out->peak_fds = pkb_count_fds(); /* every run started, none reaped (untimed) */
     /* Whatever started is run to its end (and reaped) even when a start failed. */
     int rc = pk_loop_run(st->loop);
     if (rc != 0 && st->rc == 0)
@@ -177,7 +181,7 @@ static int setup(void **state, const pkb_workload *w)
     struct state *st = calloc(1, sizeof *st);
     if (st == NULL)
         return -ENOMEM;
-    if (w->scenario == PKB_CONCURRENT_FAN_OUT) {
+    if (pkb_scenario_fans_out(w->scenario)) {
         int rc = pk_loop_new(&st->loop);
         if (rc != 0) {
             free(st);
@@ -196,6 +200,7 @@ static int run(void *state, const pkb_workload *w, pkb_sample *out)
     case PKB_STREAM_LARGE_STDOUT:
         return stream_lines(w, out);
     case PKB_CONCURRENT_FAN_OUT:
+    case PKB_FAN_OUT_SCALE:
         return fan_out(state, w, out);
     case PKB_SPAWN_ONLY:
         return spawn_only(w, out);
@@ -216,11 +221,12 @@ static void teardown(void *state)
 
 const pkb_contender pkb_contender_processkit = {
     .name = "processkit",
-    .description = "pk_run capture / pull-API lines (keep none) / 16 runs in one pk_loop; bare "
+    .description = "pk_run capture / pull-API lines (keep none) / N runs in one pk_loop; bare "
                    "name resolved per run, private kill-on-close group per run",
     .scenarios = PKB_SCENARIO_BIT(PKB_SPAWN_CAPTURE_SMALL) |
                  PKB_SCENARIO_BIT(PKB_STREAM_LARGE_STDOUT) |
-                 PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY),
+                 PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY) |
+                 PKB_SCENARIO_BIT(PKB_FAN_OUT_SCALE),
     .setup = setup,
     .run = run,
     .teardown = teardown,

@@ -15,7 +15,10 @@
  *
  * Fan-out: one thread per child, created and joined in the iteration (what a C programmer without
  * an event loop writes, and what std::thread::scope does in the seed's std baseline); each thread
- * runs the one-child path above.
+ * runs the one-child path above, with the default thread attributes, at any size (4096 threads at
+ * the fan-out at scale). When a measuring process counts descriptors (w->count_fds, an untimed
+ * iteration) each thread waits after starting its child and feeding it until every thread has,
+ * the main thread counts, and all go on: the count is taken with every child in flight.
  *
  * A final line without a newline counts as a line, as processkit's totals count it. No signal
  * disposition is touched: cat reads all of its stdin, so no write here can meet a closed pipe.
@@ -29,11 +32,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { CHUNK = 64 * 1024, MAX_FAN_OUT = 64 };
+enum { CHUNK = 64 * 1024 };
 
 static int fail(pkb_sample *out, const char *what, int err)
 {
@@ -91,8 +95,29 @@ static void count(const unsigned char *p, size_t n, pkb_sample *out, bool *parti
     *partial = p < end;
 }
 
+/* Where a fan-out's threads wait for one another when descriptors are counted (NULL: never). */
+struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int arrived, expected;
+    bool open;
+};
+
+/* One more thread has its child started and fed; blocks until the main thread opens the gate. */
+static void gate_arrive(struct gate *g)
+{
+    if (g == NULL)
+        return;
+    pthread_mutex_lock(&g->lock);
+    g->arrived++;
+    pthread_cond_broadcast(&g->cond);
+    while (!g->open)
+        pthread_cond_wait(&g->cond, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+}
+
 /* The duplex loop over one child's pipes; closes both descriptors whatever happens. */
-static int pump(const pkb_workload *w, int in_fd, int out_fd, pkb_sample *out)
+static int pump(const pkb_workload *w, int in_fd, int out_fd, pkb_sample *out, struct gate *g)
 {
     unsigned char buf[CHUNK];
     size_t off = 0;
@@ -102,6 +127,7 @@ static int pump(const pkb_workload *w, int in_fd, int out_fd, pkb_sample *out)
         rc = fail(out, "fcntl O_NONBLOCK", errno);
     if (rc == 0)
         rc = feed(w, &in_fd, &off, out);
+    gate_arrive(g);
     while (rc == 0 && (in_fd >= 0 || out_fd >= 0)) {
         /* A closed end is -1, which poll skips. */
         struct pollfd pfd[2] = {{out_fd, POLLIN, 0}, {in_fd, POLLOUT, 0}};
@@ -129,15 +155,18 @@ static int pump(const pkb_workload *w, int in_fd, int out_fd, pkb_sample *out)
     return rc;
 }
 
-static int one_child(pkb_raw_start_fn start, const pkb_workload *w, pkb_sample *out)
+static int one_child(pkb_raw_start_fn start, const pkb_workload *w, pkb_sample *out, struct gate *g)
 {
     int in[2], res[2];
-    if (pipe2(in, O_CLOEXEC) < 0)
+    if (pipe2(in, O_CLOEXEC) < 0) {
+        gate_arrive(g);
         return fail(out, "pipe2", errno);
+    }
     if (pipe2(res, O_CLOEXEC) < 0) {
         int err = errno;
         close(in[0]);
         close(in[1]);
+        gate_arrive(g);
         return fail(out, "pipe2", err);
     }
     pid_t pid;
@@ -147,9 +176,10 @@ static int one_child(pkb_raw_start_fn start, const pkb_workload *w, pkb_sample *
     if (rc < 0) {
         close(in[1]);
         close(res[0]);
+        gate_arrive(g);
         return fail(out, "start", -rc);
     }
-    rc = pump(w, in[1], res[0], out);
+    rc = pump(w, in[1], res[0], out, g);
     /* Both pipe ends are closed now, so the child cannot block on them: the reap always ends. */
     int reaped = reap(pid, out);
     return rc != 0 ? rc : reaped;
@@ -167,6 +197,7 @@ static int no_pipes(pkb_raw_start_fn start, const pkb_workload *w, pkb_sample *o
 struct job {
     pkb_raw_start_fn start;
     const pkb_workload *w;
+    struct gate *gate;
     pkb_sample sample;
     int rc;
     pthread_t thread;
@@ -176,23 +207,42 @@ struct job {
 static void *job_main(void *arg)
 {
     struct job *j = arg;
-    j->rc = one_child(j->start, j->w, &j->sample);
+    j->rc = one_child(j->start, j->w, &j->sample, j->gate);
     return NULL;
+}
+
+/* With descriptors counted: waits until the `started` threads have their children in flight,
+ * counts, and lets them go on. */
+static void count_at_gate(struct gate *g, int started, pkb_sample *out)
+{
+    pthread_mutex_lock(&g->lock);
+    while (g->arrived < started)
+        pthread_cond_wait(&g->cond, &g->lock);
+    out->peak_fds = pkb_count_fds();
+    g->open = true;
+    pthread_cond_broadcast(&g->cond);
+    pthread_mutex_unlock(&g->lock);
 }
 
 static int fan_out(pkb_raw_start_fn start, const pkb_workload *w, pkb_sample *out)
 {
-    if (w->children < 1 || w->children > MAX_FAN_OUT)
+    if (w->children < 1 || w->children > PKB_FAN_OUT_MAX)
         return fail(out, "fan-out size", EINVAL);
-    struct job jobs[MAX_FAN_OUT];
-    int rc = 0;
+    struct job *jobs = calloc((size_t)w->children, sizeof *jobs);
+    if (jobs == NULL)
+        return fail(out, "fan-out", ENOMEM);
+    struct gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, w->children, false};
+    int rc = 0, started = 0;
     for (int i = 0; i < w->children; i++) {
-        jobs[i] = (struct job){.start = start, .w = w};
+        jobs[i] = (struct job){.start = start, .w = w, .gate = w->count_fds ? &gate : NULL};
         int err = pthread_create(&jobs[i].thread, NULL, job_main, &jobs[i]);
         if (err != 0)
             rc = rc != 0 ? rc : fail(out, "pthread_create", err);
         jobs[i].started = err == 0;
+        started += err == 0;
     }
+    if (w->count_fds)
+        count_at_gate(&gate, started, out);
     for (int i = 0; i < w->children; i++) {
         if (!jobs[i].started)
             continue;
@@ -207,6 +257,7 @@ static int fan_out(pkb_raw_start_fn start, const pkb_workload *w, pkb_sample *ou
         if (rc == 0)
             rc = jobs[i].rc;
     }
+    free(jobs);
     return rc;
 }
 
@@ -214,7 +265,7 @@ int pkb_raw_run(pkb_raw_start_fn start, const pkb_workload *w, pkb_sample *out)
 {
     if (w->scenario == PKB_SPAWN_ONLY)
         return no_pipes(start, w, out);
-    if (w->children > 1)
+    if (pkb_scenario_fans_out(w->scenario))
         return fan_out(start, w, out);
-    return one_child(start, w, out);
+    return one_child(start, w, out, NULL);
 }

@@ -132,13 +132,17 @@ int pkb_remote_prepare(
     r->name = spec->name;
     rc = pkb_worker_start(&(pkb_worker_options){.name = spec->name, .argv = spec->argv}, &r->worker,
                           why, why_len);
-    char dir[PATH_MAX] = "", file[PATH_MAX + 8] = "";
+    char dir[PATH_MAX] = "", file[PATH_MAX + 8] = "", scenario[64];
+    if (w->scenario == PKB_FAN_OUT_SCALE) /* one scenario per size: "fan_out_<N>" */
+        pkb_scenario_fan_out_name(w->children, scenario, sizeof scenario);
+    else
+        snprintf(scenario, sizeof scenario, "%s", pkb_scenario_name(w->scenario));
     if (rc == 0 && w->input_len > 0)
         rc = write_input(w, dir, sizeof dir, file, sizeof file, why, why_len, spec->name);
     if (rc == 0)
         rc = pkb_worker_setup(r->worker,
                               &(pkb_worker_series){.contender = spec->name,
-                                                   .scenario = pkb_scenario_name(w->scenario),
+                                                   .scenario = scenario,
                                                    .kind = pkb_scenario_kind(w->scenario),
                                                    .program = w->program,
                                                    .program_path = w->program_path,

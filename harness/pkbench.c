@@ -15,6 +15,7 @@
  *   pkbench ab BASE HEAD [options]        -> regress/ab_cli.c (builds), suites/ (the rounds),
  *                                            regress/ab.c (the looks, the verdict)
  *   pkbench bisect GOOD BAD --series REGEX [options]     -> regress/bisect.c (git bisect run ab)
+ *   pkbench worker  (internal: the C measuring worker, started by pkbench) -> contenders/host.c
  *
  * Exit status: 0 success; 1 bad arguments, an unreadable or invalid results file, a suite that
  * could not start, or stdout that cannot be written (one line on stderr says which); 4 when a run
@@ -28,10 +29,11 @@
 #include "common/parse.h"
 #include "common/term.h"
 #include "processkit.h"
-#include "publish/publish.h"
+#include "publish/cli.h"
 #include "regress/ab_cli.h"
 #include "regress/bisect.h"
 #include "regress/compare.h"
+#include "contenders/host.h"
 #include "report/cli.h"
 #include "contenders/registry.h"
 #include "contenders/remote.h"
@@ -53,8 +55,8 @@
 static const char usage_text[] =
     "usage: pkbench run [--suite NAME] [--profile full|quick] [--filter REGEX] [--out FILE]\n"
     "                   [--no-prime] [--sequential] [--settle S] [--repetitions N]\n"
-    "                   [--aa [--alpha A]] [--iterations N] [--worker NAME=COMMAND]...\n"
-    "                   [--build REV|TREE]\n"
+    "                   [--aa [--alpha A]] [--iterations N] [--fan-out N[,N...]]\n"
+    "                   [--worker NAME=COMMAND]... [--build REV|TREE]\n"
     "       pkbench report FILE [--out DIR] [--no-plots] [--print]\n"
     "       pkbench report FILE... | DIR [--rows KEYS] [--cols KEYS] [--absolute]\n"
     "                      [--baseline-contender NAME] [--name NAME] [--out DIR] [--print]\n"
@@ -99,7 +101,7 @@ static void help(void)
         printf("           %-10s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
     fputs("         --profile full: 20 samples, 10 s warm-up, 5 s of measurement per series (the\n"
           "         seed's configuration); quick (default): 20 samples of 30 ms, short warm-up,\n"
-          "         the whole scenarios suite in about two and a half minutes. --filter\n"
+          "         the whole scenarios suite in about three and a half minutes. --filter\n"
           "         selects series by an extended regular expression over their names\n"
           "         (scenario/contender).\n"
           "         --no-prime skips the priming batches. PKBENCH_TINY overrides the tiny\n"
@@ -127,6 +129,10 @@ static void help(void)
     fputs("         --build REV|TREE (scenarios only) runs every contender in the worker of that\n"
           "         build of the library instead (a revision or tree, built once as ab builds\n"
           "         it, under build/ab/); series keep their names, so two such runs compare.\n"
+          "         --fan-out N,N,... (scenarios only) sets the sizes of the fan-out at scale,\n"
+          "         fan_out_<N>: up to 8 increasing counts from 1 to 65536 (full 16,64,256,1024,\n"
+          "         4096; quick 16,64,256). Each of its series runs in a measuring process of\n"
+          "         its own (`pkbench worker`), with RLIMIT_NOFILE raised to the hard limit.\n"
           "         observe measures its own cells: full is 0/50/200/500 connections/s x hold\n"
           "         0/250 ms, 20 s cells, 5 interleaved repetitions (about 85 min); quick is\n"
           "         0/200 x 0/250 ms, 1.5 s cells, 2 repetitions. PKBENCH_OBSERVE_CELL_MS sets\n"
@@ -191,6 +197,8 @@ static void help_regress(void)
           "bisect   runs git bisect between GOOD and BAD with ab at every step (in a scratch\n"
           "         worktree), skipping undecidable steps, and names the first bad commit, the\n"
           "         series and the effect with its CI.\n"
+          "worker   (internal) the C measuring worker: serves the C contenders over the worker\n"
+          "         protocol on stdin and stdout (contenders/README.md); pkbench starts it.\n"
           "\n"
           "Every option that takes a value accepts --opt VALUE and --opt=VALUE. Each command\n"
           "also takes --help. Tables are coloured only on a terminal, and never when NO_COLOR\n"
@@ -231,7 +239,8 @@ static int cmd_list(void)
         printf("%-12s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
     printf("\nThe scenarios suite's contenders:\n\n%-32s", "contender");
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-        printf(" %-20s", pkb_scenario_name((pkb_scenario)s));
+        printf(" %-20s",
+               s == PKB_FAN_OUT_SCALE ? "fan_out_<N>" : pkb_scenario_name((pkb_scenario)s));
     printf("\n");
     for (size_t k = 0; k < pkb_contender_count; k++) {
         const pkb_contender *c = pkb_contenders[k];
@@ -289,6 +298,7 @@ enum {
     OPT_NAME,
     OPT_BUILD,
     OPT_WORKER,
+    OPT_FAN_OUT,
 };
 
 static const struct option run_options[] = {
@@ -301,9 +311,31 @@ static const struct option run_options[] = {
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
     {"build", required_argument, NULL, OPT_BUILD},
     {"worker", required_argument, NULL, OPT_WORKER},
+    {"fan-out", required_argument, NULL, OPT_FAN_OUT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+
+/* --fan-out's value: up to PKB_FAN_OUT_SIZES counts from 1 to PKB_FAN_OUT_MAX, comma-separated,
+ * increasing. */
+static bool parse_fan_out(const char *v, pkb_cli *cli)
+{
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf || buf[0] == '\0')
+        return false;
+    cli->nfan_out = 0;
+    for (char *tok = buf, *next; tok != NULL; tok = next) {
+        next = strchr(tok, ',');
+        if (next != NULL)
+            *next++ = '\0';
+        long n;
+        if (cli->nfan_out == PKB_FAN_OUT_SIZES || !pkb_parse_count(tok, 1, PKB_FAN_OUT_MAX, &n) ||
+            (cli->nfan_out > 0 && n <= cli->fan_out[cli->nfan_out - 1]))
+            return false;
+        cli->fan_out[cli->nfan_out++] = (int)n;
+    }
+    return true;
+}
 
 /* One option of `run`: 0, or pkbench's usage status after saying what was wrong. */
 static int run_option(int opt, const char *v, struct run_args *a, char **args)
@@ -376,6 +408,12 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
                              PKB_REMOTE_EXTRA_MAX);
         a->workers[a->nworkers++] = v;
         return 0;
+    case OPT_FAN_OUT:
+        if (!parse_fan_out(v, &a->cli))
+            return bad_usage("run: --fan-out needs up to %d increasing child counts from 1 to %d, "
+                             "comma-separated (e.g. 16,256,4096), got '%s'",
+                             PKB_FAN_OUT_SIZES, PKB_FAN_OUT_MAX, v);
+        return 0;
     }
     return pkb_cli_getopt_failed(usage_text, "run", opt, args);
 }
@@ -391,6 +429,10 @@ static int check_run_args(struct run_args *a)
                          a->suite->name);
     if (a->cli.iterations > 0 && !a->suite->takes_iterations)
         return bad_usage("run: --iterations does not apply to the %s suite", a->suite->name);
+    if (a->cli.nfan_out > 0 && strcmp(a->suite->name, "scenarios") != 0)
+        return bad_usage("run: --fan-out sets the scenarios suite's fan-out at scale; it does not "
+                         "apply to the %s suite",
+                         a->suite->name);
     if ((a->interleave || a->sequential || a->aa) && !a->suite->rounds)
         return bad_usage("run: --interleave, --sequential and --aa apply to suites timed through "
                          "Google Benchmark; the %s suite interleaves its own rounds",
@@ -738,81 +780,6 @@ static int cmd_report(int argc, char **argv)
     return rc;
 }
 
-/* ---- publish -------------------------------------------------------------------------------- */
-
-enum { OPT_TITLE = 2000, OPT_REPO, OPT_RATIO };
-
-static const struct option publish_options[] = {
-    {"out", required_argument, NULL, OPT_OUT},
-    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
-    {"title", required_argument, NULL, OPT_TITLE},
-    {"repo", required_argument, NULL, OPT_REPO},
-    {"ratio", no_argument, NULL, OPT_RATIO},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static int cmd_publish(int argc, char **argv)
-{
-    const char *out = NULL;
-    pkb_publish_options po = {.progress = stderr};
-    int opt;
-    while ((opt = pkb_cli_next_option(argc, argv, publish_options)) != -1) {
-        if (opt == OPT_HELP) {
-            help();
-            exit(0);
-        } else if (opt == OPT_OUT && optarg[0] == '\0') {
-            return bad_usage("publish: --out needs a directory");
-        } else if (opt == OPT_OUT) {
-            out = optarg;
-        } else if (opt == OPT_NO_PLOTS) {
-            po.report.no_plots = true;
-        } else if (opt == OPT_TITLE && optarg[0] == '\0') {
-            return bad_usage("publish: --title needs a text");
-        } else if (opt == OPT_TITLE) {
-            po.title = optarg;
-        } else if (opt == OPT_REPO && optarg[0] == '\0') {
-            return bad_usage("publish: --repo needs a directory (a git repository)");
-        } else if (opt == OPT_REPO) {
-            po.repo = optarg;
-        } else if (opt == OPT_RATIO) {
-            po.ratio = true;
-        } else {
-            return pkb_cli_getopt_failed(usage_text, "publish", opt, argv);
-        }
-    }
-    if (optind >= argc)
-        return bad_usage("publish: no DIR given (the directory of results files)");
-    if (optind + 1 < argc)
-        return bad_usage("publish: extra argument '%s' (one DIR)", argv[optind + 1]);
-    if (out == NULL)
-        return bad_usage("publish: --out SITE is required (the directory the site goes to)");
-    char err[1024] = "";
-    pkb_publish_summary sum = {0};
-    int rc = pkb_publish(argv[optind], out, &po, &sum, err, sizeof err);
-    pk_cleanup();
-    if (rc != 0) {
-        pkb_buf_free(&sum.warnings);
-        return pkb_cli_failed(rc, err);
-    }
-    for (const char *line = sum.warnings.data; line != NULL && *line;) {
-        const char *nl = strchr(line, '\n');
-        fprintf(stderr, "pkbench: publish: not published: %.*s\n", (int)(nl - line), line);
-        line = nl + 1;
-    }
-    pkb_buf b = {0};
-    pkb_buf_printf(&b, "site     %s/index.html (%zu stud%s", out, sum.studies,
-                   sum.studies == 1 ? "y" : "ies");
-    if (sum.skipped > 0)
-        pkb_buf_printf(&b, "; %zu file%s not published, named on the index", sum.skipped,
-                       sum.skipped == 1 ? "" : "s");
-    pkb_buf_puts(&b, ")\n");
-    rc = pkb_cli_put_stdout(&b);
-    pkb_buf_free(&b);
-    pkb_buf_free(&sum.warnings);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -836,10 +803,12 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "history") == 0)
         return pkb_cmd_history(argc - 1, argv + 1);
     if (strcmp(cmd, "publish") == 0)
-        return cmd_publish(argc - 1, argv + 1);
+        return pkb_cmd_publish(argc - 1, argv + 1, usage_text, help);
     if (strcmp(cmd, "ab") == 0)
         return cmd_ab(argc, argv);
     if (strcmp(cmd, "bisect") == 0)
         return pkb_cmd_bisect(argc, argv);
+    if (strcmp(cmd, "worker") == 0)
+        return pkb_host_main(argc - 1, argv + 1);
     return bad_usage("unknown command '%s'", cmd);
 }

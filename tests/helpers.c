@@ -178,6 +178,20 @@ static int h_list_fds(int argc, char **argv)
     return 0;
 }
 
+/* fd-table: "FDSize N" (the size of this process's descriptor table, as the clone or an unshare
+ * left it: exec does not shrink it), then the descriptors open, as list-fds */
+static int h_fd_table(int argc, char **argv)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[256];
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "FDSize:", 7) == 0)
+            say(1, "FDSize %ld\n", strtol(line + 7, NULL, 10));
+    if (f != NULL)
+        fclose(f);
+    return h_list_fds(argc, argv);
+}
+
 /* print-exe: readlink(/proc/self/exe) */
 static int h_print_exe(int argc, char **argv)
 {
@@ -770,6 +784,7 @@ static const struct helper helpers[] = {
     {"alloc-count", h_alloc_count},
     {"fake-run", h_fake_run},
     {"write-chunks", h_write_chunks},
+    {"fd-table", h_fd_table},
 };
 
 int pk_test_pkrun_helper(int argc, char **argv);     /* pkrun's, in test_pkrun_helpers.c */

@@ -226,7 +226,7 @@
     X(shim_console_is_opt_in, 10)                                                                  \
     X(contenders_registry_well_formed, 10)                                                         \
     X(contenders_check_refuses_wrong_counts, 10)                                                   \
-    X(contenders_pass_check_every_scenario, 60)                                                    \
+    X(contenders_pass_check_every_scenario, 90)                                                    \
     X(report_golden, 10)                                                                           \
     X(report_fixture_matches_schema, 20)                                                           \
     X(report_plots, 120)                                                                           \
@@ -390,4 +390,16 @@
     X(check_against_head_decides_unchanged, 300)                                                   \
     X(ab_finds_an_injected_slowdown, 300)                                                          \
     X(bisect_finds_the_first_bad_commit, 400)                                                      \
-    X(run_build_measures_in_the_builds_worker, 300)
+    X(run_build_measures_in_the_builds_worker, 300)                                                \
+    X(loop_child_copies_only_the_low_table, 20)                                                    \
+    X(holder_copies_only_the_low_table, 20)                                                        \
+    X(loop_run_in_flight_keeps_four_descriptors, 30)                                               \
+    X(fan_out_contenders_run_any_size_and_count_fds, 60)                                           \
+    X(fan_out_scenario_names, 10)                                                                  \
+    X(worker_serves_the_c_contenders, 60)                                                          \
+    X(measure_client_names_a_failing_worker, 60)                                                   \
+    X(disturbance_counts_a_workers_cpu_as_own, 20)                                                 \
+    X(fit_loglog_known_power_laws, 10)                                                             \
+    X(scale_report_from_a_synthetic_file, 30)                                                      \
+    X(scale_figure_from_a_synthetic_file, 60)                                                      \
+    X(scale_run_at_tiny_n, 120)

@@ -15,6 +15,9 @@
  * the in-process runner times it; the children's CPU is the RUSAGE_CHILDREN delta across the whole
  * request, this process's own RUSAGE_SELF.
  *
+ * At start the soft RLIMIT_NOFILE is raised to the hard limit: the fan-out at scale ("fan_out_<N>")
+ * keeps thousands of children in flight, each with descriptors of ours.
+ *
  * The protocol's pipes are moved above the standard descriptors (close-on-exec) and 0 and 1
  * become /dev/null before anything runs, so no child ever inherits them: spawn_only's contenders
  * hand their children this process's 0, 1 and 2, as they hand them pkbench's in a run. stderr
@@ -193,7 +196,7 @@ static void do_setup(struct host *h, const char *args)
     if (arg(args, "scenario", h->scenario, sizeof h->scenario) == NULL ||
         arg(args, "program", h->program, sizeof h->program) == NULL ||
         arg(args, "program_path", h->program_path, sizeof h->program_path) == NULL ||
-        !arg_count(args, "children", 4096, &children) ||
+        !arg_count(args, "children", PKB_FAN_OUT_MAX, &children) ||
         !arg_count(args, "expect_bytes", INPUT_MAX, &bytes) ||
         !arg_count(args, "expect_lines", INPUT_MAX, &lines)) {
         reply(h, "error setup needs scenario, program, program_path, children, expect_bytes and "
@@ -280,6 +283,15 @@ static void do_run(struct host *h, const char *args)
           (long long)(cpu_self > 0 ? cpu_self : 0));
 }
 
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 /* The protocol's pipes out of the way of children: above 2, close-on-exec; 0 and 1 /dev/null. */
 static int protect_pipes(struct host *h)
 {
@@ -350,6 +362,7 @@ int main(int argc, char **argv)
         return help ? 0 : 2;
     }
     struct host h = {0};
+    raise_nofile();
     int rc = protect_pipes(&h);
     if (rc != 0) {
         fprintf(stderr, "pk_contender_host: cannot set up its pipes: %s\n", strerror(-rc));

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 int pkb_fit_linear(const double *x, const double *y, size_t n, pkb_fit *out)
 {
@@ -43,4 +44,29 @@ int pkb_fit_linear(const double *x, const double *y, size_t n, pkb_fit *out)
                            : r2 > 1 ? 1
                                     : r2};
     return 0;
+}
+
+int pkb_fit_loglog(const double *x, const double *y, size_t n, pkb_fit *out)
+{
+    if (x == NULL || y == NULL || out == NULL || n < 2)
+        return -EINVAL;
+    double *lx = malloc(2 * n * sizeof *lx);
+    if (lx == NULL)
+        return -ENOMEM;
+    double *ly = lx + n;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!isfinite(x[i]) || !isfinite(y[i]))
+            rc = -EINVAL;
+        else if (x[i] <= 0 || y[i] <= 0)
+            rc = -EDOM;
+        else {
+            lx[i] = log(x[i]);
+            ly[i] = log(y[i]);
+        }
+    }
+    if (rc == 0)
+        rc = pkb_fit_linear(lx, ly, n, out);
+    free(lx);
+    return rc;
 }

@@ -30,10 +30,11 @@ typedef struct pkb_sample {
     uint32_t batch;
     uint32_t iterations; /* out: 0 means one */
 
-    /* Self-timed: the iterations timed themselves (a worker, with its own monotonic clock around
-     * exactly the work: start, feed, consume, reap) and the runner records these instead of its
-     * clock around the call and its RUSAGE deltas, which cannot see another process's work.
-     * Zero (`self_timed` false) for every in-process contender: the runner times the call. */
+    /* Self-timed: the iterations timed themselves (in another process: a worker, or pkbench's
+     * measuring worker, with its own monotonic clock around exactly the work: start, feed,
+     * consume, reap) and the runner records these instead of its clock around the call and its
+     * RUSAGE deltas, which cannot see another process's work. Zero (`self_timed` false) for every
+     * in-process contender: the runner times the call. */
     bool self_timed;
     uint64_t wall_ns;      /* the iterations' wall time, summed */
     uint64_t child_cpu_ns; /* their children's user+sys CPU, summed */

@@ -40,8 +40,13 @@ typedef struct pkb_disturb_mark {
     double started;           /* CLOCK_REALTIME, seconds */
     double busy_ns, steal_ns; /* /proc/stat, all CPUs; NaN when unreadable */
     double own_ns;            /* pkbench + reaped children, user + sys */
-    long nivcsw;              /* pkbench + reaped children */
-    long long migrations;     /* main thread; -1 unknown */
+    /* The CPU the stretch's own work used in another process — a measuring worker and its
+     * children, which pkbench neither is nor reaps — as the work itself reported it
+     * (plugin/sample.h's self-timed fields): the caller adds it up before pkb_disturb_end, which
+     * counts it as pkbench's own, not as other processes'. pkb_disturb_begin sets it to 0. */
+    double worker_ns;
+    long nivcsw;          /* pkbench + reaped children */
+    long long migrations; /* main thread; -1 unknown */
 } pkb_disturb_mark;
 
 void pkb_disturb_begin(pkb_disturb_mark *m);

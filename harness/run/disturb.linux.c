@@ -82,6 +82,7 @@ void pkb_disturb_begin(pkb_disturb_mark *m)
     m->migrations = migrations();
     cpu_times(&m->busy_ns, &m->steal_ns);
     own_usage(&m->own_ns, &m->nivcsw);
+    m->worker_ns = 0;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     m->started = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
@@ -106,7 +107,7 @@ void pkb_disturb_end(const pkb_disturb_mark *m, pkb_disturbance *out)
         .started = m->started,
     };
     if (capacity > 0 && isfinite(busy) && isfinite(m->busy_ns)) {
-        double others = (busy - m->busy_ns) - (own - m->own_ns);
+        double others = (busy - m->busy_ns) - (own - m->own_ns) - m->worker_ns;
         out->others_cpu = fmin(1, fmax(0, others / capacity));
         out->steal = fmin(1, fmax(0, (steal - m->steal_ns) / capacity));
     }

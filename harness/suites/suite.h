@@ -22,6 +22,9 @@ typedef struct pkb_cli_side {
     const char *worker; /* the pk_contender_host to start, once per series */
 } pkb_cli_side;
 
+/* The most sizes --fan-out may list. */
+#define PKB_FAN_OUT_SIZES 8
+
 /* What the command line hands a suite besides the runner's options. */
 typedef struct pkb_cli {
     const char *filter;    /* extended regular expression over series names, or NULL */
@@ -32,6 +35,10 @@ typedef struct pkb_cli {
      * run --build): every series once, in that build's worker. 0: in this process. */
     const pkb_cli_side *sides;
     size_t nsides;
+    /* --fan-out: the sizes of the fan-out at scale (the scenarios suite), increasing; none: the
+     * profile's (full 16, 64, 256, 1024, 4096; quick 16, 64, 256) */
+    int fan_out[PKB_FAN_OUT_SIZES];
+    size_t nfan_out;
 } pkb_cli;
 
 typedef struct pkb_suite {

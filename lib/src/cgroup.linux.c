@@ -11,12 +11,16 @@
  * that of the common ancestor (our own cgroup) on every such clone, by fetching each file's inode.
  * kernfs frees an inode that nothing holds, so for a file never opened that is an inode allocated,
  * initialised and freed (through RCU) per spawn: 6–16 µs of a 350–380 µs fork-like spawn here,
- * most of what CLONE_INTO_CGROUP cost. So each leaf keeps a descriptor of its cgroup.procs (open
- * for reading, which a held leaf needs anyway), and the process an O_PATH one of its own cgroup's:
- * the inodes stay cached and the check finds them. Teardown writes cgroup.kill (the kernel kills
- * the whole tree atomically, setsid and double-fork descendants included) and waits for "populated
- * 0" in cgroup.events, polling it with POLLPRI, which kernfs raises on every change. An exited but
- * unreaped child does not count as populated, so teardown can run before the reap.
+ * most of what CLONE_INTO_CGROUP cost. So a leaf lent more than once keeps a descriptor of its
+ * cgroup.procs (open for reading, which a held leaf needs anyway), and the process an O_PATH one of
+ * its own cgroup's: the inodes stay cached and the check finds them. A leaf keeps two descriptors
+ * besides its directory's at most while lent: cgroup.events until it is held, cgroup.procs once it
+ * is (cgroup.events is opened again only to wait for a killed tree: events_fd), so a process
+ * running thousands of runs at once holds four descriptors per run, not five (leaf.linux.c).
+ * Teardown writes cgroup.kill (the kernel kills the whole tree atomically, setsid and double-fork
+ * descendants included) and waits for "populated 0" in cgroup.events, polling it with POLLPRI,
+ * which kernfs raises on every change. An exited but unreaped child does not count as populated,
+ * so teardown can run before the reap.
  *
  * A kernel quirk shapes reuse. On the kernel these machines run (6.18), once cgroup.kill has been
  * written to a leaf, every later child cloned into it with CLONE_INTO_CGROUP is killed at birth,
@@ -191,12 +195,20 @@ void pk__cgroup_add_cpu(int dirfd, int64_t *user, int64_t *sys)
 
 /* ---- operations on a leaf ------------------------------------------------------------------ */
 
+/* A leaf's cgroup.events, opened again if it was closed (a held leaf's: leaf.linux.c). */
+static int events_fd(struct pk_group *g)
+{
+    if (g->events_fd < 0)
+        g->events_fd = openat(g->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+    return g->events_fd;
+}
+
 int pk__cgroup_populated(struct pk_group *g)
 {
     if (g->holder > 0)
         return pk__holder_populated(g->procs_pin, &g->holder);
     char buf[256];
-    ssize_t n = pread(g->events_fd, buf, sizeof buf - 1, 0);
+    ssize_t n = pread(events_fd(g), buf, sizeof buf - 1, 0);
     if (n < 0)
         return -errno;
     buf[n] = '\0';
@@ -210,7 +222,7 @@ int pk__cgroup_populated(struct pk_group *g)
 /* Waits until `key` in cgroup.events has `want`, up to timeout_ms. */
 static int wait_event(struct pk_group *g, const char *key, long long want, int64_t timeout_ms)
 {
-    int fd = g->events_fd;
+    int fd = events_fd(g);
     int64_t deadline = pk__now_ns() + timeout_ms * 1000000;
     int rc = -ETIMEDOUT;
     char buf[256];

@@ -22,9 +22,12 @@
  *      may_share_files in spawn.linux.c): close_range(3, ~0, CLOSE_RANGE_UNSHARE) gives it a
  *      private table with only 0..2 copied — no copy of the others at the clone, and none to
  *      close — and comes before any step that changes descriptors, so our table is never touched;
+ *      a pk_loop's child needs its pipes too, which are then below unshare_from
+ *      (lowfd.linux.c): close_range(unshare_from, ~0, CLOSE_RANGE_UNSHARE) copies only those;
  *   6. stdio: move low-numbered sources out of the way, then open/dup2 onto 0, 1, 2;
- *   7. close_fds otherwise: close_range(3, ~0) — every descriptor the host leaked without
- *      O_CLOEXEC (skipped when the command sets inherit_fds);
+ *   7. close_fds otherwise, or when the private table holds copies above 2: close_range(3, ~0) —
+ *      every descriptor the host leaked without O_CLOEXEC (skipped when the command sets
+ *      inherit_fds);
  *   8. chdir;
  *   9. restore the parent's signal mask, when the parent blocked everything around the clone
  *      (only without CLONE_CLEAR_SIGHAND);
@@ -169,14 +172,15 @@ PK__NO_SANITIZE _Noreturn void pk__child_main(struct pk__child_plan *plan)
     }
 
     if (plan->share_files &&
-        syscall(SYS_close_range, 3U, ~0U, (unsigned)PK__CLOSE_RANGE_UNSHARE) != 0)
+        syscall(SYS_close_range, plan->unshare_from, ~0U, (unsigned)PK__CLOSE_RANGE_UNSHARE) != 0)
         fail(plan, PK_STAGE_CLOSE_FDS, errno);
 
     int err = setup_stdio(plan);
     if (err != 0)
         fail(plan, PK_STAGE_STDIO, err);
 
-    if (!plan->share_files && !plan->inherit_fds && syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
+    bool copied_above_2 = !plan->share_files || plan->unshare_from > 3;
+    if (copied_above_2 && !plan->inherit_fds && syscall(SYS_close_range, 3U, ~0U, 0U) != 0) {
         /* Kernels before 5.9: close descriptor by descriptor up to the limit. */
         if (errno != ENOSYS)
             fail(plan, PK_STAGE_CLOSE_FDS, errno);

@@ -11,20 +11,22 @@
  * nothing is notified.
  *
  * What a holder is. A clone3 child (holder.<arch>.S) born in the leaf (CLONE_INTO_CGROUP) that
- * shares our memory (CLONE_VM: no page tables copied) but has its own copy of the descriptor
- * table, from which it closes everything but the read end of a pipe only this process writes to
- * (held O_CLOEXEC). It blocks every signal and sleeps in read() on that pipe, so it dies with
- * us, or when we exec, which closes the write end; SIGKILL ends it sooner. It exits with no signal
- * to us (exit_signal 0), so a host's waitpid(-1) loop, which waits only for SIGCHLD children
- * unless given __WALL, never reaps it by surprise; it is reaped here (pk__holder_end), or, if
- * someone killed it while its leaf sat in the pool, by the pool's look at its holders
- * (leaf.linux.c).
+ * shares our memory (CLONE_VM: no page tables copied) and is born sharing our descriptor table
+ * (CLONE_FILES), of which it then takes a private copy of the low part only, up to the read end of
+ * a pipe only this process writes to (held O_CLOEXEC), and closes all but that read end. The pipe
+ * is made with the process's first leaf (pk__holder_prepare), while the table is small, so that a
+ * holder started when thousands of descriptors are open still copies a few dozen. It blocks every
+ * signal and sleeps in read() on that pipe, so it dies with us, or when we exec, which closes the
+ * write end; SIGKILL ends it sooner. It exits with no signal to us (exit_signal 0), so a host's
+ * waitpid(-1) loop, which waits only for SIGCHLD children unless given __WALL, never reaps it by
+ * surprise; it is reaped here (pk__holder_end), or, if someone killed it while its leaf sat in the
+ * pool, by the pool's look at its holders (leaf.linux.c).
  *
- * What changes for the leaf (leaf.linux.c, cgroup.linux.c): its emptiness after a run is read from cgroup.procs
- * (the holder's pid alone means empty) instead of cgroup.events; cgroup.kill kills the holder
- * with the tree, and a killed leaf is removed, never pooled, as before. Only pooled leaves lent
- * again get one (the second run of a leaf starts it), so a one-shot process such as pkrun never
- * pays for a clone it cannot use; shared groups (pk_group_new) never have one.
+ * What changes for the leaf (leaf.linux.c, cgroup.linux.c): its emptiness after a run is read from
+ * cgroup.procs (the holder's pid alone means empty) instead of cgroup.events; cgroup.kill kills the
+ * holder with the tree, and a killed leaf is removed, never pooled, as before. Only pooled leaves
+ * lent again get one (the second run of a leaf starts it), so a one-shot process such as pkrun
+ * never pays for a clone it cannot use; shared groups (pk_group_new) never have one.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -35,6 +37,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,25 +45,48 @@
  * next holder). Made with the first holder. */
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int watch_rd = -1, watch_wr = -1;
+/* close_range with CLOSE_RANGE_UNSHARE (5.9): a holder needs it to leave our table. */
+static pthread_once_t unshare_once = PTHREAD_ONCE_INIT;
+static bool can_unshare;
+
+static void probe_unshare(void)
+{
+    /* A range of one impossible descriptor closes nothing and answers whether the call exists. */
+    can_unshare = syscall(SYS_close_range, ~0U, ~0U, 0U) == 0;
+}
+
+/* The watch pipe, made if it is not there yet (watch_lock held). */
+static int make_watch(void)
+{
+    if (watch_rd >= 0)
+        return 0;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -errno;
+    watch_rd = p[0];
+    watch_wr = p[1];
+    return 0;
+}
+
+void pk__holder_prepare(void)
+{
+    pthread_mutex_lock(&watch_lock);
+    (void)make_watch(); /* a failure here costs only a later, higher pipe */
+    pthread_mutex_unlock(&watch_lock);
+}
 
 int pk__holder_start(int dirfd)
 {
     if (!pk__spawn_into_cgroup())
         return -ENOSYS;
+    pthread_once(&unshare_once, probe_unshare);
+    if (!can_unshare)
+        return -ENOSYS;
     pthread_mutex_lock(&watch_lock);
-    int rc = 0;
-    if (watch_rd < 0) {
-        int p[2];
-        if (pipe2(p, O_CLOEXEC) == 0) {
-            watch_rd = p[0];
-            watch_wr = p[1];
-        } else {
-            rc = -errno;
-        }
-    }
+    int rc = make_watch();
     if (rc == 0) {
         struct pk__clone_args args = {
-            .flags = CLONE_VM | PK__CLONE_CLEAR_SIGHAND | PK__CLONE_INTO_CGROUP,
+            .flags = CLONE_VM | CLONE_FILES | PK__CLONE_CLEAR_SIGHAND | PK__CLONE_INTO_CGROUP,
             .exit_signal = 0,
             .cgroup = (uint64_t)dirfd,
         };

@@ -8,10 +8,16 @@
  * pointer, which it never uses (a call would push onto it). Until its signals are blocked a signal
  * can only take its default action (CLONE_CLEAR_SIGHAND reset the handlers): no frame is pushed.
  *
- * The child keeps only keep_fd (the read end of a pipe whose one writer is this process, held
- * O_CLOEXEC), blocks every signal it can, names itself "pk-holder" for ps, and sleeps in read()
- * until the read returns 0: that is when the writer is gone, i.e. we exited or exec'd. Then it
- * exits. SIGKILL (cgroup.kill, or holder.linux.c when the leaf goes) ends it earlier.
+ * The child is cloned sharing our descriptor table (CLONE_FILES, holder.linux.c) and first takes a
+ * private copy of its low part only, close_range(keep_fd + 1, ~0, CLOSE_RANGE_UNSHARE): the kernel
+ * copies the descriptors below keep_fd + 1 and no other, so the cost and the size of the holder's
+ * table do not grow with ours (a process running thousands of runs holds tens of thousands). If
+ * that fails it exits at once: it must never close anything in the table it shares with us. Then
+ * it closes 0..keep_fd - 1 of its copy and keeps only keep_fd (the read end of a pipe whose one
+ * writer is this process, held O_CLOEXEC), blocks every signal it can, names itself "pk-holder"
+ * for ps, and sleeps in read() until the read returns 0: that is when the writer is gone, i.e. we
+ * exited or exec'd. Then it exits. SIGKILL (cgroup.kill, or holder.linux.c when the leaf goes)
+ * ends it earlier.
  * Returns the child's pid (parent) or -errno, as the raw system call does.
  * In: rdi = struct clone_args *, rsi = size, edx = keep_fd.
  */
@@ -29,19 +35,21 @@ pk__holder_clone:
     ret                         /* parent: pid, or -errno */
 1:
     .cfi_undefined rip          /* child: nothing to unwind to */
-    test    %r9d, %r9d          /* close_range(0, keep_fd - 1, 0), when keep_fd > 0 */
+    lea     1(%r9), %edi        /* close_range(keep_fd + 1, ~0U, CLOSE_RANGE_UNSHARE) */
+    mov     $-1, %esi
+    mov     $2, %edx            /* CLOSE_RANGE_UNSHARE */
+    mov     $436, %eax          /* __NR_close_range */
+    syscall
+    test    %rax, %rax
+    jnz     4f                  /* still sharing our table: touch nothing, exit */
+    test    %r9d, %r9d          /* close_range(0, keep_fd - 1, 0) in the private copy */
     jz      2f
     xor     %edi, %edi
     lea     -1(%r9), %esi
     xor     %edx, %edx
-    mov     $436, %eax          /* __NR_close_range */
-    syscall
-2:
-    lea     1(%r9), %edi        /* close_range(keep_fd + 1, ~0U, 0) */
-    mov     $-1, %esi
-    xor     %edx, %edx
     mov     $436, %eax
     syscall
+2:
     xor     %edi, %edi          /* rt_sigprocmask(SIG_BLOCK, &all, NULL, 8) */
     lea     pk__holder_all(%rip), %rsi
     xor     %edx, %edx
@@ -60,6 +68,7 @@ pk__holder_clone:
     syscall
     test    %rax, %rax
     jg      3b                  /* a byte (nobody writes one): read again */
+4:
     xor     %edi, %edi          /* 0 (the writer is gone) or an error: exit(0) */
     mov     $60, %eax           /* __NR_exit */
     syscall

@@ -9,7 +9,7 @@
  *   spawn.linux.c    mechanism probe, clone3/clone paths      spawn.posix.c  vfork, posix_spawn
  *   child.linux.c    the child side between clone and execve  wait.linux.c   reap, signal
  *   engine.linux.c   one run's I/O and exit steps, and its ppoll driver
- *   loop.linux.c     pk_loop's epoll set
+ *   loop.linux.c     pk_loop's epoll set      lowfd.linux.c  its children's descriptors, low
  *   group.posix.c    a group's mechanism: cgroup.linux.c (with leaf.linux.c, holder.linux.c and
  *                    guard.linux.c) or pgroup.posix.c
  *   cancel.linux.c   cancel handles' eventfd
@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 /* ---- the child plan ------------------------------------------------------------------------ */
@@ -56,23 +57,58 @@ struct pk__child_plan {
     char *const *envp;
     const char *cwd;
     struct pk__io_plan io[3];
-    sigset_t mask;          /* the parent's signal mask, restored just before execve */
-    bool restore_mask;      /* the parent blocked all signals around the clone (fallback paths) */
-    bool reset_handlers;    /* no CLONE_CLEAR_SIGHAND: reset the parent's handlers in the child */
-    int cgroup_fd;          /* O_PATH directory for CLONE_INTO_CGROUP, -1 for none */
-    int cgroup_procs_fd;    /* when the mechanism cannot clone into a cgroup: the child writes "0"
-                               here to move itself (stage contain); -1 for none */
-    int pgid;               /* -1: leave alone; 0: lead a new process group; >0: join it */
-    int tty_fd;             /* a new group leader takes this terminal (take_terminal); -1: no */
-    int pdeathsig;          /* 0: none */
-    int parent_pid;         /* for the PR_SET_PDEATHSIG race check */
-    bool want_pidfd;        /* the caller polls or signals the child: create a pidfd */
-    bool inherit_fds;       /* skip close_range: the caller's descriptors are all O_CLOEXEC */
-    bool share_files;       /* cloned with CLONE_FILES: unshare (keeping 0..2) before stdio */
-    volatile int started;   /* the child ran (its first step): see PK__ELEAF_KILLED */
-    volatile int err_stage; /* pk_stage of the failure, 0 when none */
-    volatile int err_errno; /* positive errno of the failure */
+    sigset_t mask;           /* the parent's signal mask, restored just before execve */
+    bool restore_mask;       /* the parent blocked all signals around the clone (fallback paths) */
+    bool reset_handlers;     /* no CLONE_CLEAR_SIGHAND: reset the parent's handlers in the child */
+    int cgroup_fd;           /* O_PATH directory for CLONE_INTO_CGROUP, -1 for none */
+    int cgroup_procs_fd;     /* when the mechanism cannot clone into a cgroup: the child writes "0"
+                                here to move itself (stage contain); -1 for none */
+    int pgid;                /* -1: leave alone; 0: lead a new process group; >0: join it */
+    int tty_fd;              /* a new group leader takes this terminal (take_terminal); -1: no */
+    int pdeathsig;           /* 0: none */
+    int parent_pid;          /* for the PR_SET_PDEATHSIG race check */
+    bool want_pidfd;         /* the caller polls or signals the child: create a pidfd */
+    bool inherit_fds;        /* skip close_range: the caller's descriptors are all O_CLOEXEC */
+    bool share_files;        /* cloned with CLONE_FILES: unshare before stdio, keeping only the
+                                descriptors below unshare_from (3: just 0..2) */
+    unsigned unshare_from;   /* when share_files; above 3, the child closes 3.. after stdio */
+    struct pk__low_fds *low; /* a pk_loop's low slots (lowfd.linux.c), or NULL */
+    volatile int started;    /* the child ran (its first step): see PK__ELEAF_KILLED */
+    volatile int err_stage;  /* pk_stage of the failure, 0 when none */
+    volatile int err_errno;  /* positive errno of the failure */
 };
+
+/* A pk_loop's three low descriptor slots and the private pipe that marks them (lowfd.linux.c):
+ * a child whose pipes are numbered at PK__LOW_TOP or above gets them through the slots, so that it
+ * copies only the low part of our table. All -1 when the loop has none. */
+struct pk__low_fds {
+    int anchor;
+    int slot[3];
+    dev_t dev;
+    ino_t ino;
+};
+/* Below this the child's descriptors are copied as they are: the kernel copies at least this many
+ * entries of a table anyway (NR_OPEN_DEFAULT, one word of bits). */
+#define PK__LOW_TOP 64
+/* Takes the slots (at a loop's first run); leaves them all -1 when it cannot. */
+void pk__low_open(struct pk__low_fds *low);
+void pk__low_close(struct pk__low_fds *low);
+/* Before a clone3 of plan (clone3 only: CLONE_FILES; and close_range with CLOSE_RANGE_UNSHARE,
+ * which the caller has checked): lets the child share our table and copy only its low part,
+ * duplicating onto the slots the descriptors it needs at PK__LOW_TOP or above (their numbers saved
+ * in moved[], -1 where none); nothing when plan->low is NULL, the child shares already, or keeps
+ * our descriptors (inherit_fds). */
+void pk__low_place(struct pk__child_plan *plan, int moved[3]);
+/* After the clone: the slots hold the anchor again, plan's descriptors are the saved ones. */
+void pk__low_unplace(struct pk__child_plan *plan, const int moved[3]);
+
+/* pk__process_start (internal.h) for a pk_loop's run: its child's descriptors go through the
+ * loop's low slots (NULL: none, as pk__process_start). */
+int pk__process_start_low(const pk_command *cmd,
+                          struct pk_process *proc,
+                          pk_result *failure,
+                          bool exit_only,
+                          struct pk__low_fds *low);
 
 /* The child side: never returns (execve, or _exit(127) after recording the failure). */
 _Noreturn void pk__child_main(struct pk__child_plan *plan);
@@ -193,8 +229,10 @@ struct pk_group {
     char name[48]; /* the leaf directory's name under pk__cgroup_parent() */
     int dirfd; /* its directory, O_RDONLY and flock'ed: it proves we own the leaf (leaf.linux.c);
                   -1 when closed */
-    int events_fd; /* its cgroup.events, read with pread */
-    int procs_pin; /* O_PATH on its cgroup.procs, held only to keep the file's inode cached */
+    int events_fd; /* its cgroup.events, read with pread; -1 while a holder is in the leaf
+                      (opened again to wait for a killed tree: cgroup.linux.c) */
+    int procs_pin; /* its cgroup.procs, read-only: keeps the file's inode cached, and a held
+                      leaf's emptiness is read from it; -1 until a pooled leaf's second lend */
     bool pooled;   /* a private leaf borrowed from the pool (returned, not removed) */
     int holder;    /* a pooled leaf's holder (holder.linux.c), 0 when it has none */
     bool killed;   /* cgroup.kill was written: see pk__group_plan */
@@ -264,6 +302,9 @@ int pk__group_recover(struct pk_group *g);
 
 /* ---- leaf holders (holder.linux.c) ------------------------------------------------------- */
 
+/* Makes the pipe holders watch now, if it is not there (at a process's first leaf, while its
+ * descriptor table is small: each holder copies the table up to the pipe's read end). */
+void pk__holder_prepare(void);
 /* Starts a holder in the cgroup leaf `dirfd`: a task that keeps the leaf populated between runs.
  * Returns its pid, or -errno (-ENOSYS where this build or kernel cannot make one). */
 int pk__holder_start(int dirfd);
@@ -326,8 +367,12 @@ struct pk__loop_watch {
     int cancel_fd;                                                                                 \
     int64_t armed_ns;                                                                              \
     struct pk__loop_watch w[PK__LOOP_WATCHES];
-/* The loop's epoll set: its pollable descriptor. */
-#define PK__LOOP_FIELDS int epfd;
+/* The loop's epoll set: its pollable descriptor; its low slots (lowfd.linux.c), taken at its
+ * first run (`low_ready`). */
+#define PK__LOOP_FIELDS                                                                            \
+    int epfd;                                                                                      \
+    bool low_ready;                                                                                \
+    struct pk__low_fds low;
 
 /* ---- one run: the pk_process handle and its engine (engine.linux.c) ------------------------ */
 

@@ -27,10 +27,15 @@
  *
  * Why a pool: creating a leaf costs ≈47 µs on these machines, half a spawn, and every kernfs open
  * of a control file a few more. A private group for a one-shot run therefore borrows an empty
- * leaf from a per-process pool, with its descriptors already open, and returns it empty: a run
- * pays one pread to learn that its tree is gone. A leaf lent a second time keeps a holder task in
- * it from then on (holder.linux.c), so that runs never flip it between populated and empty, which
- * the kernel would notify; its pread is of cgroup.procs, where the holder alone means empty.
+ * leaf from a per-process pool, with its directory and cgroup.events (or, once held, cgroup.procs)
+ * descriptors already open, and returns it empty: a run pays one pread to learn that its tree is
+ * gone. A leaf lent a second time keeps a holder task in it from then on (holder.linux.c), so that
+ * runs never flip it between populated and empty, which the kernel would notify; its pread is of
+ * cgroup.procs, where the holder alone means empty. A pooled leaf keeps two descriptors besides its
+ * directory's at most: cgroup.procs is opened at its second lend, with its holder (at the first,
+ * opening it would allocate the very inode the clone's check then finds, saving nothing), and
+ * cgroup.events is closed once the holder is in, so a process with thousands of runs in flight
+ * holds four descriptors per run (reports/notes/2026-12-05-fan-out-at-scale.md).
  * pk_cleanup() releases the pool; process exit removes every leaf we made (atexit).
  *
  * A leaf taken from outside. Someone with the rights (an administrator, an older processkit that
@@ -62,7 +67,8 @@ _Static_assert(sizeof(leaf_name) == sizeof(((struct pk_group *)0)->name),
                "a group's leaf name and a pooled leaf's are copied whole");
 /* An empty leaf ready for a private run, with its descriptors kept open so that a run costs no
  * path lookup in kernfs: the directory (locked: see the top; for CLONE_INTO_CGROUP) and
- * cgroup.events (one pread tells whether the tree is empty at the end). */
+ * cgroup.events (one pread tells whether the tree is empty at the end) or, once held, cgroup.procs
+ * (events_fd is then -1: see the top). */
 struct pooled_leaf {
     leaf_name name;
     int dirfd, events_fd, procs_pin;
@@ -243,9 +249,10 @@ static bool sweep_stale(int dir)
 
 /* ---- making -------------------------------------------------------------------------------- */
 
-/* Opens a leaf just made and takes its lock, then its files: 0, -EAGAIN when a sweeper took it in
- * the instant between our mkdir and our lock (it removes the leaf), or -errno. */
-static int claim(int dir, struct pooled_leaf *e)
+/* Opens a leaf just made and takes its lock, then its files (cgroup.procs only when `pin`: see the
+ * top): 0, -EAGAIN when a sweeper took it in the instant between our mkdir and our lock (it
+ * removes the leaf), or -errno. */
+static int claim(int dir, struct pooled_leaf *e, bool pin)
 {
     e->events_fd = e->procs_pin = -1;
     e->dirfd = openat(dir, e->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -266,7 +273,7 @@ static int claim(int dir, struct pooled_leaf *e)
     }
     /* Readable, not O_PATH: a held leaf's emptiness is read from it (holder.linux.c). Only saves
      * time otherwise, so it may fail. */
-    e->procs_pin = openat(e->dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    e->procs_pin = pin ? openat(e->dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC) : -1;
     return 0;
 }
 
@@ -283,9 +290,9 @@ static int grow(leaf_name **arr, size_t *cap, size_t need)
     return 0;
 }
 
-/* Makes, locks and opens a fresh leaf into *e, listed as ours (and with the guardian). Under
- * pool_lock. */
-static int make_leaf(struct pooled_leaf *e)
+/* Makes, locks and opens a fresh leaf into *e, listed as ours (and with the guardian); `pin`: its
+ * cgroup.procs too (claim). Under pool_lock. */
+static int make_leaf(struct pooled_leaf *e, bool pin)
 {
     int dir = leaf_dir();
     if (dir < 0)
@@ -302,7 +309,7 @@ static int make_leaf(struct pooled_leaf *e)
                 continue;
             return -errno;
         }
-        int rc = claim(dir, e);
+        int rc = claim(dir, e, pin);
         if (rc == -EAGAIN)
             continue;
         if (rc != 0) {
@@ -359,11 +366,13 @@ static void drop_dead(size_t n, bool (*dead)(struct pooled_leaf *))
     }
 }
 
-/* A pooled leaf removed (its cgroup.events reads ENODEV) or killed with its holder. */
+/* A pooled leaf removed (its cgroup.events, or a held leaf's cgroup.procs, reads ENODEV) or killed
+ * with its holder. */
 static bool leaf_gone(struct pooled_leaf *e)
 {
     char buf[64];
-    return pread(e->events_fd, buf, sizeof buf, 0) < 0 || holder_died(e);
+    int fd = e->events_fd >= 0 ? e->events_fd : e->procs_pin;
+    return pread(fd, buf, sizeof buf, 0) < 0 || holder_died(e);
 }
 
 /* Once a second at most, when a leaf comes back: the pool's other leaves (the top one's emptiness
@@ -477,14 +486,22 @@ int pk__cgroup_create(struct pk_group *g, bool pooled)
     if (reused)
         e = pool_free[--pool_n];
     else
-        rc = dir < 0 ? dir : make_leaf(&e);
+        rc = dir < 0 ? dir : make_leaf(&e, !pooled);
     pthread_mutex_unlock(&pool_lock);
     if (rc != 0)
         return rc;
-    if (reused && e.holder == 0 && e.procs_pin >= 0) {
-        /* A leaf lent a second time: from now on it is held (holder.linux.c). */
-        int h = pk__holder_start(e.dirfd);
+    if (!reused)
+        pk__holder_prepare(); /* the holders' pipe, low in the table while it is small */
+    if (reused && e.holder == 0) {
+        /* A leaf lent a second time: from now on it is pinned and held (holder.linux.c); its
+         * emptiness is read from cgroup.procs, so cgroup.events is closed until a killed tree
+         * must be waited for (cgroup.linux.c). */
+        if (e.procs_pin < 0)
+            e.procs_pin = openat(e.dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+        int h = e.procs_pin >= 0 ? pk__holder_start(e.dirfd) : 0;
         e.holder = h > 0 ? h : 0;
+        if (e.holder > 0)
+            close_fd(&e.events_fd);
     }
     lend(g, &e, pooled);
     return 0;
@@ -525,7 +542,7 @@ int pk__cgroup_renew(struct pk_group *g)
         return populated > 0 ? -EBUSY : populated;
     struct pooled_leaf fresh;
     pthread_mutex_lock(&pool_lock);
-    int rc = make_leaf(&fresh);
+    int rc = make_leaf(&fresh, true);
     pthread_mutex_unlock(&pool_lock);
     if (rc != 0)
         return rc;
@@ -546,7 +563,7 @@ int pk__cgroup_replace(struct pk_group *g)
     /* Whoever took this leaf may have taken the pool's others: drop those found gone (a leaf
      * killed without a holder in it cannot be told, and is replaced when a run finds it). */
     drop_dead(pool_n, leaf_gone);
-    int rc = make_leaf(&fresh);
+    int rc = make_leaf(&fresh, !g->pooled);
     pthread_mutex_unlock(&pool_lock);
     if (rc != 0)
         return rc;

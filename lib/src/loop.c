@@ -1,7 +1,10 @@
 /*
  * pk_loop's half that every platform shares: making and freeing a loop, the list of its runs,
  * and reporting a finished run — its result built, the run freed, then its callback called, so a
- * callback may start new runs on the loop. How the loop waits and what it watches a run with are
+ * callback may start new runs on the loop. A run that ends is put on the loop's list of finished
+ * runs as the wait sees it end, and a step reports that list: it never walks the runs still going,
+ * so with thousands in flight a step costs what its own events cost (reports/notes/
+ * 2026-12-05-fan-out-at-scale.md). How the loop waits and what it watches a run with are
  * the platform's (loop.linux.c: epoll; loop.windows.c: a completion port); the steps a wake-up
  * calls are the engine's, the same as pk_run's.
  */
@@ -20,6 +23,7 @@ int pk_loop_new(pk_loop **out)
     pk_loop *loop = calloc(1, sizeof *loop);
     if (loop == NULL)
         return -ENOMEM;
+    loop->finished_tail = &loop->finished;
     int rc = pk__loop_open(loop);
     if (rc != 0) {
         free(loop);
@@ -70,25 +74,36 @@ static void unlink_run(pk_loop *loop, struct pk__loop_run *r)
     loop->active--;
 }
 
-/* Reports and frees the runs the last wait finished; returns how many. */
+void pk__loop_finished(pk_loop *loop, struct pk__loop_run *r)
+{
+    if (r->finished)
+        return;
+    r->finished = true;
+    r->next_finished = NULL;
+    *loop->finished_tail = r;
+    loop->finished_tail = &r->next_finished;
+}
+
+/* Reports and frees the runs the last wait finished, in the order they ended; returns how many.
+ * The list is taken whole first: a callback may start runs, which the next wait sees. */
 static int report_finished(pk_loop *loop)
 {
     int finished = 0;
-    struct pk__loop_run *r = loop->runs;
+    struct pk__loop_run *r = loop->finished;
+    loop->finished = NULL;
+    loop->finished_tail = &loop->finished;
     while (r != NULL) {
-        struct pk__loop_run *next = r->next;
-        if (r->finished) {
-            unlink_run(loop, r);
-            pk_result res;
-            memset(&res, 0, sizeof res);
-            int rc = pk__engine_result(&r->proc, &res);
-            pk_done_fn done = r->done;
-            void *user = r->user;
-            pk__loop_drop(loop, r);
-            free(r);
-            done(user, rc, &res);
-            finished++;
-        }
+        struct pk__loop_run *next = r->next_finished;
+        unlink_run(loop, r);
+        pk_result res;
+        memset(&res, 0, sizeof res);
+        int rc = pk__engine_result(&r->proc, &res);
+        pk_done_fn done = r->done;
+        void *user = r->user;
+        pk__loop_drop(loop, r);
+        free(r);
+        done(user, rc, &res);
+        finished++;
         r = next;
     }
     return finished;

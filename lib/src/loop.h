@@ -16,14 +16,21 @@ struct pk__loop_run {
     void *user;
     bool finished; /* over: reported and freed after the wait that ended it */
     struct pk__loop_run *prev, *next;
+    struct pk__loop_run *next_finished; /* the loop's list of runs to report */
     PK__LOOP_RUN_FIELDS
 };
 
 struct pk_loop {
     struct pk__loop_run *runs;
     size_t active;
+    /* The runs over since the last report, in the order they ended: a step reports them without
+     * looking at the runs still going, so its cost does not grow with how many are in flight. */
+    struct pk__loop_run *finished, **finished_tail;
     PK__LOOP_FIELDS
 };
+
+/* Marks run r over (once): it is reported and freed after the current wait (loop.c). */
+void pk__loop_finished(pk_loop *loop, struct pk__loop_run *r);
 
 /* Makes the loop's poller. 0 or -errno. */
 int pk__loop_open(pk_loop *loop);
@@ -31,7 +38,7 @@ int pk__loop_open(pk_loop *loop);
  * but r's memory: a child that did start is killed and reaped, and *failure says why. */
 int pk__loop_add(pk_loop *loop, struct pk__loop_run *r, const pk_command *cmd, pk_result *failure);
 /* Waits up to timeout_ms (-1: no limit) for what the runs wait for, carries out the engine's steps
- * and marks the runs that are over (r->finished). 0 or -errno. */
+ * and marks the runs that are over (pk__loop_finished). 0 or -errno. */
 int pk__loop_wait(pk_loop *loop, int timeout_ms);
 /* Stops watching run r and releases all it holds but its memory (kill-on-close for a run still
  * going). */

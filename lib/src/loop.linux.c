@@ -4,9 +4,10 @@
  *
  * Each run registers its stdin pipe (EPOLLOUT), its captured streams (EPOLLIN), its pidfd (the
  * exit), a private duplicate of its cancel handle's eventfd, and — only when it has a time limit —
- * a timerfd armed at the engine's next wake-up. Events call the same engine steps as the single-
- * run driver (engine.linux.c), so both behave identically: runs are isolated, and one run's
- * timeout signals only its own tree.
+ * a timerfd armed at the engine's next wake-up. Its child gets its pipes through the loop's low
+ * slots (lowfd.linux.c), so a spawn does not copy the descriptors of every run in flight. Events
+ * call the same engine steps as the single- run driver (engine.linux.c), so both behave
+ * identically: runs are isolated, and one run's timeout signals only its own tree.
  *
  * The timerfd is re-armed only when the next wake-up moves earlier or the timer fires: an
  * inactivity limit that output keeps pushing back costs no system call per read; when the timer
@@ -30,12 +31,14 @@ _Static_assert(W_COUNT == PK__LOOP_WATCHES, "one watch for each kind of descript
 
 int pk__loop_open(pk_loop *loop)
 {
+    loop->low = (struct pk__low_fds){.anchor = -1, .slot = {-1, -1, -1}};
     loop->epfd = epoll_create1(EPOLL_CLOEXEC);
     return loop->epfd < 0 ? -errno : 0;
 }
 
 void pk__loop_close(pk_loop *loop)
 {
+    pk__low_close(&loop->low);
     close(loop->epfd);
 }
 
@@ -119,7 +122,12 @@ static int watch_run(pk_loop *loop, struct pk__loop_run *r)
 int pk__loop_add(pk_loop *loop, struct pk__loop_run *r, const pk_command *cmd, pk_result *failure)
 {
     r->timerfd = r->cancel_fd = -1;
-    int rc = pk__process_start(cmd, &r->proc, failure, false);
+    if (!loop->low_ready) {
+        /* At the first run, while the table is at its smallest (lowfd.linux.c). */
+        loop->low_ready = true;
+        pk__low_open(&loop->low);
+    }
+    int rc = pk__process_start_low(cmd, &r->proc, failure, false, &loop->low);
     if (rc != 0)
         return rc;
     struct pk_process *p = &r->proc;
@@ -173,7 +181,7 @@ static void handle(pk_loop *loop, struct pk__loop_watch *w)
         break;
     }
     if (pk__engine_done(p))
-        r->finished = true;
+        pk__loop_finished(loop, r);
     else if (w->what == W_OUT || w->what == W_ERR)
         arm(r, false);
 }

@@ -88,7 +88,7 @@ int pk__loop_wait(pk_loop *loop, int timeout_ms)
     for (struct pk__loop_run *r = loop->runs; r != NULL; r = r->next) {
         pk__engine_timers(&r->proc, now);
         if (pk__engine_done(&r->proc))
-            r->finished = true;
+            pk__loop_finished(loop, r);
     }
     return 0;
 }

@@ -276,6 +276,15 @@ int pk__process_start(const pk_command *cmd,
                       pk_result *failure,
                       bool exit_only)
 {
+    return pk__process_start_low(cmd, proc, failure, exit_only, NULL);
+}
+
+int pk__process_start_low(const pk_command *cmd,
+                          struct pk_process *proc,
+                          pk_result *failure,
+                          bool exit_only,
+                          struct pk__low_fds *low)
+{
     init_handle(proc);
     const char *program;
     int rc = pk__process_check(cmd, failure, &program);
@@ -291,6 +300,7 @@ int pk__process_start(const pk_command *cmd,
         .pdeathsig = cmd->pdeathsig,
         .inherit_fds = cmd->inherit_fds,
         .parent_pid = cmd->pdeathsig > 0 ? (int)getpid() : 0,
+        .low = low,
     };
     char pathbuf[PATH_MAX];
     rc = resolve_path(cmd, program, pathbuf, &plan, failure);

@@ -10,7 +10,9 @@
  * only awaits the exit reaps by pid, which saves the descriptor's creation, its wait and its close
  * (≈3 µs here). A child that needs none of our descriptors above 2 is also given CLONE_FILES: it
  * shares our table until its close_range(3, ~0, CLOSE_RANGE_UNSHARE), which copies only 0..2,
- * instead of the clone copying every descriptor of ours for the child to close one by one.
+ * instead of the clone copying every descriptor of ours for the child to close one by one. A
+ * pk_loop's child, which needs its pipes, shares it too and copies only the table's low part,
+ * where the loop's slots put its pipes (lowfd.linux.c).
  * Fallbacks, in order: clone(CLONE_VM|CLONE_VFORK[|CLONE_PIDFD]) through glibc's
  * wrapper, vfork (plus pidfd_open), posix_spawn. fork is never used on the exec path.
  *
@@ -373,6 +375,9 @@ static long spawn_vfork_family(struct pk__child_plan *plan, int *pidfd)
     int *want = plan->want_pidfd ? pidfd : NULL;
     switch (mechanism) {
     case PK_MECH_CLONE3: {
+        int moved[3] = {-1, -1, -1};
+        if (close_range_ok) /* a pk_loop's child copies only the low part of our table */
+            pk__low_place(plan, moved);
         long pid = clone3_vfork(child_entry, plan, clear_sighand, plan->cgroup_fd, want);
         if (pid == -EINVAL && plan->cgroup_fd >= 0 && plan->cgroup_procs_fd < 0) {
             /* A kernel without CLONE_INTO_CGROUP (< 5.7): remember it, and retry with the
@@ -383,6 +388,7 @@ static long spawn_vfork_family(struct pk__child_plan *plan, int *pidfd)
             if (plan->cgroup_procs_fd >= 0)
                 pid = clone3_vfork(child_entry, plan, clear_sighand, -1, want);
         }
+        pk__low_unplace(plan, moved);
         return pid;
     }
     case PK_MECH_CLONE:
@@ -402,6 +408,7 @@ int pk__spawn_plan(struct pk__child_plan *plan, int *pid_out, int *pidfd_out)
     plan->started = 0;
     pthread_once(&stack_once, spawn_init);
     plan->share_files = may_share_files(plan);
+    plan->unshare_from = 3;
     if (!atomic_load_explicit(&decided, memory_order_acquire)) {
         int rc = spawn_first(plan, pid_out, pidfd_out);
         if (rc != 1)

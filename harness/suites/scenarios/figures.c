@@ -292,5 +292,7 @@ int pkb__scenarios_figures(const pkb_results *r, pkb_figures *figs, char *err, s
     for (size_t i = 0; i < r->nscenarios; i++)
         if (r->scenarios[i].measured > 0 && add_figure(r, &r->scenarios[i], figs) != 0)
             return pkb_fail(err, err_len, -ENOMEM, "plots: out of memory");
+    if (pkb__scale_figure(r, figs) != 0)
+        return pkb_fail(err, err_len, -ENOMEM, "plots: out of memory");
     return 0;
 }

@@ -58,6 +58,7 @@ int pkb__scenarios_markdown(const pkb_results *r, bool plots, pkb_buf *b, char *
     for (size_t i = 0; i < r->nscenarios; i++)
         md_scenario(r, &r->scenarios[i], &vs, plots, b);
     pkb__md_seed(r, b);
+    pkb__md_scale(r, plots, b);
     pkb__md_conclusions(r, &vs, b);
     pkb__md_targets(r, b);
     pkb_md_appendix(r, b);
@@ -164,9 +165,11 @@ static void md_scenario(const pkb_results *r,
     pkb_buf_puts(b, "### ");
     pkb_md_code(b, sc->name);
     pkb_buf_puts(b, "\n\n");
-    int known = pkb_scenario_from_name(sc->name);
+    int children = 0, known = pkb_scenario_parse(sc->name, &children);
     if (known >= 0) {
         pkb_buf_puts(b, "Workload: ");
+        if (known == PKB_FAN_OUT_SCALE)
+            pkb_buf_printf(b, "N = %d: ", children);
         pkb_md_text(b, pkb_scenario_description((pkb_scenario)known));
         pkb_buf_puts(b, ".\n\n");
     }

@@ -29,13 +29,15 @@ int pkb_workload_build(pkb_scenario s, const char *cat_path, const char *tiny_pa
     switch (s) {
     case PKB_SPAWN_CAPTURE_SMALL:
     case PKB_CONCURRENT_FAN_OUT:
+    case PKB_FAN_OUT_SCALE:
         w->program = "cat";
         w->program_path = cat_path;
         w->input = (const unsigned char *)small_payload;
         w->input_len = sizeof small_payload - 1;
         w->expect_bytes = w->input_len;
         w->expect_lines = 3;
-        w->children = s == PKB_CONCURRENT_FAN_OUT ? 16 : 1;
+        /* 16 for the fan-out at scale too, until the caller sets its size (suite.c). */
+        w->children = pkb_scenario_fans_out(s) ? 16 : 1;
         return 0;
     case PKB_STREAM_LARGE_STDOUT: {
         const size_t lines = 8000, len = 128;
@@ -80,6 +82,17 @@ int pkb_check_contender(
     pkb_sample out;
     memset(&out, 0, sizeof out);
     int rc = c->run(state, w, &out);
+    return pkb_check_sample(c, w, rc, &out, why, why_len);
+}
+
+int pkb_check_sample(const pkb_contender *c,
+                     const pkb_workload *w,
+                     int rc,
+                     const pkb_sample *sample,
+                     char *why,
+                     size_t why_len)
+{
+    pkb_sample out = *sample;
     /* A contender that discards stdout cannot observe it: it must report nothing read, and its
      * children's exit status 0 is what proves the work was done (contender.h). */
     uint64_t per_bytes = c->discards_output ? 0 : (uint64_t)w->expect_bytes;

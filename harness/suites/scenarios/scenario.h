@@ -21,6 +21,14 @@ void pkb_workload_free(pkb_workload *w);
  * `why`. */
 int pkb_check_contender(
     const pkb_contender *c, void *state, const pkb_workload *w, char *why, size_t why_len);
+/* The same check on an iteration performed elsewhere (a measuring worker, measure.h): its
+ * return code and sample. */
+int pkb_check_sample(const pkb_contender *c,
+                     const pkb_workload *w,
+                     int rc,
+                     const pkb_sample *out,
+                     char *why,
+                     size_t why_len);
 
 /* calibration.c: one iteration of the control series PKB_CALIBRATION_SCENARIO/
  * PKB_CALIBRATION_CONTENDER (contender.h), a fixed pure-CPU loop; always returns 0. */

@@ -6,7 +6,9 @@
  * a process of its own of its side's worker (contenders/host/host.c built against that side's
  * library, build.h), driven through the remote adapter (contenders/remote.h), which times it in
  * the worker and checks its counts. Only the base side carries the scenario's baseline mark (a
- * file has one baseline per scenario). The calibration loop is not among them: it would run in
+ * file has one baseline per scenario). The fan-out at scale is one scenario per size, as in a run
+ * ("fan_out_<N>"); each side's worker is a process of its own already, so its series need no
+ * measuring worker besides. The calibration loop is not among them: it would run in
  * pkbench, the same code for both sides, and ab needs no drift control — its sides share every
  * round.
  *
@@ -41,28 +43,38 @@ static int side_iterate(void *ctx, pkb_sample *out)
     return pkb_remote_run(x->state, &x->w, out);
 }
 
-/* Series i (side `which` of `nsides` of contender c in scenario s) and its context. */
+/* The scenario's name in series names: "fan_out_<N>" for the fan-out at scale. */
+static void scenario_name(const pkb_workload *w, char *buf, size_t cap)
+{
+    if (w->scenario == PKB_FAN_OUT_SCALE)
+        pkb_scenario_fan_out_name(w->children, buf, cap);
+    else
+        snprintf(buf, cap, "%s", pkb_scenario_name(w->scenario));
+}
+
+/* Series i (side `which` of `nsides` of contender c in workload w's scenario) and its context. */
 static void add_side(pkb_series *ser,
                      struct side_ctx *x,
                      const pkb_contender *c,
-                     int s,
                      const pkb_workload *w,
                      const pkb_cli_side *side,
                      int which,
                      size_t nsides)
 {
+    char sc[64];
+    scenario_name(w, sc, sizeof sc);
     if (nsides == 1) /* one build: the series' own name, so two such runs compare by name */
-        snprintf(ser->name, sizeof ser->name, "%s/%s", pkb_scenario_name((pkb_scenario)s), c->name);
+        snprintf(ser->name, sizeof ser->name, "%s/%s", sc, c->name);
     else
-        snprintf(ser->name, sizeof ser->name, "%s/%s [%s]", pkb_scenario_name((pkb_scenario)s),
-                 c->name, side->label);
-    snprintf(ser->scenario, sizeof ser->scenario, "%s", pkb_scenario_name((pkb_scenario)s));
+        snprintf(ser->name, sizeof ser->name, "%s/%s [%s]", sc, c->name, side->label);
+    snprintf(ser->scenario, sizeof ser->scenario, "%s", sc);
     snprintf(ser->contender, sizeof ser->contender, "%s", c->name);
     ser->description = c->description;
-    ser->unit = pkb_scenario_unit((pkb_scenario)s);
-    ser->work_per_iteration = s == PKB_STREAM_LARGE_STDOUT  ? (double)w->expect_bytes / 1048576.0
-                              : s == PKB_CONCURRENT_FAN_OUT ? (double)w->children
-                                                            : 1.0;
+    ser->unit = pkb_scenario_unit(w->scenario);
+    ser->work_per_iteration = w->scenario == PKB_STREAM_LARGE_STDOUT
+                                  ? (double)w->expect_bytes / 1048576.0
+                              : pkb_scenario_fans_out(w->scenario) ? (double)w->children
+                                                                   : 1.0;
     ser->baseline = c->baseline && which == 0;
     ser->control = c->control;
     ser->side = nsides == 1 ? PKB_SIDE_NONE : which == 0 ? PKB_SIDE_BASE : PKB_SIDE_HEAD;
@@ -102,9 +114,11 @@ static void check_side(pkb_series *ser, struct side_ctx *x)
 int pkb__scenarios_sides(const pkb_cli *cli,
                          pkb_suite_options *opts,
                          const pkb_workload *workloads,
+                         const pkb_workload *scale,
+                         size_t nscale,
                          const regex_t *re)
 {
-    size_t cap = 2 * pkb_contender_count * PKB_SCENARIO_COUNT + 2, n = 0;
+    size_t cap = 2 * pkb_contender_count * (PKB_SCENARIO_COUNT + nscale) + 2, n = 0;
     pkb_series *series = calloc(cap, sizeof *series);
     struct side_ctx *ctx = calloc(cap, sizeof *ctx);
     if (series == NULL || ctx == NULL) {
@@ -114,16 +128,20 @@ int pkb__scenarios_sides(const pkb_cli *cli,
         return 1;
     }
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++) {
-        for (size_t k = 0; k < pkb_contender_count; k++) {
-            const pkb_contender *c = pkb_contenders[k];
-            char name[160];
-            snprintf(name, sizeof name, "%s/%s", pkb_scenario_name((pkb_scenario)s), c->name);
-            if (!(c->scenarios & PKB_SCENARIO_BIT(s)) ||
-                (re != NULL && regexec(re, name, 0, NULL, 0) != 0))
-                continue;
-            for (int which = 0; which < (int)cli->nsides; which++, n++)
-                add_side(&series[n], &ctx[n], c, s, &workloads[s], &cli->sides[which], which,
-                         cli->nsides);
+        size_t sizes = s == PKB_FAN_OUT_SCALE ? nscale : 1;
+        for (size_t i = 0; i < sizes; i++) {
+            const pkb_workload *w = s == PKB_FAN_OUT_SCALE ? &scale[i] : &workloads[s];
+            for (size_t k = 0; k < pkb_contender_count; k++) {
+                const pkb_contender *c = pkb_contenders[k];
+                char sc[64], name[160];
+                scenario_name(w, sc, sizeof sc);
+                snprintf(name, sizeof name, "%s/%s", sc, c->name);
+                if (!(c->scenarios & PKB_SCENARIO_BIT(s)) ||
+                    (re != NULL && regexec(re, name, 0, NULL, 0) != 0))
+                    continue;
+                for (int which = 0; which < (int)cli->nsides; which++, n++)
+                    add_side(&series[n], &ctx[n], c, w, &cli->sides[which], which, cli->nsides);
+            }
         }
     }
     int rc = 0;

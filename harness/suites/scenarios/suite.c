@@ -9,6 +9,13 @@
  * loop. It and the contenders that declare themselves controls (contenders/contender.h) are marked
  * `control` in the file: `pkbench compare` measures the machine's drift between two runs from
  * them (regress/drift.h).
+ *
+ * The fan-out at scale (FAN_OUT_SCALE) is one scenario per size N, "fan_out_<N>" (the profile's
+ * sizes, or --fan-out's), and each of its series runs in a measuring worker of its own
+ * (measure.h): started and set up with the other contenders, checked with one `run 1`, then timed
+ * by the runner like any series, from the worker's own clock. Its series carry a "fan_out" object
+ * in the file: N, the worker's descriptors before a fan-out and with all its children started,
+ * and its peak resident memory over the run (the report's "Fan-out at scale", scale.c).
  */
 #define _GNU_SOURCE
 #include "suites/suite.h"
@@ -16,32 +23,47 @@
 #include "contenders/registry.h"
 #include "contenders/remote.h"
 #include "processkit.h"
+#include "suites/scenarios/measure.h"
 #include "suites/scenarios/view.h"
 #include "suites/scenarios/scenario.h"
 #include "suites/scenarios/sides.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct compare_ctx {
     const pkb_contender *contender;
     void *state;
     pkb_workload *workload;
     bool set_up;
+    /* The fan-out at scale: the series' measuring worker, and its "fan_out" object (borrowed
+     * from the series' extra) */
+    bool measured;
+    pkb__measure *measure;
+    json_t *fan_out;
 };
 
 /* One run of the suite: the workloads, the series and their contexts (series[i] runs ctx[i]);
  * the first `contended` series are the contenders', the calibration may follow. */
 struct plan {
     pkb_workload workloads[PKB_SCENARIO_COUNT];
+    pkb_workload scale[PKB_FAN_OUT_SIZES]; /* FAN_OUT_SCALE at each size */
+    size_t nscale;
     pkb_series *series;
     struct compare_ctx *ctx;
     size_t n, contended;
 };
 
+/* The fan-out at scale's sizes when --fan-out gives none. */
+static const int full_sizes[] = {16, 64, 256, 1024, 4096};
+static const int quick_sizes[] = {16, 64, 256};
+
+static void plan_scale(struct plan *p, const pkb_cli *cli, const pkb_suite_options *opts);
 static void plan_series(struct plan *p, const pkb_cli *cli, const regex_t *re);
 static void check_contenders(struct plan *p);
 static void close_plan(struct plan *p);
@@ -69,8 +91,10 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     struct plan p = {0};
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
         pkb_workload_build((pkb_scenario)s, cat, cli->tiny_path, &p.workloads[s]);
+    plan_scale(&p, cli, opts);
     if (cli->sides != NULL) { /* pkbench ab: every series once per build, in its workers */
-        rc = pkb__scenarios_sides(cli, opts, p.workloads, cli->filter != NULL ? &re : NULL);
+        rc = pkb__scenarios_sides(cli, opts, p.workloads, p.scale, p.nscale,
+                                  cli->filter != NULL ? &re : NULL);
         if (cli->filter != NULL)
             regfree(&re);
         close_plan(&p);
@@ -95,48 +119,104 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
     return rc;
 }
 
+/* The fan-out at scale's workloads: one per size, --fan-out's or the profile's. */
+static void plan_scale(struct plan *p, const pkb_cli *cli, const pkb_suite_options *opts)
+{
+    bool full = opts->profile != NULL && strcmp(opts->profile->name, "full") == 0;
+    const int *sizes = cli->nfan_out > 0 ? cli->fan_out : full ? full_sizes : quick_sizes;
+    p->nscale = cli->nfan_out > 0 ? cli->nfan_out
+                : full            ? sizeof full_sizes / sizeof *full_sizes
+                                  : sizeof quick_sizes / sizeof *quick_sizes;
+    for (size_t i = 0; i < p->nscale; i++) {
+        p->scale[i] = p->workloads[PKB_FAN_OUT_SCALE];
+        p->scale[i].children = sizes[i];
+    }
+}
+
 /* The registry's contenders, then those `pkbench run --worker` added (contenders/remote.h). */
 static const pkb_contender *contender_at(size_t k)
 {
     return k < pkb_contender_count ? pkb_contenders[k] : pkb_remote_extra(k - pkb_contender_count);
 }
 
-/* A series for every contender in every scenario it supports, and the calibration, those the
- * filter selects. */
+/* Adds contender c's series of workload w (named scenario) unless the filter leaves it out. */
+static void add_series(
+    struct plan *p, const pkb_cli *cli, const regex_t *re, const pkb_contender *c, pkb_workload *w)
+{
+    char scenario[64];
+    if (w->scenario == PKB_FAN_OUT_SCALE)
+        pkb_scenario_fan_out_name(w->children, scenario, sizeof scenario);
+    else
+        snprintf(scenario, sizeof scenario, "%s", pkb_scenario_name(w->scenario));
+    pkb_series *ser = &p->series[p->n];
+    snprintf(ser->name, sizeof ser->name, "%s/%s", scenario, c->name);
+    if (cli->filter != NULL && regexec(re, ser->name, 0, NULL, 0) != 0) {
+        memset(ser, 0, sizeof *ser);
+        return;
+    }
+    snprintf(ser->scenario, sizeof ser->scenario, "%s", scenario);
+    snprintf(ser->contender, sizeof ser->contender, "%s", c->name);
+    ser->description = c->description;
+    ser->unit = pkb_scenario_unit(w->scenario);
+    ser->work_per_iteration = work_per_iteration(w);
+    ser->baseline = c->baseline;
+    ser->control = c->control;
+    ser->iterate = iterate;
+    ser->ctx = &p->ctx[p->n];
+    /* A C contender's fan-out at scale runs in a measuring worker; a worker in another process
+     * (contender.h's runtime) measures itself already. */
+    bool measured = w->scenario == PKB_FAN_OUT_SCALE && c->runtime == NULL;
+    p->ctx[p->n] = (struct compare_ctx){c, NULL, w, false, measured, NULL, NULL};
+    if (w->scenario == PKB_FAN_OUT_SCALE) {
+        ser->extra = json_pack("{s:{s:i}}", "fan_out", "children", w->children);
+        p->ctx[p->n].fan_out = json_object_get(ser->extra, "fan_out");
+    }
+    p->n++;
+}
+
+/* A series for every contender in every scenario it supports (the fan-out at scale at every
+ * size), and the calibration, those the filter selects. */
 static void plan_series(struct plan *p, const pkb_cli *cli, const regex_t *re)
 {
     size_t contenders = pkb_contender_count + pkb_remote_extra_count();
-    size_t cap = contenders * PKB_SCENARIO_COUNT + 1;
+    size_t cap = contenders * (PKB_SCENARIO_COUNT + p->nscale) + 1;
     p->series = calloc(cap, sizeof *p->series);
     p->ctx = calloc(cap, sizeof *p->ctx);
     if (p->series == NULL || p->ctx == NULL)
         return;
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++) {
-        for (size_t k = 0; k < contenders; k++) {
-            const pkb_contender *c = contender_at(k);
-            if (!(c->scenarios & PKB_SCENARIO_BIT(s)))
-                continue;
-            pkb_series *ser = &p->series[p->n];
-            snprintf(ser->name, sizeof ser->name, "%s/%s", pkb_scenario_name((pkb_scenario)s),
-                     c->name);
-            if (cli->filter != NULL && regexec(re, ser->name, 0, NULL, 0) != 0)
-                continue;
-            snprintf(ser->scenario, sizeof ser->scenario, "%s", pkb_scenario_name((pkb_scenario)s));
-            snprintf(ser->contender, sizeof ser->contender, "%s", c->name);
-            ser->description = c->description;
-            ser->unit = pkb_scenario_unit((pkb_scenario)s);
-            ser->work_per_iteration = work_per_iteration(&p->workloads[s]);
-            ser->baseline = c->baseline;
-            ser->control = c->control;
-            ser->iterate = iterate;
-            ser->ctx = &p->ctx[p->n];
-            p->ctx[p->n] = (struct compare_ctx){c, NULL, &p->workloads[s], false};
-            p->n++;
-        }
+        size_t sizes = s == PKB_FAN_OUT_SCALE ? p->nscale : 1;
+        for (size_t i = 0; i < sizes; i++)
+            for (size_t k = 0; k < contenders; k++)
+                if (contender_at(k)->scenarios & PKB_SCENARIO_BIT(s))
+                    add_series(p, cli, re, contender_at(k),
+                               s == PKB_FAN_OUT_SCALE ? &p->scale[i] : &p->workloads[s]);
     }
     p->contended = p->n; /* the contenders' series; the calibration (no contender) follows */
     if (add_calibration(cli, re, &p->series[p->n]))
         p->n++;
+}
+
+/* A measured series' set-up: its worker started and set up (this pkbench, as `pkbench worker`),
+ * then the check through it; what the set-up counted goes into the series' "fan_out". */
+static int measure_check(struct compare_ctx *x, char *why, size_t why_len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(why, why_len, "%s: cannot find this pkbench to start its worker",
+                 x->contender->name);
+        return -ENOENT;
+    }
+    exe[n] = '\0';
+    int r = pkb__measure_start(exe, x->contender, x->workload, &x->measure, why, why_len);
+    x->set_up = r == 0;
+    if (r != 0)
+        return r;
+    pkb_sample out;
+    memset(&out, 0, sizeof out);
+    r = iterate(x, &out); /* records the worker's descriptors and peak in "fan_out" */
+    return pkb_check_sample(x->contender, x->workload, r, &out, why, why_len);
 }
 
 /* Set-up and the correctness check: a contender that fails either is refused, with the reason,
@@ -147,15 +227,24 @@ static void check_contenders(struct plan *p)
         struct compare_ctx *x = &p->ctx[i];
         pkb_series *ser = &p->series[i];
         char why[256] = "";
-        int r = pkb_contender_setup(x->contender, &x->state, x->workload, why, sizeof why);
-        x->set_up = r == 0;
-        if (r == 0)
-            r = pkb_check_contender(x->contender, x->state, x->workload, why, sizeof why);
+        int r = 0;
+        if (x->measured) {
+            r = measure_check(x, why, sizeof why);
+        } else {
+            r = pkb_contender_setup(x->contender, &x->state, x->workload, why, sizeof why);
+            x->set_up = r == 0;
+            if (r == 0)
+                r = pkb_check_contender(x->contender, x->state, x->workload, why, sizeof why);
+        }
         /* What runs a contender that is not this process's code, with its series. */
-        const char *runtime =
-            x->set_up && x->contender->runtime != NULL ? x->contender->runtime(x->state) : NULL;
-        if (runtime != NULL && runtime[0] != '\0')
-            ser->extra = json_pack("{s:s}", "runtime", runtime);
+        const char *runtime = x->set_up && !x->measured && x->contender->runtime != NULL
+                                  ? x->contender->runtime(x->state)
+                                  : NULL;
+        if (runtime != NULL && runtime[0] != '\0') {
+            if (ser->extra == NULL)
+                ser->extra = json_object();
+            json_object_set_new(ser->extra, "runtime", json_string(runtime));
+        }
         if (r != 0) {
             ser->status = PKB_SERIES_REFUSED;
             ser->environmental = !x->set_up; /* a set-up the host refused, not a wrong count */
@@ -168,8 +257,10 @@ static void check_contenders(struct plan *p)
 static void close_plan(struct plan *p)
 {
     for (size_t i = 0; i < p->n; i++) {
-        if (p->ctx[i].set_up && p->ctx[i].contender != NULL &&
-            p->ctx[i].contender->teardown != NULL)
+        if (p->ctx[i].measured)
+            pkb__measure_stop(p->ctx[i].measure);
+        else if (p->ctx[i].set_up && p->ctx[i].contender != NULL &&
+                 p->ctx[i].contender->teardown != NULL)
             p->ctx[i].contender->teardown(p->ctx[i].state);
         pkb_series_free(&p->series[i]);
     }
@@ -204,23 +295,39 @@ static double work_per_iteration(const pkb_workload *w)
     case PKB_STREAM_LARGE_STDOUT:
         return (double)w->expect_bytes / (1024.0 * 1024.0); /* MiB */
     case PKB_CONCURRENT_FAN_OUT:
+    case PKB_FAN_OUT_SCALE:
         return (double)w->children; /* children */
     default:
         return 1.0; /* runs */
     }
 }
 
-/* One iteration of a contender's series: its `run` on its state and workload. */
+/* One iteration of a contender's series: its `run` on its state and workload, or, measured, its
+ * worker's (whose peak resident memory so far the series' "fan_out" keeps). */
 static int iterate(void *ctx, pkb_sample *out)
 {
     struct compare_ctx *x = ctx;
-    return x->contender->run(x->state, x->workload, out);
+    int rc = x->measured ? pkb__measure_run(x->measure, out)
+                         : x->contender->run(x->state, x->workload, out);
+    if (rc != 0 || x->fan_out == NULL)
+        return rc;
+    /* What the performing process reported of itself (plugin/sample.h): its largest peak, and
+     * the descriptors its set-up counted. */
+    json_int_t seen = json_integer_value(json_object_get(x->fan_out, "peak_rss_kib"));
+    if ((json_int_t)out->peak_rss_kib > seen)
+        json_object_set_new(x->fan_out, "peak_rss_kib",
+                            json_integer((json_int_t)out->peak_rss_kib));
+    if (out->peak_fds > 0) {
+        json_object_set_new(x->fan_out, "idle_fds", json_integer(out->idle_fds));
+        json_object_set_new(x->fan_out, "peak_fds", json_integer(out->peak_fds));
+    }
+    return rc;
 }
 
 const pkb_suite pkb_suite_scenarios = {
     .name = "scenarios",
     .description = "every contender in the seed's scenarios: small capture, large streaming, "
-                   "16-way fan-out, and spawn_only (the floor)",
+                   "16-way fan-out, spawn_only (the floor), and the fan-out at scale",
     .rounds = true,
     .takes_workers = true,
     .run = run,

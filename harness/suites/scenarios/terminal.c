@@ -40,8 +40,10 @@ static void take(pkb_table *t, pkb_tone tone, pkb_buf *c, pkb_buf *out)
 static void scenario_title(const pkb_results_scenario *sc, bool color, pkb_buf *out)
 {
     pkb_term_puts(out, color, PKB_TONE_BOLD, sc->name);
-    int known = pkb_scenario_from_name(sc->name);
-    if (known >= 0)
+    int children = 0, known = pkb_scenario_parse(sc->name, &children);
+    if (known == PKB_FAN_OUT_SCALE)
+        pkb_buf_printf(out, "  (N = %d: the fan-out at scale)", children);
+    else if (known >= 0)
         pkb_buf_printf(out, "  (%s)", pkb_scenario_description((pkb_scenario)known));
     pkb_buf_puts(out, "\n");
 }
@@ -164,6 +166,7 @@ int pkb__scenarios_terminal(
         how_to_read(&vs, out);
     pkb_verdict_set_free(&vs);
     pkb__term_seed(r, color, out);
+    pkb__term_scale(r, color, out);
     pkb__term_targets(r, color, out);
     if (out->failed)
         return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", r->file);

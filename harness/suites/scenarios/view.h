@@ -5,13 +5,15 @@
  * conclusions and targets), the terminal
  * view (terminal.c) and the figures (figures.c: a bar chart per scenario). The renderings read a
  * table's unit and the numbers and cells of its rows from table.c, and table.c and verdict.c say
- * a verdict in words.c's words. Each section below names its file; the calls go down that list,
+ * a verdict in words.c's words; the fan-out at scale has its section and terminal tables in scale.c
+ * and its figure in scalefig.c. Each section below names its file; the calls go down that list,
  * never back up.
  */
 #ifndef PKB_SUITES_SCENARIOS_VIEW_H
 #define PKB_SUITES_SCENARIOS_VIEW_H
 
 #include "common/buf.h"
+#include "common/fit.h"
 #include "report/report.h"
 #include "results/results.h"
 #include "results/verdict.h"
@@ -40,6 +42,48 @@ void pkb__term_seed(const pkb_results *r, bool color, pkb_buf *out);
 int pkb__scenarios_terminal(
     const pkb_results *r, bool color, pkb_buf *out, char *err, size_t err_len);
 void pkb__scenarios_series_line(const pkb_results *r, size_t index, pkb_buf *out);
+
+/* ---- scale.c and scalefig.c: the fan-out at scale ------------------------------------------ */
+
+#define PKB__SCALE_MAX_SIZES 16
+
+/* One contender at one size N of the fan-out at scale. */
+typedef struct pkb__scale_point {
+    int n;
+    const pkb_results_series *s; /* the measured series; NULL: none at this N */
+    double per_child_ns;         /* its median / N */
+    double lo_ns, hi_ns;         /* its fastest and slowest repetition / N */
+    double peak_rss_kib;         /* the measuring worker's VmHWM; 0: not measured */
+    double idle_fds, peak_fds;   /* before a fan-out, with all its children started; 0: not */
+} pkb__scale_point;
+
+/* One contender across the sizes: its points (aligned with pkb__scale.sizes) and its fits. */
+typedef struct pkb__scale_line {
+    const char *contender;
+    pkb__scale_point pt[PKB__SCALE_MAX_SIZES];
+    pkb_fit time; /* log(time per child) on log(N) */
+    pkb_fit rss;  /* peak RSS (KiB) on N: its slope is the memory per child in flight */
+    pkb_fit fds;  /* peak descriptors on N */
+    bool has_time, has_rss, has_fds;
+} pkb__scale_line;
+
+/* The study: the sizes the file has (increasing, at most PKB__SCALE_MAX_SIZES) and a line per
+ * contender, processkit first. */
+typedef struct pkb__scale {
+    int sizes[PKB__SCALE_MAX_SIZES];
+    size_t nsizes;
+    pkb__scale_line *lines;
+    size_t nlines;
+} pkb__scale;
+
+/* From the series with a "fan_out" object. 0 (nsizes 0 when there are none) or -ENOMEM. */
+int pkb__scale_collect(const pkb_results *r, pkb__scale *m);
+void pkb__scale_free(pkb__scale *m);
+/* The report's "Fan-out at scale" section and its terminal tables (nothing without the study). */
+void pkb__md_scale(const pkb_results *r, bool plots, pkb_buf *b);
+void pkb__term_scale(const pkb_results *r, bool color, pkb_buf *b);
+/* scalefig.c: the log-log figure of time per child against N ("fan_out_scale"). 0 or -ENOMEM. */
+int pkb__scale_figure(const pkb_results *r, pkb_figures *figs);
 
 /* ---- table.c: a scenario's table, computed once for every rendering ------------------------ */
 
