@@ -212,6 +212,22 @@ TEST_IMPL(ab_host_speaks_the_worker_protocol)
     memset(&out, 0, sizeof out);
     ASSERT_OK(pkb_worker_run(w, 2, &out));
     ASSERT(out.bytes == 0 && out.children == 2 && out.failures == 0);
+    /* The fan-out at scale: one scenario per size, "fan_out_<N>", whose N is the setup's
+     * children (what pkbench ab and run --build send for each size). */
+    s.contender = "processkit";
+    s.scenario = "fan_out_40";
+    s.kind = "fan_out";
+    s.children = 40;
+    s.expect_bytes = 32;
+    s.expect_lines = 3;
+    ASSERT_OK(pkb_worker_setup(w, &s, why, sizeof why));
+    memset(&out, 0, sizeof out);
+    ASSERT_OK(pkb_worker_run(w, 2, &out));
+    ASSERT(out.bytes == 2 * 40 * 32 && out.lines == 2 * 40 * 3 && out.children == 80 &&
+           out.failures == 0);
+    s.contender = "processkit_discard_stdout";
+    s.children = 1;
+    s.expect_bytes = s.expect_lines = 0;
     /* A scenario the contender does not run is refused by the host, naming both. */
     s.scenario = "stream_large_stdout";
     s.kind = "stream";
