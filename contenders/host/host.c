@@ -133,10 +133,18 @@ static bool arg_count(const char *args, const char *key, long long max, long lon
     return true;
 }
 
+/* Whether the host serves contender c: the registry's C contenders only. A worker in another
+ * language (contender.h's runtime) calls nothing of the library, so both sides of an ab would run
+ * the same code, and it would be a worker inside a worker. */
+static bool hosts(const pkb_contender *c)
+{
+    return c->runtime == NULL;
+}
+
 static const pkb_contender *find(const char *name)
 {
     for (size_t i = 0; i < pkb_contender_count; i++)
-        if (strcmp(pkb_contenders[i]->name, name) == 0)
+        if (hosts(pkb_contenders[i]) && strcmp(pkb_contenders[i]->name, name) == 0)
             return pkb_contenders[i];
     return NULL;
 }
@@ -308,12 +316,19 @@ static int protect_pipes(struct host *h)
 static int serve(struct host *h)
 {
     char kinds[128] = "", hosted[512] = "";
-    for (int s = 0; s < PKB_SCENARIO_COUNT; s++) /* every kind some contender does */
-        snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", s ? "," : "",
-                 pkb_scenario_kind((pkb_scenario)s));
+    for (int s = 0; s < PKB_SCENARIO_COUNT; s++) { /* every kind some contender does, once */
+        const char *kind = pkb_scenario_kind((pkb_scenario)s);
+        bool seen = false;
+        for (int t = 0; t < s; t++)
+            seen |= strcmp(kind, pkb_scenario_kind((pkb_scenario)t)) == 0;
+        if (!seen)
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", s ? "," : "",
+                     kind);
+    }
     for (size_t i = 0; i < pkb_contender_count; i++)
-        snprintf(hosted + strlen(hosted), sizeof hosted - strlen(hosted), "%s%s", i ? "," : "",
-                 pkb_contenders[i]->name);
+        if (hosts(pkb_contenders[i]))
+            snprintf(hosted + strlen(hosted), sizeof hosted - strlen(hosted), "%s%s",
+                     hosted[0] != '\0' ? "," : "", pkb_contenders[i]->name);
     reply(h, "pkw 1 name=pk_contender_host runtime=processkit-%s kinds=%s contenders=%s",
           pk_version(), kinds, hosted);
     char line[LINE_MAX_BYTES];
@@ -351,7 +366,8 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
         for (size_t i = 0; i < pkb_contender_count; i++)
-            printf("%s\n", pkb_contenders[i]->name);
+            if (hosts(pkb_contenders[i]))
+                printf("%s\n", pkb_contenders[i]->name);
         return 0;
     }
     if (argc != 1) {

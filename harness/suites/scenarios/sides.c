@@ -13,7 +13,9 @@
  * round.
  *
  * A contender that discards its output reads nothing: its workload then expects 0 bytes and 0
- * lines, which is what the in-process check expects of it (scenario.c). When one side of a
+ * lines, which is what the in-process check expects of it (scenario.c). The contenders in other
+ * languages are left out: they call nothing of the library, so their sides would differ in
+ * nothing but noise (the worker hosts the C contenders only). When one side of a
  * series is refused, so is the other (it would be measured for nothing): the refused side's
  * reason says why, the other's names it.
  */
@@ -133,6 +135,8 @@ int pkb__scenarios_sides(const pkb_cli *cli,
             const pkb_workload *w = s == PKB_FAN_OUT_SCALE ? &scale[i] : &workloads[s];
             for (size_t k = 0; k < pkb_contender_count; k++) {
                 const pkb_contender *c = pkb_contenders[k];
+                if (c->runtime != NULL) /* a worker in another language: no code of the library */
+                    continue;
                 char sc[64], name[160];
                 scenario_name(w, sc, sizeof sc);
                 snprintf(name, sizeof name, "%s/%s", sc, c->name);
