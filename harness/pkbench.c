@@ -126,7 +126,7 @@ static void help(void)
           "         base deadline of every request to a worker (a run of K iterations adds K\n"
           "         times the larger of 1 s and ten times its slowest iteration so far).\n",
           stdout);
-    fputs("         --build REV|TREE (scenarios only) runs every contender in the worker of that\n"
+    fputs("         --build REV|TREE (scenarios only) runs every C contender in the worker of that\n"
           "         build of the library instead (a revision or tree, built once as ab builds\n"
           "         it, under build/ab/); series keep their names, so two such runs compare.\n"
           "         --fan-out N,N,... (scenarios only) sets the sizes of the fan-out at scale,\n"
