@@ -126,9 +126,10 @@ static void help(void)
           "         base deadline of every request to a worker (a run of K iterations adds K\n"
           "         times the larger of 1 s and ten times its slowest iteration so far).\n",
           stdout);
-    fputs("         --build REV|TREE (scenarios only) runs every C contender in the worker of that\n"
-          "         build of the library instead (a revision or tree, built once as ab builds\n"
-          "         it, under build/ab/); series keep their names, so two such runs compare.\n"
+    fputs("         --build REV|TREE (scenarios only) runs every C contender in the worker of\n"
+          "         that build of the library instead (a revision or tree, built once as ab\n"
+          "         builds it, under build/ab/); series keep their names, so two such runs\n"
+          "         compare.\n"
           "         --fan-out N,N,... (scenarios only) sets the sizes of the fan-out at scale,\n"
           "         fan_out_<N>: up to 8 increasing counts from 1 to 65536 (full 16,64,256,1024,\n"
           "         4096; quick 16,64,256). Each of its series runs in a measuring process of\n"
