@@ -130,10 +130,17 @@ static bool arg_count(const char *args, const char *key, long long max, long lon
     return true;
 }
 
+/* The registry's C contenders, which run in this process; a worker (another language's
+ * contender, with a runtime of its own) is not hosted here. */
+static bool hosted(const pkb_contender *c)
+{
+    return c->runtime == NULL;
+}
+
 static const pkb_contender *find(const char *name)
 {
     for (size_t i = 0; i < pkb_contender_count; i++)
-        if (strcmp(pkb_contenders[i]->name, name) == 0)
+        if (hosted(pkb_contenders[i]) && strcmp(pkb_contenders[i]->name, name) == 0)
             return pkb_contenders[i];
     return NULL;
 }
@@ -295,15 +302,16 @@ static int protect_pipes(struct host *h)
 
 static int serve(struct host *h)
 {
-    char kinds[128] = "", hosted[512] = "";
+    char kinds[128] = "", list[512] = "";
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++) /* every kind some contender does */
         snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", s ? "," : "",
                  pkb_scenario_kind((pkb_scenario)s));
     for (size_t i = 0; i < pkb_contender_count; i++)
-        snprintf(hosted + strlen(hosted), sizeof hosted - strlen(hosted), "%s%s", i ? "," : "",
-                 pkb_contenders[i]->name);
+        if (hosted(pkb_contenders[i]))
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? "," : "",
+                     pkb_contenders[i]->name);
     reply(h, "pkw 1 name=pk_contender_host runtime=processkit-%s kinds=%s contenders=%s",
-          pk_version(), kinds, hosted);
+          pk_version(), kinds, list);
     char line[LINE_MAX_BYTES];
     while (fgets(line, sizeof line, h->in) != NULL) {
         size_t len = strcspn(line, "\n");
@@ -339,7 +347,8 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
         for (size_t i = 0; i < pkb_contender_count; i++)
-            printf("%s\n", pkb_contenders[i]->name);
+            if (hosted(pkb_contenders[i]))
+                printf("%s\n", pkb_contenders[i]->name);
         return 0;
     }
     if (argc != 1) {

@@ -20,11 +20,11 @@
  * someone killed it while its leaf sat in the pool, by the pool's look at its holders
  * (leaf.linux.c).
  *
- * What changes for the leaf (leaf.linux.c, cgroup.linux.c): its emptiness after a run is read from cgroup.procs
- * (the holder's pid alone means empty) instead of cgroup.events; cgroup.kill kills the holder
- * with the tree, and a killed leaf is removed, never pooled, as before. Only pooled leaves lent
- * again get one (the second run of a leaf starts it), so a one-shot process such as pkrun never
- * pays for a clone it cannot use; shared groups (pk_group_new) never have one.
+ * What changes for the leaf (leaf.linux.c, cgroup.linux.c): its emptiness after a run is read from
+ * cgroup.procs (the holder's pid alone means empty) instead of cgroup.events; cgroup.kill kills the
+ * holder with the tree, and a killed leaf is removed, never pooled, as before. Only pooled leaves
+ * lent again get one (the second run of a leaf starts it), so a one-shot process such as pkrun
+ * never pays for a clone it cannot use; shared groups (pk_group_new) never have one.
  */
 #define _GNU_SOURCE
 #include "internal.h"
