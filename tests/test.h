@@ -28,6 +28,9 @@
 
 _Noreturn void pk_test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Whether the machine is quiet now (gate "quiet"): the median number of processes running besides
+ * this one, over half a second, below the online CPUs; that median in *others (may be NULL). */
+bool pk_test_machine_quiet(double *others);
 /* Ends the test as skipped because this machine or this build lacks what it needs. `gate` names
  * that thing, so that CI can tell an excuse from a fact:
  *
@@ -35,8 +38,9 @@ _Noreturn void pk_test_fail(const char *file, int line, const char *fmt, ...)
  *   "cgroup"         a cgroup v2 directory this process may create leaves in
  *   "btf"            the kernel's BTF (/sys/kernel/btf/vmlinux)
  *   "package:NAME"   the Debian package NAME (one ./x installs: see its PACKAGES)
- *   "quiet"          a machine whose 1-minute load average is below its CPU count (for a test
- *                    that demonstrates something on real measurements, not on prepared data)
+ *   "quiet"          a machine running fewer other processes than it has CPUs, now
+ *                    (pk_test_machine_quiet; for a test that demonstrates something on real
+ *                    measurements, not on prepared data)
  *   "build"          a property of this build, not of the machine (an option left off, an
  *                    architecture without a helper, a sanitizer that is not there)
  *

@@ -132,16 +132,12 @@ static void need_quiet(void)
 {
     if (PK_TEST_UNDER_ASAN)
         pk_test_skip_gate("build", "measures with pkbench ab: the Debug suite runs it");
-    double load = 0;
-    FILE *f = fopen("/proc/loadavg", "re");
-    if (f != NULL && fscanf(f, "%lf", &load) != 1)
-        load = 0;
-    if (f != NULL)
-        fclose(f);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (load >= (double)cpus)
-        pk_test_skip_gate("quiet", "1-minute load %.1f on %ld CPUs: ab's verdicts are measurements",
-                          load, cpus);
+    double others = 0;
+    if (!pk_test_machine_quiet(&others))
+        pk_test_skip_gate("quiet",
+                          "%.1f other processes running on %ld CPUs: ab's verdicts are "
+                          "measurements",
+                          others, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static json_t *load_json(const char *path)

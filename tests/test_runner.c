@@ -130,18 +130,19 @@ TEST_IMPL(runner_ci_refuses_skips_the_machine_could_run)
     expect_refused("fixture_skip_unnamed", "skipped without naming its gate");
     expect_refused("fixture_skip_unknown", "a gate the runner does not know (gate 'moon-phase')");
 
-    /* "quiet": the runner reads the 1-minute load average against the online CPUs. */
+    /* "quiet": the runner reads the processes running now (loadavg's 4th field) against the CPUs.
+     */
     char loadavg[512];
     snprintf(loadavg, sizeof loadavg, "%s/loadavg", pk_test_tmpdir());
     fixture_loadavg = loadavg;
     FILE *f = fopen(loadavg, "w");
     ASSERT(f != NULL);
-    fprintf(f, "%ld.00 1.00 1.00 3/200 12345\n", sysconf(_SC_NPROCESSORS_ONLN));
+    fprintf(f, "0.10 1.00 1.00 %ld/200 12345\n", sysconf(_SC_NPROCESSORS_ONLN) + 1);
     ASSERT_EQ(fclose(f), 0);
     expect_skip("fixture_skip_quiet", "true", "# SKIP [quiet] fixture: pretends the machine");
     f = fopen(loadavg, "w");
     ASSERT(f != NULL);
-    fprintf(f, "%.2f 9.00 9.00 1/200 12345\n", sysconf(_SC_NPROCESSORS_ONLN) - 0.5);
+    fprintf(f, "9.00 9.00 9.00 %ld/200 12345\n", sysconf(_SC_NPROCESSORS_ONLN));
     ASSERT_EQ(fclose(f), 0);
     expect_refused("fixture_skip_quiet", "has what its gate names (gate 'quiet')");
     fixture_loadavg = NULL;

@@ -307,7 +307,9 @@ static int index_page(struct pkb__site *s, char *err, size_t err_len)
     index_skipped(s, &b);
     pkb_page_foot(&b, "Published by <code>pkbench publish</code>. Plain HTML and SVG: no script, "
                       "nothing loaded from elsewhere.");
-    return pkb_page_put(s->stage, "index.html", &b, err, err_len);
+    int rc = pkb_page_put(s->stage, "index.html", &b, err, err_len);
+    pkb_buf_free(&b);
+    return rc;
 }
 
 /* ==== Where the site goes ===================================================================== */

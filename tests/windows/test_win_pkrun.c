@@ -135,7 +135,8 @@ TEST_IMPL(win_pkrun_command_line_as_on_posix)
 {
     static const char *const cases[][2] = {
         {"--timeout=-1",
-         "pkrun: --timeout: '-1' is not a duration (examples: 10, 1.5, 250ms, 2m)\n"},
+         "pkrun: --timeout: '-1' is not a duration (examples: 10, 1.5, 250ms, 2m, inf; no spaces, "
+         "signs or hex)\n"},
         {"--kill-after=1x", "pkrun: --kill-after: '1x' is not a duration"},
         {"--max-bytes=2048G", "pkrun: --max-bytes: '2048G' is over the limit of 1T\n"},
         {"--keep=middle", "pkrun: --keep: 'middle' is not one of head, tail, fail\n"},
@@ -157,8 +158,9 @@ TEST_IMPL(win_pkrun_command_line_as_on_posix)
     ASSERT_REFUSED(r, "pkrun: no COMMAND after DURATION '5'\n");
     pk_result_release(&r);
     ASSERT_OK(PKRUN(&r, "42D", pk_test_self()));
-    ASSERT_REFUSED(r, "pkrun: '42D' is neither a duration (examples: 10, 1.5, 250ms, 2m) nor a "
-                      "program\n");
+    ASSERT_REFUSED(r,
+                   "pkrun: '42D' is neither a duration (examples: 10, 1.5, 250ms, 2m, inf) nor a "
+                   "program\n");
     pk_result_release(&r);
     /* timeout's form: DURATION first. */
     ASSERT_OK(PKRUN(&r, "5", pk_test_self(), "--helper", "exit", "3"));
