@@ -311,8 +311,9 @@ TEST_IMPL(check_against_head_decides_unchanged)
     json_error_t e;
     json_t *c = json_loads(r.out.data, 0, &e);
     ASSERT(c != NULL);
-    const char *v = verdict_of(c, "spawn_only/processkit");
-    ASSERT(strcmp(v, "~") == 0);
+    char v[32]; /* kept past the document's free, for the replay below */
+    snprintf(v, sizeof v, "%s", verdict_of(c, "spawn_only/processkit"));
+    ASSERT_STR_EQ(v, "~");
     json_t *ab = json_object_get(row_of(c, "spawn_only/processkit"), "ab");
     ASSERT(json_is_true(json_object_get(ab, "unchanged")) ||
            json_is_true(json_object_get(ab, "last_look")));
@@ -338,7 +339,10 @@ TEST_IMPL(check_against_head_decides_unchanged)
     /* compare of the file replays the run's looks: the same verdict. */
     ASSERT_EQ(RUN_IN(NULL, &r, PK_PKBENCH_PATH, "compare", out, "--format", "json"), 0);
     c = json_loads(r.out.data, 0, &e);
-    ASSERT(c != NULL && strcmp(verdict_of(c, "spawn_only/processkit"), v) == 0);
+    ASSERT(c != NULL);
+    if (strcmp(verdict_of(c, "spawn_only/processkit"), v) != 0)
+        pk_test_fail(__FILE__, __LINE__, "compare of the ab file says %s where ab said %s: %s",
+                     verdict_of(c, "spawn_only/processkit"), v, r.out.data);
     json_decref(c);
     pk_result_release(&r);
 }
@@ -366,7 +370,9 @@ TEST_IMPL(ab_finds_an_injected_slowdown)
     ASSERT(c != NULL);
     ASSERT_STR_EQ(verdict_of(c, "spawn_only/processkit"), "regressed");
     double delta = json_real_value(json_object_get(row_of(c, "spawn_only/processkit"), "delta"));
-    if (!(delta > 0.15 && delta < 1.0)) /* the spin also waits for the CPU: above 30% */
+    /* The spin also waits for the CPU: above 30%, and up to +110% seen when the machine had just
+     * been busy; a delta past +200% would be something else than the injected spin. */
+    if (!(delta > 0.15 && delta < 2.0))
         pk_test_fail(__FILE__, __LINE__, "processkit's delta %.3f, the slowdown is 30%%", delta);
     ASSERT(strcmp(verdict_of(c, "spawn_only/vfork_exec"), "regressed") != 0);
     ASSERT(strstr(r.err.data, "regressed: spawn_only/processkit (+") != NULL);

@@ -50,8 +50,8 @@ static bool between(double lo, double x, double hi)
 static void check_series(const pkb_results_series *s, size_t i)
 {
     CHECK(s->name && s->scenario && s->contender && s->status && s->unit, "series %zu: a NULL", i);
-    bool known = strcmp(s->status, "measured") == 0 || strcmp(s->status, "refused") == 0 ||
-                 strcmp(s->status, "failed") == 0;
+    bool known = strcmp(s->status, "measured") == 0 || strcmp(s->status, "partial") == 0 ||
+                 strcmp(s->status, "refused") == 0 || strcmp(s->status, "failed") == 0;
     CHECK(known, "series %zu: status %s", i, s->status);
     CHECK(isfinite(s->work) && s->work >= 0, "series %zu: work %g", i, s->work);
     for (size_t k = 0; k < s->n; k++)
