@@ -251,7 +251,9 @@ revision(pkb_ab_side *side, const char *repo, struct origin *o, char *err, size_
 static int snapshot(const char *top, const char *cache, char *tree, size_t cap)
 {
     static char env[PATH_MAX + 32];
-    snprintf(env, sizeof env, "GIT_INDEX_FILE=%s/index.%ld", cache, (long)getpid());
+    if (snprintf(env, sizeof env, "GIT_INDEX_FILE=%s/index.%ld", cache, (long)getpid()) >=
+        (int)sizeof env)
+        return -ENAMETOOLONG;
     const char *const envs[] = {env, NULL};
     const char *read[] = {"git", "-C", top, "read-tree", "HEAD", NULL};
     const char *add[] = {"git", "-C", top, "add", "-A", "--", "CMakeLists.txt", "lib", NULL};
@@ -468,7 +470,9 @@ static int build_side(pkb_ab_side *s,
                       char *err,
                       size_t err_len)
 {
-    snprintf(s->dir, sizeof s->dir, "%s/%s", cache, s->key);
+    if (snprintf(s->dir, sizeof s->dir, "%s/%s", cache, s->key) >= (int)sizeof s->dir)
+        return pkb_fail(err, err_len, -ENAMETOOLONG, "%s: the build directory %s/%s is too long",
+                        s->label, cache, s->key);
     int rc = make_dirs(s->dir);
     if (rc != 0)
         return pkb_fail(err, err_len, rc, "%s: cannot create %s: %s", s->label, s->dir,
