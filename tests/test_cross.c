@@ -181,7 +181,7 @@ static json_t *wine_doc(void)
 
 static void write_to(const char *dir, const char *name, json_t *doc, char *path, size_t cap)
 {
-    snprintf(path, cap, "%s/%s", dir, name);
+    ASSERT((size_t)snprintf(path, cap, "%s/%s", dir, name) < cap);
     pk_test_write_doc(doc, path);
 }
 
