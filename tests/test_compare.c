@@ -742,6 +742,11 @@ TEST_IMPL(compare_real_quick_runs)
  * rounds. Both files validate against the schema. */
 TEST_IMPL(pkbench_run_aa_and_interleave)
 {
+    if (PK_TEST_UNDER_ASAN) /* ./x test's critical path is the ASan lane: 37 s there */
+        pk_test_skip_gate("build",
+                          "%s: the Debug suite runs it (pkbench's code runs under ASan in "
+                          "the other pkbench tests)",
+                          "pinned pkbench runs, timed");
     need_pkbench();
     pk_test_need_jsonschema();
     pin_to_one_cpu();
@@ -841,6 +846,11 @@ TEST_IMPL(pkbench_run_aa_and_interleave)
  * cannot depend on the machine. */
 TEST_IMPL(pkbench_check_confirms_regressions)
 {
+    if (PK_TEST_UNDER_ASAN) /* ./x test's critical path is the ASan lane: 37 s there */
+        pk_test_skip_gate("build",
+                          "%s: the Debug suite runs it (pkbench's code runs under ASan in "
+                          "the other pkbench tests)",
+                          "pinned pkbench runs, timed");
     need_pkbench();
     pin_to_one_cpu();
     char base[512], fast[512], out[512], rerun[512];

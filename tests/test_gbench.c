@@ -441,6 +441,11 @@ static void check_pair(const char *p1, const char *p2, const char *what)
 
 TEST_IMPL(gbench_compare_py_matches_every_mode)
 {
+    if (PK_TEST_UNDER_ASAN) /* ./x test's critical path is the ASan lane: 37 s there */
+        pk_test_skip_gate("build",
+                          "%s: the Debug suite runs it (pkbench's code runs under ASan in "
+                          "the other pkbench tests)",
+                          "Google Benchmark's compare.py over six runs");
     need_pkbench();
     const char *dir = pk_test_tmpdir();
     char rounds[512], seq[512], aa[512], chk[512], ph1[512], ph2[512], fk1[512], fk2[512];
