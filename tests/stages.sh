@@ -130,8 +130,15 @@ p2=$!
 lane3 &
 p3=$!
 # A line a minute while the lanes run, so a long wait is never silent.
+# The sleep is killed with the ticker: left running, it would hold our stdout (a pipe to CI's log)
+# open for up to a minute after the last stage.
 (
-    while sleep 60; do
+    nap=""
+    trap '[ -n "$nap" ] && kill $nap 2>/dev/null; exit 0' TERM
+    while :; do
+        sleep 60 &
+        nap=$!
+        wait $nap
         running=""
         for s in $all; do
             if wants "$s" && [ -f "$logs/$s.log" ] && [ ! -f "$logs/$s.rc" ]; then
