@@ -33,7 +33,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,17 +65,6 @@ static const struct option check_options[] = {
 
 /* ==== check ================================================================================== */
 
-static pk_cancel *check_cancel;
-
-static void on_check_signal(int sig)
-{
-    (void)sig;
-    /* SIGTERM, not the signal we got: a terminal's Ctrl-C already reached the child, whose
-     * SIGINT handler is one-shot; its SIGTERM handler stops it the same graceful way. */
-    if (check_cancel != NULL)
-        pk_cancel_trigger(check_cancel);
-}
-
 struct check_args {
     const char *suite, *profile, *filter;
     const char *settle;      /* --settle, passed on to the runs as given (NULL: run's default) */
@@ -84,23 +72,29 @@ struct check_args {
     bool prime, sequential;
 };
 
-/* Runs `pkbench run` into `out` with `filter`. Returns its exit status, or 1 after a message. */
+/* The run's stdout (its tables and path): check prints the comparison and the paths itself, and
+ * its own stdout stays the comparison's (--format json). */
+static int drop_line(void *user, const pk_line *line)
+{
+    (void)user, (void)line;
+    return 0;
+}
+
+/* Runs `pkbench run` into `out` with `filter`, as a child (ab_cli.h: Ctrl-C and SIGTERM stop it);
+ * its progress lines (stderr) show as it goes. Returns its exit status, or 1 after a message. */
 static int run_child(const struct check_args *a, const char *filter, const char *out)
 {
-    char self[PATH_MAX];
     /* PKBENCH_CHECK_RUNNER, for tests: a program started in place of this pkbench with the same
      * arguments, so that the confirmation logic can be checked on prepared results files. */
     const char *runner = getenv("PKBENCH_CHECK_RUNNER");
-    ssize_t n = runner != NULL && runner[0] != '\0'
-                    ? snprintf(self, sizeof self, "%s", runner)
-                    : readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0 || n >= (ssize_t)sizeof self) {
-        fprintf(stderr, "pkbench: cannot find this executable: %s\n", strerror(errno));
-        return 1;
-    }
-    self[n] = '\0';
-    const char *argv[16] = {self,        "run",      "--suite", a->suite,
-                            "--profile", a->profile, "--out",   out};
+    const char *argv[16] = {runner != NULL && runner[0] != '\0' ? runner : NULL,
+                            "run",
+                            "--suite",
+                            a->suite,
+                            "--profile",
+                            a->profile,
+                            "--out",
+                            out};
     int k = 8;
     if (filter != NULL) {
         argv[k++] = "--filter";
@@ -119,33 +113,7 @@ static int run_child(const struct check_args *a, const char *filter, const char 
         argv[k++] = a->repetitions;
     }
     argv[k] = NULL;
-    pk_result r;
-    int rc = pk_run(
-        &(pk_command){
-            .argv = argv,
-            /* The run's tables and path (its stdout): check prints the comparison and the
-             * paths itself, and its own stdout stays the comparison's (--format json). The
-             * run's progress lines (stderr) show as it goes. */
-            .out = {.kind = PK_STDIO_NULL},
-            .err = {.kind = PK_STDIO_INHERIT},
-            .containment = PK_CONTAIN_NONE, /* measured exactly as a direct run */
-            .grace_ms = 30000,
-            .cancel = check_cancel,
-        },
-        &r);
-    int status = 1;
-    if (rc == PK_ECANCELLED)
-        status = 130;
-    else if (rc != 0)
-        fprintf(stderr, "pkbench: cannot start %s run: %s\n", self, pk_strerror(rc));
-    else if (r.outcome.kind == PK_OUTCOME_EXITED)
-        status = r.outcome.code;
-    else if (r.outcome.kind == PK_OUTCOME_CANCELLED) /* how it ended after our SIGTERM */
-        status = r.outcome.signo != 0 ? 130 : r.outcome.code;
-    else
-        fprintf(stderr, "pkbench: the run ended by signal %d\n", r.outcome.signo);
-    pk_result_release(&r);
-    return status;
+    return pkb_ab_run(argv, NULL, drop_line, NULL);
 }
 
 /* "^(a|b)$" with the names' ERE metacharacters escaped. */
@@ -412,11 +380,6 @@ static int prepare_check(const struct check_cli *c, char *path, char *rerun, siz
     if (pkb_cli_check_results_file("check", "--out", path) != 0 ||
         pkb_cli_check_results_file("check", "the re-run's file", rerun) != 0)
         return 1;
-    if (pk_cancel_new(&check_cancel) != 0) {
-        fprintf(stderr, "pkbench: out of memory\n");
-        return 1;
-    }
-    pkb_cli_on_stop(on_check_signal, 0);
     return 0;
 }
 
@@ -563,8 +526,6 @@ int pkb_cmd_check(int argc, char **argv)
     pkb_compare_free(&first);
     pkb_compare_free(&again);
     free(rerun_filter);
-    pk_cancel_free(check_cancel);
-    check_cancel = NULL;
     pk_cleanup();
     return status;
 }
