@@ -86,21 +86,11 @@ static int wait_for(int fd, short events, int wait_ms)
     }
 }
 
-int pkb__open_input(const char *path, int *fd, bool *regular, long long *size)
+int pkb__open_read(const char *path)
 {
     /* O_NONBLOCK: opening a FIFO to read never waits for a writer. */
-    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (*fd < 0)
-        return -errno;
-    struct stat st;
-    int rc = fstat(*fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
-    if (rc != 0) {
-        close(*fd);
-        return rc;
-    }
-    *regular = S_ISREG(st.st_mode);
-    *size = (long long)st.st_size;
-    return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    return fd >= 0 ? fd : -errno;
 }
 
 long pkb__read_some(int fd, bool regular, char *buf, size_t cap, int wait_ms)

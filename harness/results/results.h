@@ -240,6 +240,10 @@ void pkb_results_free(pkb_results *r);
 /* The series named `name`, or NULL. */
 const pkb_results_series *pkb_results_find(const pkb_results *r, const char *name);
 
+/* The first series of `contender` in `scenario`, or NULL. */
+const pkb_results_series *
+pkb_results_find_in(const pkb_results *r, const char *scenario, const char *contender);
+
 /* A top-level field (object NULL) or a field of a top-level object; NULL when absent. */
 const json_t *pkb_results_field(const pkb_results *r, const char *object, const char *key);
 

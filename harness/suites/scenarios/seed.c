@@ -31,16 +31,6 @@ static const char *const seed_contenders[] = {"processkit", "rust_tokio", SEED_B
 #define NSCEN (sizeof seed_scenarios / sizeof seed_scenarios[0])
 #define NCONT (sizeof seed_contenders / sizeof seed_contenders[0])
 
-static const pkb_results_series *
-find(const pkb_results *r, const char *scenario, const char *contender)
-{
-    for (size_t i = 0; i < r->nseries; i++)
-        if (strcmp(r->series[i].scenario, scenario) == 0 &&
-            strcmp(r->series[i].contender, contender) == 0)
-            return &r->series[i];
-    return NULL;
-}
-
 bool pkb__seed_in_file(const pkb_results *r)
 {
     for (size_t i = 0; i < r->nseries; i++)
@@ -68,7 +58,7 @@ static void seed_part(const pkb_results *r, size_t i, struct seed_part *p)
 {
     double smallest = INFINITY;
     for (size_t k = 0; k < NCONT; k++) {
-        p->s[k] = find(r, seed_scenarios[i].scenario, seed_contenders[k]);
+        p->s[k] = pkb_results_find_in(r, seed_scenarios[i].scenario, seed_contenders[k]);
         if (p->s[k] != NULL && p->s[k]->measured)
             smallest = fmin(smallest, p->s[k]->sum.median);
     }
@@ -140,7 +130,8 @@ static void md_not_timed(const pkb_results *r, pkb_buf *b)
     bool any = false;
     for (size_t i = 0; i < NSCEN; i++)
         for (size_t k = 0; k < NCONT; k++) {
-            const pkb_results_series *s = find(r, seed_scenarios[i].scenario, seed_contenders[k]);
+            const pkb_results_series *s =
+                pkb_results_find_in(r, seed_scenarios[i].scenario, seed_contenders[k]);
             if (s == NULL || s->measured)
                 continue;
             pkb_buf_puts(b, any ? "; " : "Not timed: ");
@@ -216,10 +207,8 @@ void pkb__term_seed(const pkb_results *r, bool color, pkb_buf *out)
     pkb_term_puts(out, color, PKB_TONE_BOLD, "the seed's table");
     pkb_buf_puts(out, "  (its scenarios and Rust peers; Δ against rust_std, as above)\n");
     pkb_table *t = pkb_table_new("llrrrrrl");
-    const char *head[] = {"scenario",   "contender",     "median", "mean ± sd",
-                          "throughput", "Δ vs rust_std", "95% CI", "verdict"};
-    for (size_t h = 0; h < sizeof head / sizeof head[0]; h++)
-        pkb_table_add(t, 0, "%s", head[h]);
+    pkb_table_heads(t, "scenario", "contender", "median", "mean ± sd", "throughput",
+                    "Δ vs rust_std", "95% CI", "verdict", NULL);
     struct term_ctx x = {t, out};
     for (size_t i = 0; i < NSCEN; i++) {
         struct seed_part p;
