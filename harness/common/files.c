@@ -244,6 +244,14 @@ static int copy_of(const char *data, size_t len, char **out, size_t *out_len)
     return 0;
 }
 
+const char *pkb_path_kind(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return NULL;
+    return pkb__kind_of((unsigned)st.st_mode);
+}
+
 /* Opens `path` to read (*regular: a regular file; *size its size); a directory is -EISDIR. */
 static int open_input(const char *path, int *fd, bool *regular, long long *size)
 {

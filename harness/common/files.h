@@ -89,6 +89,8 @@ int pkb_write_json_atomic(const json_t *doc, const char *path);
 /* ---- the platform's part (files.posix.c, files.windows.c), for files.c ------------------------
  */
 
+/* What a file of this st_mode is that is not a regular file: "a directory", ... (pkb_path_kind). */
+const char *pkb__kind_of(unsigned mode);
 /* Opens `path` to read, without blocking on a FIFO: a descriptor, or a negative errno. */
 int pkb__open_read(const char *path);
 /* Reads up to cap bytes; for a non-regular input, waits at most wait_ms for a byte or the end. */

@@ -11,14 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *pkb_path_kind(const char *path)
+const char *pkb__kind_of(unsigned mode)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
-        return NULL;
-    return S_ISDIR(st.st_mode)   ? "a directory"
-           : S_ISCHR(st.st_mode) ? "a character device"
-                                 : "not a regular file";
+    return S_ISDIR(mode)   ? "a directory"
+           : S_ISCHR(mode) ? "a character device"
+                           : "not a regular file";
 }
 
 int pkb_final_path(const char *path, char *out, size_t cap)
