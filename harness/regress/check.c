@@ -65,13 +65,6 @@ static const struct option check_options[] = {
 
 /* ==== check ================================================================================== */
 
-struct check_args {
-    const char *suite, *profile, *filter;
-    const char *settle;      /* --settle, passed on to the runs as given (NULL: run's default) */
-    const char *repetitions; /* --repetitions, likewise */
-    bool prime, sequential;
-};
-
 /* The run's stdout (its tables and path): check prints the comparison and the paths itself, and
  * its own stdout stays the comparison's (--format json). */
 static int drop_line(void *user, const pk_line *line)
@@ -82,7 +75,7 @@ static int drop_line(void *user, const pk_line *line)
 
 /* Runs `pkbench run` into `out` with `filter`, as a child (ab_cli.h: Ctrl-C and SIGTERM stop it);
  * its progress lines (stderr) show as it goes. Returns its exit status, or 1 after a message. */
-static int run_child(const struct check_args *a, const char *filter, const char *out)
+static int run_child(const pkb_cli_run *a, const char *filter, const char *out)
 {
     /* PKBENCH_CHECK_RUNNER, for tests: a program started in place of this pkbench with the same
      * arguments, so that the confirmation logic can be checked on prepared results files. */
@@ -284,7 +277,7 @@ static int check_paths(const char *out, char *path, char *rerun, size_t cap)
 
 /* check's command line. Returns 0, or 1 after a usage message; -1 for --help (printed). */
 struct check_cli {
-    struct check_args run;
+    pkb_cli_run run; /* passed on to the runs as given */
     const char *baseline, *out;
     const char *against, *max_time; /* --against REV: through pkbench ab */
     pkb_compare_options o;
@@ -293,7 +286,7 @@ struct check_cli {
 
 static int parse_check(int argc, char **argv, struct check_cli *c)
 {
-    *c = (struct check_cli){.run = {.suite = "scenarios", .profile = "quick", .prime = true}};
+    *c = (struct check_cli){.run = PKB_CLI_RUN_DEFAULTS};
     int opt;
     while ((opt = pkb_cli_next_option(argc - 1, argv + 1, check_options)) != -1) {
         if (opt == OPT_HELP) {
@@ -301,6 +294,8 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
             return -1;
         }
         int r = pkb__compare_option(opt, optarg, &c->o, &c->format, &c->out, check_usage);
+        if (r == 0)
+            r = pkb_cli_run_option(opt, optarg, &c->run, "check", check_usage);
         if (r < 0)
             return 1;
         if (r > 0)
@@ -317,39 +312,16 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
                                        optarg);
         else if (opt == OPT_MAX_TIME)
             c->max_time = optarg;
-        else if (opt == PKB_OPT_NO_PRIME)
-            c->run.prime = false;
-        else if (opt == PKB_OPT_SEQUENTIAL)
-            c->run.sequential = true;
-        else if (opt == PKB_OPT_SETTLE) {
-            double v;
-            if (!pkb_cli_settle(optarg, &v))
-                return pkb_cli_usage_error(
-                    check_usage, "check: --settle needs seconds from 0 to 60, got '%s'", optarg);
-            c->run.settle = optarg;
-        } else if (opt == PKB_OPT_REPETITIONS) {
-            long v;
-            if (!pkb_parse_count(optarg, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, &v))
-                return pkb_cli_usage_error(
-                    check_usage, "check: --repetitions needs a count from %d to %d, got '%s'",
-                    PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, optarg);
-            c->run.repetitions = optarg;
-        } else if (opt != OPT_BASELINE && opt != PKB_OPT_SUITE && opt != PKB_OPT_PROFILE)
+        else if (opt != OPT_BASELINE)
             return pkb_cli_getopt_failed(check_usage, "check", opt, argv + 1);
         else if (optarg[0] == '\0')
-            return pkb_cli_usage_error(check_usage, "check: --%s needs a value",
-                                       opt == OPT_BASELINE    ? "baseline"
-                                       : opt == PKB_OPT_SUITE ? "suite"
-                                                              : "profile");
+            return pkb_cli_usage_error(check_usage, "check: --baseline needs a value");
         else
-            *(opt == OPT_BASELINE    ? &c->baseline
-              : opt == PKB_OPT_SUITE ? &c->run.suite
-                                     : &c->run.profile) = optarg;
+            c->baseline = optarg;
     }
     if (optind + 1 < argc)
         return pkb_cli_usage_error(check_usage, "check: unexpected argument '%s'",
                                    argv[optind + 1]);
-    c->run.filter = c->o.filter;
     if (c->against != NULL && c->baseline != NULL)
         return pkb_cli_usage_error(check_usage, "check: --baseline FILE and --against REV are two "
                                                 "ways of checking: give one");
@@ -360,9 +332,6 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
     if (c->baseline == NULL)
         return pkb_cli_usage_error(check_usage,
                                    "check: --baseline FILE is required (or --against REV)");
-    if (strcmp(c->run.profile, "quick") != 0 && strcmp(c->run.profile, "full") != 0)
-        return pkb_cli_usage_error(check_usage, "--profile needs full or quick, got '%s'",
-                                   c->run.profile);
     return 0;
 }
 
@@ -388,7 +357,7 @@ static int prepare_check(const struct check_cli *c, char *path, char *rerun, siz
 static int first_run(const struct check_cli *c, const char *path, pkb_compare *first, bool *have)
 {
     char err[1024] = "";
-    int status = run_child(&c->run, c->run.filter, path);
+    int status = run_child(&c->run, c->o.filter, path);
     if (status == PKB_EXIT_UNMEASURED) /* compared as usual: a series failed there is a note */
         status = 0;
     if (status == 0) {

@@ -34,9 +34,6 @@
 /* A round number (`round`): at most this; no run has a million rounds. */
 #define PKB_RESULTS_MAX_ROUND 1000000
 
-/* The most repetitions `pkbench run --repetitions` (and check) takes: a thousand rounds of a
- * suite are hours of work already. */
-#define PKB_MAX_REPETITIONS 1000
 /* A results file is read whole, but never more than this: a larger file (or a device that never
  * ends, like /dev/zero) is refused after reading at most this much. */
 #define PKB_RESULTS_MAX_FILE_BYTES (64L * 1024 * 1024)
