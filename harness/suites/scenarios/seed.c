@@ -67,38 +67,46 @@ static void seed_part(const pkb_results *r, size_t i, struct seed_part *p)
     p->tab.unit = pkb_time_unit(isfinite(smallest) ? smallest : 1, &p->tab.scale);
 }
 
-/* The cells of one row, in order: the scenario's label, the contender, then median, mean ± sd,
- * throughput, Δ, CI, verdict (measured), or the status and reason (not). Calls cell(col, tone,
- * text) for each (text is the callee's to take), end() after each row. */
-typedef void cell_fn(void *ctx, int col, pkb_tone tone, pkb_buf *text);
-typedef void row_end_fn(void *ctx);
+/* Where the table's rows go (Markdown or the terminal): each row's cells in order — the scenario's
+ * label, the contender, then median, mean ± sd, throughput, Δ, CI, verdict (measured), or the
+ * status and reason (not) — through cell(ctx, column, tone, text), text the sink's to take; then
+ * end(ctx). */
+struct sink {
+    bool md;
+    void (*cell)(void *ctx, int col, pkb_tone tone, pkb_buf *text);
+    void (*end)(void *ctx);
+    void *ctx;
+};
+
+static void put(const struct sink *k, int col, pkb_tone tone, pkb_buf *text)
+{
+    k->cell(k->ctx, col, tone, text);
+}
 
 static void row_cells(const struct seed_part *p,
                       const pkb_verdict_set *vs,
                       const pkb_results_series *s,
-                      bool md,
-                      cell_fn *cell,
-                      void *ctx)
+                      const struct sink *k)
 {
     pkb_buf c = {0};
     if (!s->measured) {
         pkb_buf_printf(&c, "not timed: %s", s->status);
-        cell(ctx, 2, PKB_TONE_DIM, &c);
+        put(k, 2, PKB_TONE_DIM, &c);
         for (int col = 3; col < 8; col++)
-            cell(ctx, col, 0, &c);
+            put(k, col, 0, &c);
         return;
     }
     pkb__row row;
     pkb__scenario_row(&p->tab, vs, s, &row);
     pkb__cell_median(&c, &p->tab, s);
     pkb_buf_printf(&c, " %s", p->tab.unit);
-    cell(ctx, 2, 0, &c);
+    put(k, 2, 0, &c);
     pkb__cell_mean_sd(&c, &p->tab, s, p->tab.unit);
-    cell(ctx, 3, 0, &c);
+    put(k, 3, 0, &c);
     pkb__cell_throughput(&c, s);
     if (s->work > 0)
         pkb_buf_printf(&c, " %s", s->unit);
-    cell(ctx, 4, 0, &c);
+    put(k, 4, 0, &c);
     if (p->tab.base == NULL)
         pkb_buf_puts(&c, "n/a");
     else
@@ -106,20 +114,15 @@ static void row_cells(const struct seed_part *p,
     pkb_tone tone = row.bucket == PKB__FASTER   ? PKB_TONE_GOOD
                     : row.bucket == PKB__SLOWER ? PKB_TONE_BAD
                                                 : 0;
-    cell(ctx, 5, row.v != NULL ? tone : 0, &c);
+    put(k, 5, row.v != NULL ? tone : 0, &c);
     pkb__cell_ci(&c, &row);
-    cell(ctx, 6, 0, &c);
-    pkb__cell_verdict(&c, &row, md);
-    cell(ctx, 7, row.v != NULL ? tone : 0, &c);
+    put(k, 6, 0, &c);
+    pkb__cell_verdict(&c, &row, k->md);
+    put(k, 7, row.v != NULL ? tone : 0, &c);
 }
 
 /* Every row, scenario by scenario and contender by contender. */
-static void each_row(const pkb_results *r,
-                     const pkb_verdict_set *vs,
-                     bool md,
-                     cell_fn *cell,
-                     row_end_fn *end,
-                     void *ctx)
+static void each_row(const pkb_results *r, const pkb_verdict_set *vs, const struct sink *out)
 {
     pkb_buf c = {0};
     for (size_t i = 0; i < NSCEN; i++) {
@@ -129,11 +132,11 @@ static void each_row(const pkb_results *r,
             if (p.s[k] == NULL)
                 continue;
             pkb_buf_puts(&c, seed_scenarios[i].label);
-            cell(ctx, 0, 0, &c);
+            put(out, 0, 0, &c);
             pkb_buf_puts(&c, seed_contenders[k]);
-            cell(ctx, 1, k + 1 == NCONT ? PKB_TONE_BOLD : 0, &c);
-            row_cells(&p, vs, p.s[k], md, cell, ctx);
-            end(ctx);
+            put(out, 1, k + 1 == NCONT ? PKB_TONE_BOLD : 0, &c);
+            row_cells(&p, vs, p.s[k], out);
+            out->end(out->ctx);
         }
     }
 }
@@ -197,7 +200,7 @@ void pkb__md_seed(const pkb_results *r, pkb_buf *b)
         pkb_buf_printf(b, "No verdicts: %s.\n\n", err);
     pkb_buf_puts(b, "| scenario | contender | median | mean ± sd | throughput | Δ median vs "
                     "`rust_std` | 95% CI | verdict |\n|---|---|---:|---:|---:|---:|---:|---|\n");
-    each_row(r, &vs, true, md_cell, md_row_end, b);
+    each_row(r, &vs, &(struct sink){true, md_cell, md_row_end, b});
     pkb_buf_puts(b, "\n");
     md_not_timed(r, b);
     pkb_verdict_set_free(&vs);
@@ -236,7 +239,7 @@ void pkb__term_seed(const pkb_results *r, bool color, pkb_buf *out)
     pkb_table_heads(t, "scenario", "contender", "median", "mean ± sd", "throughput",
                     "Δ vs rust_std", "95% CI", "verdict", NULL);
     struct term_ctx x = {t, out};
-    each_row(r, &vs, false, term_cell, term_row_end, &x);
+    each_row(r, &vs, &(struct sink){false, term_cell, term_row_end, &x});
     pkb_table_finish(t, color, out);
     pkb_verdict_set_free(&vs);
 }
