@@ -81,11 +81,9 @@ static const char usage_text[] =
     "       pkbench bisect GOOD BAD --series REGEX [ab's options]\n"
     "       pkbench --help\n";
 
-static void help_regress(void);
-
-static void help(void)
+/* --help's paragraph on `run`, with the suites it runs. */
+static void help_run(void)
 {
-    fputs(usage_text, stdout);
     fputs("\n"
           "run      times every series of a suite through Google Benchmark and writes\n"
           "         results/<suite>-<UTC time>.json (or --out FILE), atomically, after every\n"
@@ -139,6 +137,12 @@ static void help(void)
           "         0/200 x 0/250 ms, 1.5 s cells, 2 repetitions. PKBENCH_OBSERVE_CELL_MS sets\n"
           "         the cell length; PKBENCH_OBSERVE_BTF the kernel BTF (missing: eBPF SKIPs).\n",
           stdout);
+}
+
+/* --help's paragraphs on the commands that read results files: report, history, list, compare,
+ * check. */
+static void help_read(void)
+{
     fputs("report   renders a results file as reports/<name>.md plus gnuplot (PNG, SVG) and\n"
           "         matplotlib (PNG) figures, then prints their paths; --out DIR changes the\n"
           "         directory; --no-plots writes the Markdown only; --print first prints the\n"
@@ -171,11 +175,11 @@ static void help(void)
           "         series that regressed once and reports only regressions that repeat.\n"
           "         --against REV checks the working tree against a revision through ab.\n",
           stdout);
-    help_regress();
 }
 
-/* The second half of --help: the commands after check, and the exit statuses. */
-static void help_regress(void)
+/* The rest of --help: the commands after check, what every command shares, files, the exit
+ * statuses. */
+static void help_more(void)
 {
     fputs("publish  every results file under DIR (searched recursively) as a static site in\n"
           "         SITE: an index of the studies, and per file a page with its report's\n"
@@ -224,6 +228,14 @@ static void help_regress(void)
           stdout);
 }
 
+static void help(void)
+{
+    fputs(usage_text, stdout);
+    help_run();
+    help_read();
+    help_more();
+}
+
 /* One line naming what was wrong, then the usage; pkbench's usage status. */
 #define bad_usage(...) pkb_cli_usage_error(usage_text, __VA_ARGS__)
 
@@ -235,47 +247,22 @@ static void on_signal(int sig)
 
 static int cmd_list(void)
 {
-    printf("%-12s %s\n", "suite", "what it measures");
-    for (size_t i = 0; i < pkb_suite_count; i++)
-        printf("%-12s %s\n", pkb_suites[i]->name, pkb_suites[i]->description);
-    printf("\nThe scenarios suite's contenders:\n\n%-32s", "contender");
-    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-        printf(" %-20s",
-               s == PKB_FAN_OUT_SCALE ? "fan_out_<N>" : pkb_scenario_name((pkb_scenario)s));
-    printf("\n");
-    for (size_t k = 0; k < pkb_contender_count; k++) {
-        const pkb_contender *c = pkb_contenders[k];
-        char name[64];
-        snprintf(name, sizeof name, "%s%s", c->name,
-                 c->baseline && c->control ? " (baseline, control)"
-                 : c->baseline             ? " (baseline)"
-                 : c->control              ? " (control)"
-                                           : "");
-        printf("%-32s", name);
-        for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-            printf(" %-20s", c->scenarios & PKB_SCENARIO_BIT(s) ? "yes" : "-");
-        printf("\n");
-    }
-    printf("\n");
-    for (size_t k = 0; k < pkb_contender_count; k++)
-        printf("%-30s %s\n", pkb_contenders[k]->name, pkb_contenders[k]->description);
-    printf("\nAnd one series of the suite's own, %s/%s (control): %s.\n"
-           "Controls cannot change with the library: pkbench compare measures the machine's drift\n"
-           "between two runs from them and corrects the other series for it.\n",
-           PKB_CALIBRATION_SCENARIO, PKB_CALIBRATION_CONTENDER, PKB_CALIBRATION_DESCRIPTION);
-    return 0;
+    pkb_buf b = {0};
+    pkb_suites_list(&b);
+    int rc = pkb_cli_put_stdout(&b);
+    pkb_buf_free(&b);
+    return rc;
 }
 
 /* ---- run ------------------------------------------------------------------------------------ */
 
 struct run_args {
+    pkb_cli_run run; /* --suite, --profile, --no-prime, --sequential, --settle, --repetitions */
     const pkb_suite *suite;
     const pkb_profile *profile;
     const char *out;
-    bool prime, interleave, sequential, aa;
+    bool interleave, aa;
     double alpha;
-    double settle;                                 /* --settle; negative: the profile's */
-    long repetitions;                              /* --repetitions; 0: the profile's */
     const char *workers[PKB_REMOTE_EXTRA_MAX + 1]; /* --worker NAME=COMMAND, in order */
     size_t nworkers;
     const char *build; /* --build: the scenarios suite's contenders in that build's worker */
@@ -343,21 +330,6 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
 {
     long n;
     switch (opt) {
-    case PKB_OPT_SUITE:
-        a->suite = pkb_suite_find(v);
-        if (a->suite == NULL)
-            return bad_usage("run: --suite: unknown suite '%s' (pkbench list names them)", v);
-        if (strcmp(v, a->suite->name) != 0)
-            fprintf(stderr, "pkbench: --suite %s is now called %s\n", v, a->suite->name);
-        return 0;
-    case PKB_OPT_PROFILE:
-        if (strcmp(v, "full") == 0)
-            a->profile = &pkb_profile_full;
-        else if (strcmp(v, "quick") == 0)
-            a->profile = &pkb_profile_quick;
-        else
-            return bad_usage("run: --profile needs full or quick, got '%s'", v);
-        return 0;
     case OPT_FILTER:
         a->cli.filter = v;
         return 0;
@@ -366,25 +338,8 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
             return bad_usage("run: --out needs a file name");
         a->out = v;
         return 0;
-    case PKB_OPT_NO_PRIME:
-        a->prime = false;
-        return 0;
     case OPT_INTERLEAVE:
         a->interleave = true;
-        return 0;
-    case PKB_OPT_SEQUENTIAL:
-        a->sequential = true;
-        return 0;
-    case PKB_OPT_SETTLE:
-        if (!pkb_cli_settle(v, &a->settle))
-            return bad_usage("run: --settle needs seconds from 0 to 60, got '%s'", v);
-        return 0;
-    case PKB_OPT_REPETITIONS:
-        /* Fewer than the verdicts' minimum could decide nothing. */
-        if (!pkb_parse_count(v, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, &a->repetitions))
-            return bad_usage("run: --repetitions needs a count from %d to %d (fewer than %d "
-                             "samples decide nothing), got '%s'",
-                             PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, PKS_MIN_SAMPLES, v);
         return 0;
     case OPT_AA:
         a->aa = true;
@@ -416,12 +371,28 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
                              PKB_FAN_OUT_SIZES, PKB_FAN_OUT_MAX, v);
         return 0;
     }
-    return pkb_cli_getopt_failed(usage_text, "run", opt, args);
+    int known = pkb_cli_run_option(opt, v, &a->run, "run", usage_text);
+    return known > 0 ? 0 : known < 0 ? 1 : pkb_cli_getopt_failed(usage_text, "run", opt, args);
+}
+
+/* The suite and the profile the run options name. */
+static int find_suite(struct run_args *a)
+{
+    a->suite = pkb_suite_find(a->run.suite);
+    if (a->suite == NULL)
+        return bad_usage("run: --suite: unknown suite '%s' (pkbench list names them)",
+                         a->run.suite);
+    if (strcmp(a->run.suite, a->suite->name) != 0)
+        fprintf(stderr, "pkbench: --suite %s is now called %s\n", a->run.suite, a->suite->name);
+    a->profile = strcmp(a->run.profile, "full") == 0 ? &pkb_profile_full : &pkb_profile_quick;
+    return 0;
 }
 
 /* What no single option can check: combinations, and the suite's needs. */
 static int check_run_args(struct run_args *a)
 {
+    if (find_suite(a) != 0)
+        return 1;
     if (a->alpha != 0 && !a->aa)
         return bad_usage("run: --alpha is the noise floor's significance level: it needs --aa");
     if (a->build != NULL && strcmp(a->suite->name, "scenarios") != 0)
@@ -434,22 +405,22 @@ static int check_run_args(struct run_args *a)
         return bad_usage("run: --fan-out sets the scenarios suite's fan-out at scale; it does not "
                          "apply to the %s suite",
                          a->suite->name);
-    if ((a->interleave || a->sequential || a->aa) && !a->suite->rounds)
+    if ((a->interleave || a->run.sequential || a->aa) && !a->suite->rounds)
         return bad_usage("run: --interleave, --sequential and --aa apply to suites timed through "
                          "Google Benchmark; the %s suite interleaves its own rounds",
                          a->suite->name);
-    if (a->settle >= 0 && !a->suite->rounds)
+    if (a->run.settle != NULL && !a->suite->rounds)
         return bad_usage("run: --settle applies to suites timed through Google Benchmark; the %s "
                          "suite interleaves its own rounds",
                          a->suite->name);
-    if (a->repetitions > 0 && !a->suite->rounds)
+    if (a->run.repetitions != NULL && !a->suite->rounds)
         return bad_usage("run: --repetitions applies to suites timed through Google Benchmark; "
                          "the %s suite sets its own",
                          a->suite->name);
-    if (a->settle >= 0 && a->sequential)
+    if (a->run.settle != NULL && a->run.sequential)
         return bad_usage("run: --settle runs before each sample of a round: it cannot be "
                          "combined with --sequential");
-    if (a->sequential && (a->interleave || a->aa))
+    if (a->run.sequential && (a->interleave || a->aa))
         return bad_usage("run: --sequential runs the series one after another: it cannot be "
                          "combined with %s",
                          a->aa ? "--aa" : "--interleave");
@@ -468,7 +439,7 @@ static int check_run_args(struct run_args *a)
         if (pkb_remote_add(a->workers[i], why, sizeof why) == NULL)
             return bad_usage("run: %s", why);
     }
-    a->interleave = a->suite->rounds && !a->sequential; /* rounds are the default */
+    a->interleave = a->suite->rounds && !a->run.sequential; /* rounds are the default */
     if (a->cli.tiny_path == NULL || a->cli.tiny_path[0] == '\0')
         a->cli.tiny_path = PKB_TINY_PATH;
     if (access(a->cli.tiny_path, X_OK) != 0) {
@@ -536,10 +507,7 @@ static int cmd_run(int argc, char **argv)
     int nargs = argc - 1;
     char **args = argv + 1;
     struct run_args a = {
-        .suite = pkb_suite_find("scenarios"),
-        .profile = &pkb_profile_quick,
-        .prime = true,
-        .settle = -1,
+        .run = PKB_CLI_RUN_DEFAULTS,
         .cli = {.tiny_path = getenv("PKBENCH_TINY")},
     };
     int opt;
@@ -576,22 +544,22 @@ static int cmd_run(int argc, char **argv)
 
     /* The profile, with --repetitions in place of its count. */
     pkb_profile profile = *a.profile;
-    if (a.repetitions > 0)
-        profile.repetitions = (int)a.repetitions;
+    if (a.run.repetitions != NULL)
+        profile.repetitions = (int)a.run.nrepetitions;
     pkb_suite_options opts = {
         .suite = a.suite->name,
         .profile = &profile,
         .out_path = a.out,
         .filter = a.cli.filter,
-        .prime = a.prime,
+        .prime = a.run.prime,
         .argc = argc,
         .argv = argv,
         .interleave = a.interleave,
         .aa = a.aa,
         .aa_alpha = a.alpha,
-        .settle_s = !a.interleave   ? 0
-                    : a.settle >= 0 ? a.settle
-                                    : a.profile->settle_s,
+        .settle_s = !a.interleave          ? 0
+                    : a.run.settle != NULL ? a.run.settle_s
+                                           : a.profile->settle_s,
         .series_line = pkb_report_series_line,
         .build = build,
     };
@@ -648,7 +616,7 @@ static int cmd_ab(int argc, char **argv)
         fprintf(stderr, "pkbench: out of memory\n");
         return a.bisect_step ? 128 : 1;
     }
-    pkb_profile profile = strcmp(a.profile, "full") == 0 ? pkb_profile_full : pkb_profile_quick;
+    pkb_profile profile = strcmp(a.run.profile, "full") == 0 ? pkb_profile_full : pkb_profile_quick;
     profile.repetitions = PKB_AB_FIRST_BLOCK; /* the first look's; then blocks until decided */
     const pkb_cli_side cli_sides[2] = {{"base", sides[0].worker}, {"head", sides[1].worker}};
     pkb_cli cli = {.filter = a.filter, .tiny_path = tiny, .sides = cli_sides, .nsides = 2};
@@ -657,11 +625,11 @@ static int cmd_ab(int argc, char **argv)
         .profile = &profile,
         .out_path = a.path,
         .filter = a.filter,
-        .prime = a.prime,
+        .prime = a.run.prime,
         .argc = argc,
         .argv = argv,
         .interleave = true,
-        .settle_s = a.settle >= 0 ? a.settle : profile.settle_s,
+        .settle_s = a.run.settle != NULL ? a.run.settle_s : profile.settle_s,
         .series_line = pkb_ab_series_line,
         .more_rounds = ab_more_rounds,
         .more_user = &session,

@@ -269,8 +269,14 @@ static void parse(layout_graph *g, int file, const tok *t, size_t n)
             size_t end = skip_group(t, n, i);
             if (kind == BRACE_FUNCTION) {
                 const tok *name = function_name(t, from, i);
-                if (name != NULL)
+                if (name != NULL) {
                     add_definition(g, file, name, has_word(t, from, i, "static"));
+                    struct gfunc *fn = PUSH(g->funcs, g->nfuncs, g->capfuncs);
+                    snprintf(fn->name, sizeof fn->name, "%s", name->text);
+                    fn->file = file;
+                    fn->first = name->line;
+                    fn->last = t[end].line;
+                }
                 add_uses(g, file, t, i + 1, end);
                 from = end + 1;
             }
@@ -386,6 +392,9 @@ void layout_graph_add(layout_graph *g, const char *rel, const char *text)
     struct gfile *f = PUSH(g->files, g->nfiles, g->capfiles);
     int file = (int)g->nfiles - 1;
     snprintf(f->rel, sizeof f->rel, "%s", rel);
+    f->lines = 0;
+    for (const char *p = text; *p != '\0'; p++)
+        f->lines += *p == '\n' || (p[1] == '\0' && *p != '\n'); /* an unended last line too */
     f->module = module_of(g, rel);
     size_t statics = g->nstatics, n = 0;
     tok *t = lex(g, file, text, &n);
@@ -489,6 +498,7 @@ void layout_graph_free(layout_graph *g)
     free(g->statics);
     free(g->uses);
     free(g->incs);
+    free(g->funcs);
     memset(g, 0, sizeof *g);
 }
 

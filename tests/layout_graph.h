@@ -5,7 +5,8 @@
  * bodies and initializers use; linking turns them into edges between modules (a folder plus a
  * file name up to its first dot), each with the file, line and include or symbol behind it; and
  * Tarjan's algorithm finds the strongly connected components. See test_layout.c for what the
- * graph leaves out.
+ * graph leaves out. Beside the graph, each file's length and each function's span in lines, for
+ * the size limits.
  */
 #ifndef PK_TESTS_LAYOUT_GRAPH_H
 #define PK_TESTS_LAYOUT_GRAPH_H
@@ -16,12 +17,19 @@
 struct gfile {
     char rel[256];
     int module;
+    int lines;                /* its length */
     size_t statics, nstatics; /* its file-static names: statics[statics .. +nstatics] */
 };
 
 struct gname {
     char name[64];
     int file, line;
+};
+
+/* A function's definition: from the line naming it to the line of its closing brace. */
+struct gfunc {
+    char name[64];
+    int file, first, last;
 };
 
 struct ginc {
@@ -38,6 +46,8 @@ typedef struct layout_graph {
     size_t ndefs, capdefs, nstatics, capstatics, nuses, capuses;
     struct ginc *incs;
     size_t nincs, capincs;
+    struct gfunc *funcs;
+    size_t nfuncs, capfuncs;
     char **why; /* nmodules x nmodules: the first evidence of the edge a -> b, or NULL */
     size_t nedges;
 } layout_graph;

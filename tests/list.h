@@ -287,6 +287,8 @@
     X(layout_checker_catches_back_edges, 10)                                                       \
     X(layout_no_circles, 20)                                                                       \
     X(layout_circle_checker_catches_circles, 10)                                                   \
+    X(layout_files_and_functions_fit, 20)                                                          \
+    X(layout_size_checker_measures, 10)                                                            \
     X(pkbench_options_take_effect, 90)                                                             \
     X(pkbench_option_values_rejected, 30)                                                          \
     X(pkbench_terminal_output_matches_results_file, 60)                                            \

@@ -287,12 +287,12 @@ TEST_IMPL(report_many_linux_and_wine_in_one_table)
     const pkb_cross_cell *x = cell_at(t, "spawn_only/processkit", "vm · Linux");
     ASSERT(x->kind == PKB_CROSS_RATIO && x->paired && x->files == 1);
     ASSERT(fabs(x->ratio.estimate - 0.80) < 1e-12 && fabs(x->ratio.lo - 0.80) < 1e-12);
-    ASSERT(x->word == PKB_CROSS_FASTER);
+    ASSERT(x->word == PKB_WORD_FASTER);
     ASSERT_STR_EQ(x->base, "posix_spawn");
     x = cell_at(t, "spawn_only/processkit", "vm · Windows (Wine 8.0)");
     ASSERT(x->kind == PKB_CROSS_RATIO && fabs(x->ratio.estimate - 1.08) < 1e-12);
     ASSERT_STR_EQ(x->base, "createprocess");
-    ASSERT(x->word == PKB_CROSS_NEGLIGIBLE); /* +8% is within the report's 10% bar */
+    ASSERT(x->word == PKB_WORD_NEGLIGIBLE); /* +8% is within the report's 10% bar */
     ASSERT(cell_at(t, "spawn_only/posix_spawn", "vm · Linux")->kind == PKB_CROSS_BASELINE);
     ASSERT(cell_at(t, "spawn_only/posix_spawn", "vm · Windows (Wine 8.0)")->kind ==
            PKB_CROSS_EMPTY);

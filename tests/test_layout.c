@@ -21,6 +21,10 @@
  * pasting (registry X-macros) and uses inside macro bodies (a macro's uses belong where it is
  * expanded); BPF programs
  * (*.bpf.c) are compiled for the kernel, not linked, and are left out.
+ *
+ * Sizes (layout_files_and_functions_fit). The same sources, against the developers' guide's
+ * limits: no file over 800 lines, no function over 80 (from the line naming it to its closing
+ * brace), each one past them named with its length.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -319,17 +323,23 @@ static int scan_source(const char *path, const struct stat *st, int flag, struct
     return 0;
 }
 
-TEST_IMPL(layout_no_circles)
+/* Every C source outside tests/ into g. */
+static void scan_repository(layout_graph *g)
 {
     static const char *const dirs[] = {"lib/src", "lib/pkrun",  "lib/include",
                                        "harness", "contenders", "phases"};
-    layout_graph g = {0};
-    tree = &g;
+    tree = g;
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         char dir[1024];
         snprintf(dir, sizeof dir, "%s/%s", PK_SOURCE_DIR, dirs[i]);
         ASSERT_EQ(nftw(dir, scan_source, 16, FTW_PHYS), 0);
     }
+}
+
+TEST_IMPL(layout_no_circles)
+{
+    layout_graph g = {0};
+    scan_repository(&g);
     layout_graph_link(&g);
     static char out[65536];
     int circles = layout_graph_circles(&g, out, sizeof out);
@@ -403,5 +413,100 @@ TEST_IMPL(layout_circle_checker_catches_circles)
     ASSERT(strstr(out, "t/x -> t/y: t/x.c:3: uses y (defined at t/y.linux.c:3)") != NULL);
     ASSERT(strstr(out, "t/y -> t/x: t/y.linux.c:2: uses x (defined at t/x.c:1)") != NULL);
     ASSERT(strstr(out, "t/z") == NULL); /* z only uses y: no part of the circle */
+    layout_graph_free(&g);
+}
+
+/* ==== sizes ================================================================================== */
+
+enum { MAX_FILE_LINES = 800, MAX_FUNCTION_LINES = 80 };
+
+/* Every file and function of g past the limits, one line each into out; how many. */
+static size_t oversized(const layout_graph *g, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < g->nfiles; i++)
+        if (g->files[i].lines > MAX_FILE_LINES) {
+            size_t len = strlen(out);
+            snprintf(out + len, cap - len, "  %s: %d lines (file)\n", g->files[i].rel,
+                     g->files[i].lines);
+            n++;
+        }
+    for (size_t i = 0; i < g->nfuncs; i++) {
+        const struct gfunc *fn = &g->funcs[i];
+        if (fn->last - fn->first + 1 > MAX_FUNCTION_LINES) {
+            size_t len = strlen(out);
+            snprintf(out + len, cap - len, "  %s:%d: %s, %d lines\n", g->files[fn->file].rel,
+                     fn->first, fn->name, fn->last - fn->first + 1);
+            n++;
+        }
+    }
+    return n;
+}
+
+TEST_IMPL(layout_files_and_functions_fit)
+{
+    layout_graph g = {0};
+    scan_repository(&g);
+    size_t longest_file = 0, longest_fn = 0;
+    for (size_t i = 1; i < g.nfiles; i++)
+        if (g.files[i].lines > g.files[longest_file].lines)
+            longest_file = i;
+    for (size_t i = 1; i < g.nfuncs; i++)
+        if (g.funcs[i].last - g.funcs[i].first >
+            g.funcs[longest_fn].last - g.funcs[longest_fn].first)
+            longest_fn = i;
+    /* The scan must have seen the repository's functions: a wrong root would pass vacuously. */
+    if (g.nfiles < 180 || g.nfuncs < 1000)
+        pk_test_fail(__FILE__, __LINE__, "scanned only %zu files, %zu functions", g.nfiles,
+                     g.nfuncs);
+    const struct gfunc *fn = &g.funcs[longest_fn];
+    printf("# %zu files, the longest %s (%d lines); %zu functions, the longest %s in %s (%d "
+           "lines)\n",
+           g.nfiles, g.files[longest_file].rel, g.files[longest_file].lines, g.nfuncs, fn->name,
+           g.files[fn->file].rel, fn->last - fn->first + 1);
+    static char out[16384];
+    size_t n = oversized(&g, out, sizeof out);
+    layout_graph_free(&g);
+    if (n > 0)
+        pk_test_fail(__FILE__, __LINE__,
+                     "%zu past the limits (files %d lines, functions %d lines):\n%s", n,
+                     MAX_FILE_LINES, MAX_FUNCTION_LINES, out);
+}
+
+/* The size check itself, on sources held in memory: a function's span runs from the line naming
+ * it to its closing brace, braces in strings, characters and comments and a nested block do not
+ * end it early, and one line past a limit is caught while the limit itself passes. */
+TEST_IMPL(layout_size_checker_measures)
+{
+    char body[8192] = "static int\nlong_one(int x)\n{\n    const char *s = \"}\"; /* } */\n"
+                      "    if (x == '}') {\n        x++;\n    }\n";
+    for (int i = 7; i < MAX_FUNCTION_LINES - 1; i++) /* up to its last line but one */
+        strcat(body, "    x++;\n");
+    strcat(body, "    return x;\n}\nint fits(void)\n{\n    return 0;\n}\n");
+    layout_graph g = {0};
+    layout_graph_add(&g, "t/a.c", body);
+    ASSERT_EQ(g.nfuncs, 2);
+    ASSERT_STR_EQ(g.funcs[0].name, "long_one");
+    ASSERT_EQ(g.funcs[0].first, 2);
+    ASSERT_EQ(g.funcs[0].last - g.funcs[0].first + 1, MAX_FUNCTION_LINES);
+    ASSERT_EQ(g.funcs[1].last - g.funcs[1].first + 1, 4);
+    ASSERT_EQ(g.files[0].lines, MAX_FUNCTION_LINES + 5);
+    static char out[4096];
+    ASSERT_EQ(oversized(&g, out, sizeof out), 0);
+    layout_graph_free(&g);
+
+    strcat(body, "int over(void)\n{\n");
+    for (int i = 0; i < MAX_FUNCTION_LINES - 2; i++)
+        strcat(body, "    ;\n");
+    strcat(body, "}\n");
+    for (int i = 0; i < MAX_FILE_LINES; i++)
+        strcat(body, "\n");
+    layout_graph_add(&g, "t/b.c", body);
+    layout_graph_add(&g, "t/c.c", "int x;"); /* no newline at its end: a line all the same */
+    ASSERT_EQ(g.files[1].lines, 1);
+    ASSERT_EQ(oversized(&g, out, sizeof out), 2);
+    ASSERT(strstr(out, "t/b.c:") != NULL && strstr(out, ": over, 81 lines") != NULL);
+    ASSERT(strstr(out, "t/b.c: ") != NULL && strstr(out, " lines (file)") != NULL);
     layout_graph_free(&g);
 }

@@ -5,6 +5,7 @@
 #include "common/buf.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,4 +83,19 @@ int pkb_fail(char *err, size_t err_len, int rc, const char *fmt, ...)
                 *p = ' ';
     }
     return rc;
+}
+
+void *pkb_grow(void *items, size_t *cap, size_t need, size_t size, size_t first)
+{
+    if (need <= *cap)
+        return items;
+    size_t bigger = *cap ? *cap : first;
+    while (bigger < need && bigger <= SIZE_MAX / 2)
+        bigger *= 2;
+    if (bigger < need || bigger > SIZE_MAX / size)
+        return NULL;
+    void *moved = realloc(items, bigger * size);
+    if (moved != NULL)
+        *cap = bigger;
+    return moved;
 }

@@ -1,6 +1,7 @@
 /*
  * buf — a growable NUL-terminated string that every renderer writes into (Markdown, plot data and
- * scripts, terminal tables, comparisons), and the one-line error message every room returns.
+ * scripts, terminal tables, comparisons), a growable array's growth, and the one-line error
+ * message every room returns.
  *
  * An allocation failure is latched in `failed` (later appends do nothing), so a renderer checks
  * once at the end instead of after every append.
@@ -25,6 +26,12 @@ void pkb_buf_free(pkb_buf *b);
 
 /* Appends `s` as a file name: every byte outside [A-Za-z0-9_.-] becomes '_'. */
 void pkb_buf_sanitized(pkb_buf *b, const char *s);
+
+/* Room for `need` (≥ 1) items of `size` bytes in the array `items` of capacity *cap: `items`
+ * itself when it has the room, else the array moved to a block twice as large (or more, from
+ * `first` items) with *cap updated; NULL when out of memory, `items` and *cap as they were. The one
+ * way every room grows an array. */
+void *pkb_grow(void *items, size_t *cap, size_t need, size_t size, size_t first);
 
 /* Writes a one-line message (newlines folded to spaces) into err[0..err_len) and returns rc.
  * err may be NULL when err_len is 0. */

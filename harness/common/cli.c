@@ -7,6 +7,7 @@
 
 #include "common/files.h"
 #include "common/parse.h"
+#include "common/stats.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -42,9 +43,44 @@ int pkb_cli_getopt_failed(const char *usage, const char *cmd, int opt, char **ar
     return pkb_cli_usage_error(usage, "%s: unknown option '%s'", cmd, arg);
 }
 
-bool pkb_cli_settle(const char *v, double *seconds)
+int pkb_cli_run_option(int opt, const char *v, pkb_cli_run *o, const char *cmd, const char *usage)
 {
-    return pkb_parse_number(v, false, seconds) && *seconds >= 0 && *seconds <= 60;
+    switch (opt) {
+    case PKB_OPT_SUITE:
+        if (v[0] == '\0')
+            return -pkb_cli_usage_error(usage, "%s: --suite needs a value", cmd);
+        o->suite = v;
+        return 1;
+    case PKB_OPT_PROFILE:
+        if (strcmp(v, "quick") != 0 && strcmp(v, "full") != 0)
+            return -pkb_cli_usage_error(usage, "%s: --profile needs full or quick, got '%s'", cmd,
+                                        v);
+        o->profile = v;
+        return 1;
+    case PKB_OPT_NO_PRIME:
+        o->prime = false;
+        return 1;
+    case PKB_OPT_SEQUENTIAL:
+        o->sequential = true;
+        return 1;
+    case PKB_OPT_SETTLE:
+        if (!pkb_parse_number(v, false, &o->settle_s) || !(o->settle_s >= 0 && o->settle_s <= 60))
+            return -pkb_cli_usage_error(usage, "%s: --settle needs seconds from 0 to 60, got '%s'",
+                                        cmd, v);
+        o->settle = v;
+        return 1;
+    case PKB_OPT_REPETITIONS:
+        /* Fewer than the verdicts' minimum could decide nothing. */
+        if (!pkb_parse_count(v, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, &o->nrepetitions))
+            return -pkb_cli_usage_error(usage,
+                                        "%s: --repetitions needs a count from %d to %d (fewer "
+                                        "than %d samples decide nothing), got '%s'",
+                                        cmd, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, PKS_MIN_SAMPLES,
+                                        v);
+        o->repetitions = v;
+        return 1;
+    }
+    return 0;
 }
 
 int pkb_cli_results_path(const char *name, char *path, size_t cap)

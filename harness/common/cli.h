@@ -37,6 +37,32 @@ enum {
         "repetitions", required_argument, NULL, PKB_OPT_REPETITIONS                                \
     }
 
+/* The most repetitions `pkbench run --repetitions` (and check) takes: a thousand rounds of a
+ * suite are hours of work already. */
+#define PKB_MAX_REPETITIONS 1000
+
+/* The run options' values, each checked once (pkb_cli_run_option): what `run` runs with, what
+ * `check` passes on to its runs as given, what `ab` takes of them. */
+typedef struct pkb_cli_run {
+    const char *suite;       /* as given: the command finds it (default "scenarios") */
+    const char *profile;     /* "quick" (the default) or "full" */
+    bool prime, sequential;  /* --no-prime clears prime; --sequential */
+    const char *settle;      /* --settle as given; NULL: the profile's */
+    double settle_s;         /* its seconds */
+    const char *repetitions; /* --repetitions as given; NULL: the profile's */
+    long nrepetitions;       /* its count */
+} pkb_cli_run;
+
+#define PKB_CLI_RUN_DEFAULTS                                                                       \
+    {                                                                                              \
+        .suite = "scenarios", .profile = "quick", .prime = true                                    \
+    }
+
+/* One option of PKB_CLI_RUN_OPTIONS into o, for command `cmd`: 1 when `opt` is one of them, 0
+ * when it is not, -1 after its usage error ("<cmd>: --settle needs seconds from 0 to 60, got
+ * 'x'", then `usage`). */
+int pkb_cli_run_option(int opt, const char *v, pkb_cli_run *o, const char *cmd, const char *usage);
+
 /* getopt_long over a command's arguments, args[0] (the command's name) playing the program, with
  * opterr 0 so that getopt prints nothing of its own (it would name the wrong program): ':' a
  * value is missing, '?' an unknown option (pkb_cli_getopt_failed names either), 'h' for -h. */
@@ -55,9 +81,6 @@ int pkb_cli_getopt_failed(const char *usage, const char *cmd, int opt, char **ar
  * for a reason of the host, e.g. no root for an eBPF observer, is a skip, not a failure). The
  * results file keeps what was measured; `check` compares it as usual. */
 #define PKB_EXIT_UNMEASURED 4
-
-/* --settle's value: seconds from 0 to 60. */
-bool pkb_cli_settle(const char *v, double *seconds);
 
 /* results/<name>-<UTC time>.json into path, creating results/ first. Returns 0, or 1 after
  * saying why results/ cannot be created. */

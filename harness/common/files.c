@@ -244,6 +244,31 @@ static int copy_of(const char *data, size_t len, char **out, size_t *out_len)
     return 0;
 }
 
+const char *pkb_path_kind(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return NULL;
+    return pkb__kind_of((unsigned)st.st_mode);
+}
+
+/* Opens `path` to read (*regular: a regular file; *size its size); a directory is -EISDIR. */
+static int open_input(const char *path, int *fd, bool *regular, long long *size)
+{
+    *fd = pkb__open_read(path);
+    if (*fd < 0)
+        return *fd;
+    struct stat st;
+    int rc = fstat(*fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
+    if (rc != 0) {
+        close(*fd);
+        return rc;
+    }
+    *regular = S_ISREG(st.st_mode);
+    *size = (long long)st.st_size;
+    return 0;
+}
+
 /* Reads fd to its end into buf (capacity *cap, grown up to limit + 1 bytes). */
 static int read_to_end(int fd, bool regular, size_t limit, char **buf, size_t *cap, size_t *n)
 {
@@ -275,7 +300,7 @@ int pkb_read_file(const char *path, size_t limit, char **data, size_t *len)
     int fd;
     bool regular;
     long long size;
-    int rc = pkb__open_input(path, &fd, &regular, &size);
+    int rc = open_input(path, &fd, &regular, &size);
     if (rc != 0)
         return rc;
     if (regular && (unsigned long long)size > (unsigned long long)limit) {

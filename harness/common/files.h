@@ -89,8 +89,10 @@ int pkb_write_json_atomic(const json_t *doc, const char *path);
 /* ---- the platform's part (files.posix.c, files.windows.c), for files.c ------------------------
  */
 
-/* Opens `path` to read (*regular: a regular file; *size its size) without blocking on a FIFO. */
-int pkb__open_input(const char *path, int *fd, bool *regular, long long *size);
+/* What a file of this st_mode is that is not a regular file: "a directory", ... (pkb_path_kind). */
+const char *pkb__kind_of(unsigned mode);
+/* Opens `path` to read, without blocking on a FIFO: a descriptor, or a negative errno. */
+int pkb__open_read(const char *path);
 /* Reads up to cap bytes; for a non-regular input, waits at most wait_ms for a byte or the end. */
 long pkb__read_some(int fd, bool regular, char *buf, size_t cap, int wait_ms);
 /* Opens a path that is not a regular file to write in place, waiting at most wait_ms for a FIFO's

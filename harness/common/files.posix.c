@@ -20,17 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *pkb_path_kind(const char *path)
+const char *pkb__kind_of(unsigned mode)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
-        return NULL;
-    return S_ISDIR(st.st_mode)    ? "a directory"
-           : S_ISFIFO(st.st_mode) ? "a FIFO or pipe"
-           : S_ISCHR(st.st_mode)  ? "a character device"
-           : S_ISBLK(st.st_mode)  ? "a block device"
-           : S_ISSOCK(st.st_mode) ? "a socket"
-                                  : "not a regular file";
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO or pipe"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
 }
 
 int pkb_final_path(const char *path, char *out, size_t cap)
@@ -86,21 +83,11 @@ static int wait_for(int fd, short events, int wait_ms)
     }
 }
 
-int pkb__open_input(const char *path, int *fd, bool *regular, long long *size)
+int pkb__open_read(const char *path)
 {
     /* O_NONBLOCK: opening a FIFO to read never waits for a writer. */
-    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (*fd < 0)
-        return -errno;
-    struct stat st;
-    int rc = fstat(*fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
-    if (rc != 0) {
-        close(*fd);
-        return rc;
-    }
-    *regular = S_ISREG(st.st_mode);
-    *size = (long long)st.st_size;
-    return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    return fd >= 0 ? fd : -errno;
 }
 
 long pkb__read_some(int fd, bool regular, char *buf, size_t cap, int wait_ms)

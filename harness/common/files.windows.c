@@ -11,14 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *pkb_path_kind(const char *path)
+const char *pkb__kind_of(unsigned mode)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
-        return NULL;
-    return S_ISDIR(st.st_mode)   ? "a directory"
-           : S_ISCHR(st.st_mode) ? "a character device"
-                                 : "not a regular file";
+    return S_ISDIR(mode)   ? "a directory"
+           : S_ISCHR(mode) ? "a character device"
+                           : "not a regular file";
 }
 
 int pkb_final_path(const char *path, char *out, size_t cap)
@@ -26,20 +23,10 @@ int pkb_final_path(const char *path, char *out, size_t cap)
     return snprintf(out, cap, "%s", path) >= (int)cap ? -ENAMETOOLONG : 0;
 }
 
-int pkb__open_input(const char *path, int *fd, bool *regular, long long *size)
+int pkb__open_read(const char *path)
 {
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (*fd < 0)
-        return -errno;
-    struct stat st;
-    int rc = fstat(*fd, &st) != 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : 0;
-    if (rc != 0) {
-        close(*fd);
-        return rc;
-    }
-    *regular = S_ISREG(st.st_mode);
-    *size = (long long)st.st_size;
-    return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
 }
 
 long pkb__read_some(int fd, bool regular, char *buf, size_t cap, int wait_ms)

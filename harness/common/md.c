@@ -128,25 +128,6 @@ static const char *time_unit_rounded(double ns, double *scale)
     return unit;
 }
 
-void pkb_fmt_time(pkb_buf *b, double ns)
-{
-    if (!isfinite(ns)) {
-        pkb_buf_puts(b, "n/a");
-        return;
-    }
-    double scale;
-    const char *unit = time_unit_rounded(ns, &scale);
-    pkb_fmt_sig(b, ns / scale, 4);
-    pkb_buf_printf(b, " %s", unit);
-}
-
-void pkb_fmt_time_signed(pkb_buf *b, double ns)
-{
-    if (isfinite(ns) && ns >= 0)
-        pkb_buf_puts(b, "+");
-    pkb_fmt_time(b, ns);
-}
-
 void pkb_fmt_time_sd(pkb_buf *b, double mean_ns, double sd_ns)
 {
     if (!isfinite(mean_ns)) {
@@ -161,6 +142,18 @@ void pkb_fmt_time_sd(pkb_buf *b, double mean_ns, double sd_ns)
         pkb_fmt_sig(b, sd_ns / scale, 3);
     }
     pkb_buf_printf(b, " %s", unit);
+}
+
+void pkb_fmt_time(pkb_buf *b, double ns)
+{
+    pkb_fmt_time_sd(b, ns, NAN); /* no sd: the time alone */
+}
+
+void pkb_fmt_time_signed(pkb_buf *b, double ns)
+{
+    if (isfinite(ns) && ns >= 0)
+        pkb_buf_puts(b, "+");
+    pkb_fmt_time(b, ns);
 }
 
 void pkb_fmt_ratio(pkb_buf *b, double r)

@@ -108,6 +108,17 @@ static size_t points_for(double b, double step)
     return n % 2 ? n : n + 1;
 }
 
+/* The density becomes f, n points over [-b, b] (the step the callers computed it at). Returns 0. */
+static int replace_density(pks_seq *s, double *f, size_t n, double b)
+{
+    free(s->f);
+    s->f = f;
+    s->n = n;
+    s->h = 2 * b / (double)(n - 1);
+    s->lo = -b;
+    return 0;
+}
+
 /* The surviving sub-density resampled (linearly) at a step no wider than `step`: an increment
  * narrower than the grid would otherwise be integrated over too few points. */
 static int refine(pks_seq *s, double step)
@@ -130,11 +141,7 @@ static int refine(pks_seq *s, double step)
         double w = x - (double)i;
         f[j] = s->f[i] * (1 - w) + s->f[i + 1] * w;
     }
-    free(s->f);
-    s->f = f;
-    s->n = n;
-    s->h = h;
-    return 0;
+    return replace_density(s, f, n, b);
 }
 
 /* The probability of |S| ≥ b at a look whose increment has sd sigma, without a crossing before. */
@@ -169,12 +176,7 @@ static int carry(pks_seq *s, double b, double sigma)
         }
         f[j] = sum;
     }
-    free(s->f);
-    s->f = f;
-    s->n = n;
-    s->h = h;
-    s->lo = -b;
-    return 0;
+    return replace_density(s, f, n, b);
 }
 
 /* The first look: S ~ N(0, info), kept over |S| < b. */
@@ -188,12 +190,7 @@ static int first_density(pks_seq *s, double info, double b)
     double h = 2 * b / (double)(n - 1);
     for (size_t j = 0; j < n; j++)
         f[j] = norm_pdf((-b + (double)j * h) / sd) / sd;
-    free(s->f);
-    s->f = f;
-    s->n = n;
-    s->h = h;
-    s->lo = -b;
-    return 0;
+    return replace_density(s, f, n, b);
 }
 
 /* The |Z| boundary at information `info` that spends `inc` after the looks so far (sigma: the

@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "common/term.h"
 
+#include "common/buf.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,16 +122,21 @@ pkb_table *pkb_table_new(const char *align)
     return t;
 }
 
+void pkb_table_heads(pkb_table *t, ...)
+{
+    va_list ap;
+    va_start(ap, t);
+    for (const char *name; (name = va_arg(ap, const char *)) != NULL;)
+        pkb_table_add(t, 0, "%s", name);
+    va_end(ap);
+}
+
 static bool reserve(pkb_table *t)
 {
-    if (t->n < t->cap)
-        return true;
-    size_t cap = t->cap ? t->cap * 2 : 64;
-    struct cell *bigger = realloc(t->cells, cap * sizeof *bigger);
-    if (bigger == NULL)
+    struct cell *cells = pkb_grow(t->cells, &t->cap, t->n + 1, sizeof *cells, 64);
+    if (cells == NULL)
         return false;
-    t->cells = bigger;
-    t->cap = cap;
+    t->cells = cells;
     return true;
 }
 

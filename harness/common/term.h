@@ -60,6 +60,9 @@ pkb_table *pkb_table_new(const char *align);
 void pkb_table_add(pkb_table *t, pkb_tone tone, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Appends the header cells, a list of names ended by NULL. */
+void pkb_table_heads(pkb_table *t, ...) __attribute__((sentinel));
+
 /* Completes the current row with empty cells, so the next cell starts a row. */
 void pkb_table_end_row(pkb_table *t);
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "publish/inline.h"
 
+#include "common/buf.h"
 #include "publish/escape.h"
 
 #include <ctype.h>
@@ -17,15 +18,9 @@
 
 void *pkb__md_grow(struct pkb__md_ctx *c, void *v, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap)
-        return v;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    void *nv = realloc(v, ncap * size);
-    if (nv == NULL) {
+    void *nv = pkb_grow(v, cap, need, size, 8);
+    if (nv == NULL)
         c->failed_to->failed = true;
-        return NULL;
-    }
-    *cap = ncap;
     return nv;
 }
 

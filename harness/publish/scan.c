@@ -38,14 +38,12 @@ static int list_dir(const char *dir, char ***names, size_t *count)
     for (struct dirent *e; rc == 0 && (e = readdir(d)) != NULL;) {
         if (e->d_name[0] == '.')
             continue; /* ., .., .git, a staging directory */
-        if (n + 1 >= cap) {
-            char **nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *nv);
-            if (nv == NULL) {
-                rc = -ENOMEM;
-                break;
-            }
-            v = nv;
+        char **nv = pkb_grow(v, &cap, n + 2, sizeof *nv, 16);
+        if (nv == NULL) {
+            rc = -ENOMEM;
+            break;
         }
+        v = nv;
         if ((v[n] = strdup(e->d_name)) == NULL)
             rc = -ENOMEM;
         else
@@ -85,12 +83,10 @@ static int add_file(pkb__scan *s, const char *path, const char *rel)
         s->other++;
         return 0;
     }
-    if (s->n == s->cap) {
-        pkb__found *v = realloc(s->files, (s->cap = s->cap ? s->cap * 2 : 16) * sizeof *v);
-        if (v == NULL)
-            return -ENOMEM;
-        s->files = v;
-    }
+    pkb__found *v = pkb_grow(s->files, &s->cap, s->n + 1, sizeof *v, 16);
+    if (v == NULL)
+        return -ENOMEM;
+    s->files = v;
     pkb__found *f = &s->files[s->n];
     *f = (pkb__found){.path = strdup(path), .rel = strdup(rel)};
     if (f->path == NULL || f->rel == NULL) {

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "regress/ab.h"
 
+#include "common/cli.h"
 #include "common/term.h"
 
 #include <errno.h>

@@ -70,26 +70,13 @@ static int ab_option(int opt, const char *v, pkb_ab_args *a, char **args)
     case OPT_QUIET:
         a->quiet = true;
         return 0;
-    case PKB_OPT_NO_PRIME:
-        a->prime = false;
-        return 0;
-    case PKB_OPT_SETTLE:
-        if (!pkb_cli_settle(v, &a->settle))
-            return pkb_cli_usage_error(ab_usage,
-                                       "ab: --settle needs seconds from 0 to 60, got '%s'", v);
-        return 0;
     case PKB_OPT_SUITE:
         if (strcmp(v, "scenarios") != 0 && strcmp(v, "compare") != 0)
             return pkb_cli_usage_error(ab_usage,
                                        "ab: --suite %s: ab measures the scenarios suite, whose "
                                        "contenders run in each build's worker",
                                        v);
-        return 0;
-    case PKB_OPT_PROFILE:
-        if (strcmp(v, "quick") != 0 && strcmp(v, "full") != 0)
-            return pkb_cli_usage_error(ab_usage, "ab: --profile needs full or quick, got '%s'", v);
-        a->profile = v;
-        return 0;
+        break;
     case PKB_OPT_SEQUENTIAL:
         return pkb_cli_usage_error(ab_usage, "ab: --sequential: ab measures both builds in the "
                                              "same interleaved rounds, never one after another");
@@ -97,16 +84,13 @@ static int ab_option(int opt, const char *v, pkb_ab_args *a, char **args)
         return pkb_cli_usage_error(ab_usage, "ab: --repetitions: ab adds rounds until every "
                                              "series is decided (--max-time bounds it)");
     }
-    return pkb_cli_getopt_failed(ab_usage, "ab", opt, args);
+    int known = pkb_cli_run_option(opt, v, &a->run, "ab", ab_usage);
+    return known > 0 ? 0 : known < 0 ? 1 : pkb_cli_getopt_failed(ab_usage, "ab", opt, args);
 }
 
 int pkb_ab_parse(int argc, char **argv, pkb_ab_args *a)
 {
-    *a = (pkb_ab_args){.suite = "scenarios",
-                       .profile = "quick",
-                       .prime = true,
-                       .settle = -1,
-                       .max_time_s = PKB_AB_MAX_TIME_S};
+    *a = (pkb_ab_args){.run = PKB_CLI_RUN_DEFAULTS, .max_time_s = PKB_AB_MAX_TIME_S};
     pkb_compare_options o = {0};
     const char *out = NULL;
     int opt;

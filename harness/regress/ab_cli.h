@@ -13,6 +13,7 @@
 #ifndef PKB_REGRESS_AB_CLI_H
 #define PKB_REGRESS_AB_CLI_H
 
+#include "common/cli.h"
 #include "processkit.h"
 #include "regress/ab.h"
 
@@ -20,12 +21,10 @@
 
 typedef struct pkb_ab_args {
     const char *spec[2]; /* BASE, HEAD */
-    const char *suite;   /* only "scenarios": its contenders run in the workers */
-    const char *profile; /* "quick" (default) or "full" */
+    pkb_cli_run run;     /* --profile, --no-prime, --settle (--suite only "scenarios": its
+                            contenders run in the workers; never --sequential, --repetitions) */
     const char *filter;
     const char *out; /* the results file; NULL: results/ab-<UTC time>.json */
-    bool prime;
-    double settle; /* negative: the profile's */
     double max_time_s;
     pkb_ab_rule rule;
     pkb_compare_format format;

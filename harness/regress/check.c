@@ -33,7 +33,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,41 +65,29 @@ static const struct option check_options[] = {
 
 /* ==== check ================================================================================== */
 
-static pk_cancel *check_cancel;
-
-static void on_check_signal(int sig)
+/* The run's stdout (its tables and path): check prints the comparison and the paths itself, and
+ * its own stdout stays the comparison's (--format json). */
+static int drop_line(void *user, const pk_line *line)
 {
-    (void)sig;
-    /* SIGTERM, not the signal we got: a terminal's Ctrl-C already reached the child, whose
-     * SIGINT handler is one-shot; its SIGTERM handler stops it the same graceful way. */
-    if (check_cancel != NULL)
-        pk_cancel_trigger(check_cancel);
+    (void)user, (void)line;
+    return 0;
 }
 
-struct check_args {
-    const char *suite, *profile, *filter;
-    const char *settle;      /* --settle, passed on to the runs as given (NULL: run's default) */
-    const char *repetitions; /* --repetitions, likewise */
-    bool prime, sequential;
-};
-
-/* Runs `pkbench run` into `out` with `filter`. Returns its exit status, or 1 after a message. */
-static int run_child(const struct check_args *a, const char *filter, const char *out)
+/* Runs `pkbench run` into `out` with `filter`, as a child (ab_cli.h: Ctrl-C and SIGTERM stop it);
+ * its progress lines (stderr) show as it goes. Returns its exit status, or 1 after a message. */
+static int run_child(const pkb_cli_run *a, const char *filter, const char *out)
 {
-    char self[PATH_MAX];
     /* PKBENCH_CHECK_RUNNER, for tests: a program started in place of this pkbench with the same
      * arguments, so that the confirmation logic can be checked on prepared results files. */
     const char *runner = getenv("PKBENCH_CHECK_RUNNER");
-    ssize_t n = runner != NULL && runner[0] != '\0'
-                    ? snprintf(self, sizeof self, "%s", runner)
-                    : readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0 || n >= (ssize_t)sizeof self) {
-        fprintf(stderr, "pkbench: cannot find this executable: %s\n", strerror(errno));
-        return 1;
-    }
-    self[n] = '\0';
-    const char *argv[16] = {self,        "run",      "--suite", a->suite,
-                            "--profile", a->profile, "--out",   out};
+    const char *argv[16] = {runner != NULL && runner[0] != '\0' ? runner : NULL,
+                            "run",
+                            "--suite",
+                            a->suite,
+                            "--profile",
+                            a->profile,
+                            "--out",
+                            out};
     int k = 8;
     if (filter != NULL) {
         argv[k++] = "--filter";
@@ -119,33 +106,7 @@ static int run_child(const struct check_args *a, const char *filter, const char 
         argv[k++] = a->repetitions;
     }
     argv[k] = NULL;
-    pk_result r;
-    int rc = pk_run(
-        &(pk_command){
-            .argv = argv,
-            /* The run's tables and path (its stdout): check prints the comparison and the
-             * paths itself, and its own stdout stays the comparison's (--format json). The
-             * run's progress lines (stderr) show as it goes. */
-            .out = {.kind = PK_STDIO_NULL},
-            .err = {.kind = PK_STDIO_INHERIT},
-            .containment = PK_CONTAIN_NONE, /* measured exactly as a direct run */
-            .grace_ms = 30000,
-            .cancel = check_cancel,
-        },
-        &r);
-    int status = 1;
-    if (rc == PK_ECANCELLED)
-        status = 130;
-    else if (rc != 0)
-        fprintf(stderr, "pkbench: cannot start %s run: %s\n", self, pk_strerror(rc));
-    else if (r.outcome.kind == PK_OUTCOME_EXITED)
-        status = r.outcome.code;
-    else if (r.outcome.kind == PK_OUTCOME_CANCELLED) /* how it ended after our SIGTERM */
-        status = r.outcome.signo != 0 ? 130 : r.outcome.code;
-    else
-        fprintf(stderr, "pkbench: the run ended by signal %d\n", r.outcome.signo);
-    pk_result_release(&r);
-    return status;
+    return pkb_ab_run(argv, NULL, drop_line, NULL);
 }
 
 /* "^(a|b)$" with the names' ERE metacharacters escaped. */
@@ -316,7 +277,7 @@ static int check_paths(const char *out, char *path, char *rerun, size_t cap)
 
 /* check's command line. Returns 0, or 1 after a usage message; -1 for --help (printed). */
 struct check_cli {
-    struct check_args run;
+    pkb_cli_run run; /* passed on to the runs as given */
     const char *baseline, *out;
     const char *against, *max_time; /* --against REV: through pkbench ab */
     pkb_compare_options o;
@@ -325,7 +286,7 @@ struct check_cli {
 
 static int parse_check(int argc, char **argv, struct check_cli *c)
 {
-    *c = (struct check_cli){.run = {.suite = "scenarios", .profile = "quick", .prime = true}};
+    *c = (struct check_cli){.run = PKB_CLI_RUN_DEFAULTS};
     int opt;
     while ((opt = pkb_cli_next_option(argc - 1, argv + 1, check_options)) != -1) {
         if (opt == OPT_HELP) {
@@ -333,6 +294,8 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
             return -1;
         }
         int r = pkb__compare_option(opt, optarg, &c->o, &c->format, &c->out, check_usage);
+        if (r == 0)
+            r = pkb_cli_run_option(opt, optarg, &c->run, "check", check_usage);
         if (r < 0)
             return 1;
         if (r > 0)
@@ -349,39 +312,16 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
                                        optarg);
         else if (opt == OPT_MAX_TIME)
             c->max_time = optarg;
-        else if (opt == PKB_OPT_NO_PRIME)
-            c->run.prime = false;
-        else if (opt == PKB_OPT_SEQUENTIAL)
-            c->run.sequential = true;
-        else if (opt == PKB_OPT_SETTLE) {
-            double v;
-            if (!pkb_cli_settle(optarg, &v))
-                return pkb_cli_usage_error(
-                    check_usage, "check: --settle needs seconds from 0 to 60, got '%s'", optarg);
-            c->run.settle = optarg;
-        } else if (opt == PKB_OPT_REPETITIONS) {
-            long v;
-            if (!pkb_parse_count(optarg, PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, &v))
-                return pkb_cli_usage_error(
-                    check_usage, "check: --repetitions needs a count from %d to %d, got '%s'",
-                    PKS_MIN_SAMPLES, PKB_MAX_REPETITIONS, optarg);
-            c->run.repetitions = optarg;
-        } else if (opt != OPT_BASELINE && opt != PKB_OPT_SUITE && opt != PKB_OPT_PROFILE)
+        else if (opt != OPT_BASELINE)
             return pkb_cli_getopt_failed(check_usage, "check", opt, argv + 1);
         else if (optarg[0] == '\0')
-            return pkb_cli_usage_error(check_usage, "check: --%s needs a value",
-                                       opt == OPT_BASELINE    ? "baseline"
-                                       : opt == PKB_OPT_SUITE ? "suite"
-                                                              : "profile");
+            return pkb_cli_usage_error(check_usage, "check: --baseline needs a value");
         else
-            *(opt == OPT_BASELINE    ? &c->baseline
-              : opt == PKB_OPT_SUITE ? &c->run.suite
-                                     : &c->run.profile) = optarg;
+            c->baseline = optarg;
     }
     if (optind + 1 < argc)
         return pkb_cli_usage_error(check_usage, "check: unexpected argument '%s'",
                                    argv[optind + 1]);
-    c->run.filter = c->o.filter;
     if (c->against != NULL && c->baseline != NULL)
         return pkb_cli_usage_error(check_usage, "check: --baseline FILE and --against REV are two "
                                                 "ways of checking: give one");
@@ -392,9 +332,6 @@ static int parse_check(int argc, char **argv, struct check_cli *c)
     if (c->baseline == NULL)
         return pkb_cli_usage_error(check_usage,
                                    "check: --baseline FILE is required (or --against REV)");
-    if (strcmp(c->run.profile, "quick") != 0 && strcmp(c->run.profile, "full") != 0)
-        return pkb_cli_usage_error(check_usage, "--profile needs full or quick, got '%s'",
-                                   c->run.profile);
     return 0;
 }
 
@@ -412,11 +349,6 @@ static int prepare_check(const struct check_cli *c, char *path, char *rerun, siz
     if (pkb_cli_check_results_file("check", "--out", path) != 0 ||
         pkb_cli_check_results_file("check", "the re-run's file", rerun) != 0)
         return 1;
-    if (pk_cancel_new(&check_cancel) != 0) {
-        fprintf(stderr, "pkbench: out of memory\n");
-        return 1;
-    }
-    pkb_cli_on_stop(on_check_signal, 0);
     return 0;
 }
 
@@ -425,7 +357,7 @@ static int prepare_check(const struct check_cli *c, char *path, char *rerun, siz
 static int first_run(const struct check_cli *c, const char *path, pkb_compare *first, bool *have)
 {
     char err[1024] = "";
-    int status = run_child(&c->run, c->run.filter, path);
+    int status = run_child(&c->run, c->o.filter, path);
     if (status == PKB_EXIT_UNMEASURED) /* compared as usual: a series failed there is a note */
         status = 0;
     if (status == 0) {
@@ -563,8 +495,6 @@ int pkb_cmd_check(int argc, char **argv)
     pkb_compare_free(&first);
     pkb_compare_free(&again);
     free(rerun_filter);
-    pk_cancel_free(check_cancel);
-    check_cancel = NULL;
     pk_cleanup();
     return status;
 }

@@ -670,6 +670,19 @@ static int check_same_suite(const pkb_results *b,
                     base_path, b->suite, cand_path, n->suite);
 }
 
+/* Why no series could be compared: -ENODATA with the reason. */
+static int nothing_to_compare(const pkb_compare *c, bool contenders, char *err, size_t err_len)
+{
+    if (c->opts.filter != NULL)
+        return pkb_fail(err, err_len, -ENODATA,
+                        "no series matching --filter '%.100s' can be compared", c->opts.filter);
+    if (c->nskipped > 0)
+        return pkb_fail(err, err_len, -ENODATA,
+                        "no series can be compared: %zu not measured in both", c->nskipped);
+    return pkb_fail(err, err_len, -ENODATA, "no series can be compared: %s",
+                    contenders ? "the file has no other contender" : "none in common");
+}
+
 int pkb_compare_files(const char *base_path,
                       const char *cand_path,
                       const pkb_compare_options *opts,
@@ -721,14 +734,7 @@ int pkb_compare_files(const char *base_path,
     if (rc == 0)
         rc = contenders ? match_contenders(&x, base_path, err, err_len) : match_files(&x);
     if (rc == 0 && c.nrows == 0)
-        rc = c.opts.filter != NULL
-                 ? pkb_fail(err, err_len, -ENODATA,
-                            "no series matching --filter '%.100s' can be compared", c.opts.filter)
-             : c.nskipped > 0
-                 ? pkb_fail(err, err_len, -ENODATA,
-                            "no series can be compared: %zu not measured in both", c.nskipped)
-                 : pkb_fail(err, err_len, -ENODATA, "no series can be compared: %s",
-                            contenders ? "the file has no other contender" : "none in common");
+        rc = nothing_to_compare(&c, contenders, err, err_len);
     if (rc == 0)
         rc = decide_rows(&x, err, err_len);
     if (rc == -ENOMEM)

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "report/cross.h"
 
+#include "common/buf.h"
 #include "results/verdict.h"
 
 #include <errno.h>
@@ -18,33 +19,6 @@
 #include <string.h>
 
 #define VALUE_MAX 512
-
-const char *pkb_cross_word_name(pkb_cross_word w)
-{
-    static const char *const words[] = {
-        [PKB_CROSS_NEGLIGIBLE] = "negligible",
-        [PKB_CROSS_NOT_DISTINGUISHABLE] = "not distinguishable",
-        [PKB_CROSS_SLOWER] = "slower",
-        [PKB_CROSS_FASTER] = "faster",
-        [PKB_CROSS_UNDECIDABLE] = "undecidable",
-    };
-    return (unsigned)w <= PKB_CROSS_UNDECIDABLE ? words[w] : "?";
-}
-
-static pkb_cross_word word_of(const pkb_verdict *v)
-{
-    switch (v->d.verdict) {
-    case PKS_REGRESSED:
-        return PKB_CROSS_SLOWER;
-    case PKS_IMPROVED:
-        return PKB_CROSS_FASTER;
-    case PKS_UNDECIDABLE:
-        return PKB_CROSS_UNDECIDABLE;
-    case PKS_NO_CHANGE:
-        break;
-    }
-    return fabs(v->s.delta) <= v->d.bar ? PKB_CROSS_NEGLIGIBLE : PKB_CROSS_NOT_DISTINGUISHABLE;
-}
 
 /* ==== keys ==================================================================================== */
 
@@ -110,14 +84,10 @@ find_or_add(char ***tuples, size_t *n, size_t *cap, size_t nkeys, char values[][
         if (k == nkeys)
             return (long)i;
     }
-    if (*n == *cap) {
-        size_t bigger = *cap ? *cap * 2 : 16;
-        char **t = realloc(*tuples, bigger * nkeys * sizeof *t);
-        if (t == NULL)
-            return -1;
-        *tuples = t;
-        *cap = bigger;
-    }
+    char **t = pkb_grow(*tuples, cap, *n + 1, nkeys * sizeof *t, 16);
+    if (t == NULL)
+        return -1;
+    *tuples = t;
     for (size_t k = 0; k < nkeys; k++)
         if (((*tuples)[*n * nkeys + k] = strdup(values[k])) == NULL) {
             for (size_t j = 0; j < k; j++)
@@ -140,14 +110,10 @@ static int add_obs(struct build *b, size_t f, const pkb_results_series *s)
     long col = find_or_add(&b->t->col_value, &b->t->ncols, &b->cols_cap, c->ncol_keys, cv);
     if (row < 0 || col < 0)
         return -ENOMEM;
-    if (b->nobs == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        struct obs *o = realloc(b->obs, cap * sizeof *o);
-        if (o == NULL)
-            return -ENOMEM;
-        b->obs = o;
-        b->cap = cap;
-    }
+    struct obs *o = pkb_grow(b->obs, &b->cap, b->nobs + 1, sizeof *o, 64);
+    if (o == NULL)
+        return -ENOMEM;
+    b->obs = o;
     const pkb_verdict_set *set = &b->sets[f];
     const pkb_verdict *v = pkb_verdict_set_find(set, s);
     const char *baseline = c->opts.baseline;
@@ -191,7 +157,7 @@ static void fill_one(const struct build *b, const struct obs *o, pkb_cross_cell 
         cell->kind = PKB_CROSS_RATIO;
         cell->ratio = o->v->s.ratio;
         cell->paired = o->v->paired;
-        cell->word = word_of(o->v);
+        cell->word = pkb_verdict_word_of(o->v);
         cell->noise_floor = o->v->noise_floor;
         cell->base = o->base_name;
     }
@@ -262,36 +228,8 @@ static void pooled_free(struct pooled *p)
     free(p->cand_round);
 }
 
-static int decide_many(const struct build *b,
-                       const struct obs *const *os,
-                       size_t n,
-                       double *medians,
-                       const struct obs **pv,
-                       pkb_cross_cell *cell,
-                       struct pooled *pending,
-                       size_t *npending);
-
-/* A cell of several files. A pair to decide is appended to `pending` (its family is the
- * table's pooled cells); *npending counts them. */
-static int fill_many(const struct build *b,
-                     const struct obs *const *os,
-                     size_t n,
-                     pkb_cross_cell *cell,
-                     struct pooled *pending,
-                     size_t *npending)
-{
-    cell->files = n;
-    double *medians = malloc(n * sizeof *medians);
-    const struct obs **pv = malloc(n * sizeof *pv);
-    int rc = medians != NULL && pv != NULL ? 0 : -ENOMEM;
-    if (rc == 0)
-        rc = decide_many(b, os, n, medians, pv, cell, pending, npending);
-    free(medians);
-    free(pv);
-    return rc;
-}
-
-/* fill_many with its scratch: medians and pv, n entries each. */
+/* The decision fill_many (below) asks for a cell of several files, with its scratch: medians and
+ * pv, n entries each. */
 static int decide_many(const struct build *b,
                        const struct obs *const *os,
                        size_t n,
@@ -361,12 +299,32 @@ static int decide_many(const struct build *b,
             cell->noise_floor = fmax(cell->noise_floor, pv[i]->v->noise_floor);
         }
         cell->ratio = (pks_interval){.lo = NAN, .estimate = exp(log_sum / (double)k), .hi = NAN};
-        cell->word = PKB_CROSS_UNDECIDABLE;
+        cell->word = PKB_WORD_UNDECIDABLE;
         return 0;
     }
     struct pooled *p = &pending[(*npending)++];
     int rc = pool(pv, k, rounds, p);
     p->cell = cell;
+    return rc;
+}
+
+/* A cell of several files. A pair to decide is appended to `pending` (its family is the
+ * table's pooled cells); *npending counts them. */
+static int fill_many(const struct build *b,
+                     const struct obs *const *os,
+                     size_t n,
+                     pkb_cross_cell *cell,
+                     struct pooled *pending,
+                     size_t *npending)
+{
+    cell->files = n;
+    double *medians = malloc(n * sizeof *medians);
+    const struct obs **pv = malloc(n * sizeof *pv);
+    int rc = medians != NULL && pv != NULL ? 0 : -ENOMEM;
+    if (rc == 0)
+        rc = decide_many(b, os, n, medians, pv, cell, pending, npending);
+    free(medians);
+    free(pv);
     return rc;
 }
 
@@ -416,7 +374,7 @@ static int fill_cells(struct build *b)
         pkb_cross_cell *cell = pending[i].cell;
         cell->ratio = family[i].s.ratio;
         cell->paired = family[i].paired;
-        cell->word = word_of(&family[i]);
+        cell->word = pkb_verdict_word_of(&family[i]);
         cell->noise_floor = family[i].noise_floor;
     }
     for (size_t i = 0; i < npending; i++)

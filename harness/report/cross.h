@@ -25,6 +25,7 @@
 #include "common/stats.h"
 #include "report/figure.h"
 #include "results/many.h"
+#include "results/verdict.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,25 +49,17 @@ typedef enum pkb_cross_kind {
     PKB_CROSS_ABSOLUTE,    /* --absolute: the median */
 } pkb_cross_kind;
 
-typedef enum pkb_cross_word {
-    PKB_CROSS_NEGLIGIBLE = 0, /* within the bar */
-    PKB_CROSS_NOT_DISTINGUISHABLE,
-    PKB_CROSS_SLOWER,
-    PKB_CROSS_FASTER,
-    PKB_CROSS_UNDECIDABLE,
-} pkb_cross_word;
-
 typedef struct pkb_cross_cell {
     pkb_cross_kind kind;
-    size_t files;        /* files pooled in the cell */
-    pks_interval ratio;  /* RATIO: lo and hi NaN when there is no CI */
-    bool paired;         /* on per-round ratios */
-    pkb_cross_word word; /* RATIO: the verdict in a word */
-    double noise_floor;  /* the floor of the pair (the larger MDE), 0: none */
-    double median_ns;    /* the series' median (pooled: the median of the files') */
-    const char *status;  /* UNMEASURED: "refused" or "failed" */
-    const char *reason;  /* UNMEASURED: why (NULL: none given) */
-    const char *base;    /* the contender it is compared with (borrowed) */
+    size_t files;          /* files pooled in the cell */
+    pks_interval ratio;    /* RATIO: lo and hi NaN when there is no CI */
+    bool paired;           /* on per-round ratios */
+    pkb_verdict_word word; /* RATIO: the verdict in a word (results/verdict.h) */
+    double noise_floor;    /* the floor of the pair (the larger MDE), 0: none */
+    double median_ns;      /* the series' median (pooled: the median of the files') */
+    const char *status;    /* UNMEASURED: "refused" or "failed" */
+    const char *reason;    /* UNMEASURED: why (NULL: none given) */
+    const char *base;      /* the contender it is compared with (borrowed) */
 } pkb_cross_cell;
 
 /* One key whose value differs inside a row: its values, the columns each occurs in, and the
@@ -114,9 +107,6 @@ int pkb_cross_build(const char *const *paths,
                     size_t err_len);
 
 void pkb_cross_free(pkb_cross *c);
-
-/* "faster", "slower", "negligible", "not distinguishable", "undecidable". */
-const char *pkb_cross_word_name(pkb_cross_word w);
 
 /* ---- rendering (cross_render.c) -------------------------------------------------------------- */
 

@@ -39,7 +39,7 @@ static void cell_text(const pkb_cross_cell *c, bool md, pkb_buf *b)
         pkb_fmt_time(b, c->median_ns);
         break;
     case PKB_CROSS_RATIO: {
-        bool strong = md && (c->word == PKB_CROSS_SLOWER || c->word == PKB_CROSS_FASTER);
+        bool strong = md && (c->word == PKB_WORD_SLOWER || c->word == PKB_WORD_FASTER);
         pkb_buf_puts(b, strong ? "**" : "");
         pkb_fmt_ratio(b, c->ratio.estimate);
         pkb_buf_puts(b, strong ? "**" : "");
@@ -52,7 +52,7 @@ static void cell_text(const pkb_cross_cell *c, bool md, pkb_buf *b)
         } else {
             pkb_buf_puts(b, " (no CI)");
         }
-        pkb_buf_printf(b, " %s%s", pkb_cross_word_name(c->word), c->paired ? "" : " †");
+        pkb_buf_printf(b, " %s%s", pkb_verdict_word_name(c->word), c->paired ? "" : " †");
         break;
     }
     }
@@ -64,9 +64,9 @@ static pkb_tone cell_tone(const pkb_cross_cell *c)
 {
     if (c->kind != PKB_CROSS_RATIO)
         return c->kind == PKB_CROSS_UNMEASURED ? PKB_TONE_WARN : PKB_TONE_PLAIN;
-    return c->word == PKB_CROSS_FASTER   ? PKB_TONE_GOOD
-           : c->word == PKB_CROSS_SLOWER ? PKB_TONE_BAD
-                                         : PKB_TONE_PLAIN;
+    return c->word == PKB_WORD_FASTER   ? PKB_TONE_GOOD
+           : c->word == PKB_WORD_SLOWER ? PKB_TONE_BAD
+                                        : PKB_TONE_PLAIN;
 }
 
 /* The noise floor beside a cell: "±2.1%", or "" when none. */
@@ -164,6 +164,19 @@ static void short_value(const char *v, bool md, pkb_buf *b)
         pkb_buf_printf(b, "'%s'", v);
 }
 
+/* labels[i] for every i < n with in[i], separated by ", ", each written by `put` (Markdown text
+ * or code) or as it is. */
+static void label_list(
+    char *const *labels, const bool *in, size_t n, void (*put)(pkb_buf *, const char *), pkb_buf *b)
+{
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (!in[i])
+            continue;
+        pkb_buf_puts(b, k++ > 0 ? ", " : "");
+        put(b, labels[i]);
+    }
+}
+
 /* A key's values and their columns: "`a` (col 1, col 2); `b` (col 3)". */
 static void diff_values(const pkb_cross_table *t, const pkb_cross_diff *d, bool md, pkb_buf *b)
 {
@@ -171,15 +184,8 @@ static void diff_values(const pkb_cross_table *t, const pkb_cross_diff *d, bool 
         pkb_buf_puts(b, v > 0 ? "; " : "");
         short_value(d->values[v], md, b);
         pkb_buf_puts(b, " (");
-        for (size_t col = 0, k = 0; col < t->ncols; col++) {
-            if (!d->in_col[v * t->ncols + col])
-                continue;
-            pkb_buf_puts(b, k++ > 0 ? ", " : "");
-            if (md)
-                pkb_md_text(b, t->col_label[col]);
-            else
-                pkb_buf_puts(b, t->col_label[col]);
-        }
+        label_list(t->col_label, d->in_col + v * t->ncols, t->ncols,
+                   md ? pkb_md_text : pkb_buf_puts, b);
         pkb_buf_puts(b, ")");
     }
 }
@@ -192,15 +198,7 @@ static void diff_rows(const pkb_cross_table *t, const pkb_cross_diff *d, bool md
         return;
     }
     pkb_buf_printf(b, "In %zu of %zu rows (", d->nrows_differ, t->nrows);
-    for (size_t r = 0, k = 0; r < t->nrows; r++) {
-        if (!d->in_row[r])
-            continue;
-        pkb_buf_puts(b, k++ > 0 ? ", " : "");
-        if (md)
-            pkb_md_code(b, t->row_label[r]);
-        else
-            pkb_buf_puts(b, t->row_label[r]);
-    }
+    label_list(t->row_label, d->in_row, t->nrows, md ? pkb_md_code : pkb_buf_puts, b);
     pkb_buf_puts(b, ")");
 }
 
@@ -508,7 +506,7 @@ static json_t *cell_json(const pkb_cross_cell *c)
         json_object_set_new(j, "lo", number_or_null(c->ratio.lo));
         json_object_set_new(j, "hi", number_or_null(c->ratio.hi));
         json_object_set_new(j, "paired", json_boolean(c->paired));
-        json_object_set_new(j, "verdict", json_string(pkb_cross_word_name(c->word)));
+        json_object_set_new(j, "verdict", json_string(pkb_verdict_word_name(c->word)));
         json_object_set_new(j, "noise_floor",
                             c->noise_floor > 0 ? json_real(c->noise_floor) : json_null());
         json_object_set_new(j, "baseline", c->base ? json_string(c->base) : json_null());

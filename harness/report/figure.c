@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "report/figure.h"
 
+#include "common/buf.h"
 #include "common/files.h"
 #include "processkit.h"
 
@@ -56,14 +57,10 @@ void pkb_figure_stem_named(const char *name, const char *what, char *stem, size_
 
 pkb_figure *pkb_figures_add_named(pkb_figures *figs, const char *name, const char *what)
 {
-    if (figs->n == figs->cap) {
-        size_t cap = figs->cap ? figs->cap * 2 : 8;
-        pkb_figure *items = realloc(figs->items, cap * sizeof *items);
-        if (items == NULL)
-            return NULL;
-        figs->items = items;
-        figs->cap = cap;
-    }
+    pkb_figure *items = pkb_grow(figs->items, &figs->cap, figs->n + 1, sizeof *items, 8);
+    if (items == NULL)
+        return NULL;
+    figs->items = items;
     pkb_figure *f = &figs->items[figs->n++];
     memset(f, 0, sizeof *f);
     stem_of(name, what, f->stem, sizeof f->stem);

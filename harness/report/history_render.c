@@ -502,12 +502,8 @@ void pkb_history_terminal(const pkb_history *h, bool color, pkb_buf *out)
             out->failed = true;
             return;
         }
-        pkb_table_add(t, 0, "series");
-        pkb_table_add(t, 0, "between");
-        pkb_table_add(t, 0, "before");
-        pkb_table_add(t, 0, "after");
-        pkb_table_add(t, 0, "change [95%% CI]");
-        pkb_table_add(t, 0, "also changed");
+        pkb_table_heads(t, "series", "between", "before", "after", "change [95% CI]",
+                        "also changed", NULL);
         for (size_t k = 0; k < host->nseries; k++) {
             const pkb_history_series *x = &host->series[k];
             for (size_t c = 0; c < x->nchanges; c++) {

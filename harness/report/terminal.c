@@ -119,13 +119,8 @@ static int generic_tables(const pkb_results *r, bool color, pkb_buf *out)
         pkb_term_puts(out, color, PKB_TONE_BOLD, sc->name);
         pkb_buf_puts(out, "\n");
         pkb_table *t = pkb_table_new("lrrrr");
-        if (sc->measured > 0) {
-            pkb_table_add(t, 0, "series");
-            pkb_table_add(t, 0, "median");
-            pkb_table_add(t, 0, "mean ± sd");
-            pkb_table_add(t, 0, "n");
-            pkb_table_add(t, 0, "disturbed");
-        }
+        if (sc->measured > 0)
+            pkb_table_heads(t, "series", "median", "mean ± sd", "n", "disturbed", NULL);
         for (size_t k = 0; k < sc->count; k++) {
             const pkb_results_series *s = &r->series[sc->members[k]];
             if (!s->measured)

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "results/identity.h"
 
+#include "common/buf.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -314,14 +316,10 @@ static int add_key(
 {
     if (pkb_identity_key_among(exclude, nexclude, key) || pkb_identity_key_among(*keys, *n, key))
         return 0;
-    if (*n == *cap) {
-        size_t bigger = *cap ? *cap * 2 : 64;
-        char **v = realloc(*keys, bigger * sizeof *v);
-        if (v == NULL)
-            return -ENOMEM;
-        *keys = v;
-        *cap = bigger;
-    }
+    char **v = pkb_grow(*keys, cap, *n + 1, sizeof *v, 64);
+    if (v == NULL)
+        return -ENOMEM;
+    *keys = v;
     return ((*keys)[*n] = strdup(key)) != NULL ? ((*n)++, 0) : -ENOMEM;
 }
 

@@ -729,6 +729,16 @@ const pkb_results_series *pkb_results_find(const pkb_results *r, const char *nam
     return NULL;
 }
 
+const pkb_results_series *
+pkb_results_find_in(const pkb_results *r, const char *scenario, const char *contender)
+{
+    for (size_t i = 0; i < r->nseries; i++)
+        if (strcmp(r->series[i].scenario, scenario) == 0 &&
+            strcmp(r->series[i].contender, contender) == 0)
+            return &r->series[i];
+    return NULL;
+}
+
 const json_t *pkb_results_field(const pkb_results *r, const char *object, const char *key)
 {
     const json_t *o = object ? json_object_get(r->root, object) : r->root;

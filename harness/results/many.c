@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "results/many.h"
 
+#include "common/buf.h"
 #include "common/files.h"
 
 #include <dirent.h>
@@ -34,14 +35,10 @@ static int push(struct paths *p, const char *dir, const char *name)
 {
     if (p->n >= PKB_MANY_MAX_FILES)
         return -E2BIG;
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        char **v = realloc(p->v, cap * sizeof *v);
-        if (v == NULL)
-            return -ENOMEM;
-        p->v = v;
-        p->cap = cap;
-    }
+    char **v = pkb_grow(p->v, &p->cap, p->n + 1, sizeof *v, 16);
+    if (v == NULL)
+        return -ENOMEM;
+    p->v = v;
     char *s = join(dir, name);
     if (s == NULL)
         return -ENOMEM;

@@ -34,9 +34,6 @@
 /* A round number (`round`): at most this; no run has a million rounds. */
 #define PKB_RESULTS_MAX_ROUND 1000000
 
-/* The most repetitions `pkbench run --repetitions` (and check) takes: a thousand rounds of a
- * suite are hours of work already. */
-#define PKB_MAX_REPETITIONS 1000
 /* A results file is read whole, but never more than this: a larger file (or a device that never
  * ends, like /dev/zero) is refused after reading at most this much. */
 #define PKB_RESULTS_MAX_FILE_BYTES (64L * 1024 * 1024)
@@ -239,6 +236,10 @@ void pkb_results_free(pkb_results *r);
 
 /* The series named `name`, or NULL. */
 const pkb_results_series *pkb_results_find(const pkb_results *r, const char *name);
+
+/* The first series of `contender` in `scenario`, or NULL. */
+const pkb_results_series *
+pkb_results_find_in(const pkb_results *r, const char *scenario, const char *contender);
 
 /* A top-level field (object NULL) or a field of a top-level object; NULL when absent. */
 const json_t *pkb_results_field(const pkb_results *r, const char *object, const char *key);

@@ -180,6 +180,33 @@ void pkb_verdict_why(const pkb_verdict *v,
     }
 }
 
+pkb_verdict_word pkb_verdict_word_of(const pkb_verdict *v)
+{
+    switch (v->d.verdict) {
+    case PKS_REGRESSED:
+        return PKB_WORD_SLOWER;
+    case PKS_IMPROVED:
+        return PKB_WORD_FASTER;
+    case PKS_UNDECIDABLE:
+        return PKB_WORD_UNDECIDABLE;
+    case PKS_NO_CHANGE:
+        break;
+    }
+    return fabs(v->s.delta) <= v->d.bar ? PKB_WORD_NEGLIGIBLE : PKB_WORD_NOT_DISTINGUISHABLE;
+}
+
+const char *pkb_verdict_word_name(pkb_verdict_word w)
+{
+    static const char *const words[PKB_NWORDS] = {
+        [PKB_WORD_NEGLIGIBLE] = "negligible",
+        [PKB_WORD_NOT_DISTINGUISHABLE] = "not distinguishable",
+        [PKB_WORD_SLOWER] = "slower",
+        [PKB_WORD_FASTER] = "faster",
+        [PKB_WORD_UNDECIDABLE] = "undecidable",
+    };
+    return (unsigned)w < PKB_NWORDS ? words[w] : "?";
+}
+
 /* ---- targets --------------------------------------------------------------------------------- */
 
 pkb_target_result pkb_target_check(const pkb_verdict *v, double limit, bool strict)

@@ -101,6 +101,22 @@ void pkb_verdict_why(const pkb_verdict *v,
                      char *buf,
                      size_t len);
 
+/* A decided pair in a word, as the reports say it (the scenarios report's verdict column, the table
+ * across hosts): its verdict, and for "~" whether |delta| stayed within the bar. */
+typedef enum pkb_verdict_word {
+    PKB_WORD_NEGLIGIBLE = 0,      /* "~" and |delta| within the bar */
+    PKB_WORD_NOT_DISTINGUISHABLE, /* "~" with a larger |delta| that is not significant */
+    PKB_WORD_SLOWER,              /* regressed */
+    PKB_WORD_FASTER,              /* improved */
+    PKB_WORD_UNDECIDABLE,         /* too few samples, too noisy */
+    PKB_NWORDS
+} pkb_verdict_word;
+
+pkb_verdict_word pkb_verdict_word_of(const pkb_verdict *v);
+
+/* "negligible", "not distinguishable", "slower", "faster", "undecidable". */
+const char *pkb_verdict_word_name(pkb_verdict_word w);
+
 /* ---- targets --------------------------------------------------------------------------------- */
 
 typedef enum pkb_target_result {

@@ -218,6 +218,60 @@ static bool settle(pkb_series *s, char *msg, size_t cap)
     return true;
 }
 
+/* What the calls of one run of the benchmark function added up to. */
+struct totals {
+    double child_ns, self_ns, timed_s; /* CPU of children and of the parent, wall time */
+    int64_t n;                         /* Google Benchmark's iterations */
+    bool failed;
+};
+
+/* One call of the series' iterate (one iteration, or a batch of them), timed: its wall time and
+ * the CPU of its children and of this process, or, when it timed itself in another process,
+ * what that process reported. Each of a batch's iterations is given its share of the time. */
+static void timed_call(pkb_state *st, pkb_series *s, pkb_disturb_mark *mark, struct totals *t)
+{
+    struct rusage c0, c1, p0, p1;
+    getrusage(RUSAGE_CHILDREN, &c0);
+    getrusage(RUSAGE_SELF, &p0);
+    pkb_sample out;
+    memset(&out, 0, sizeof out);
+    out.batch = batch_left(st);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = s->iterate(s->ctx, &out);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    getrusage(RUSAGE_SELF, &p1);
+    getrusage(RUSAGE_CHILDREN, &c1);
+    char msg[256];
+    if (iteration_failed(s, rc, &out, msg, sizeof msg)) {
+        pkb_skip_with_error(st, msg);
+        t->failed = true;
+        out = (pkb_sample){.self_timed = false}; /* one iteration, as the runner saw it */
+    }
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (out.self_timed) { /* another process's own clock and CPU (plugin/sample.h) */
+        secs = (double)out.wall_ns / 1e9;
+        t->child_ns += (double)out.child_cpu_ns;
+        t->self_ns += (double)out.self_cpu_ns;
+        /* the performing process's CPU, which RUSAGE_CHILDREN here cannot see: the work's,
+         * not "other processes'" (disturb.h) */
+        mark->worker_ns += (double)(out.child_cpu_ns + out.self_cpu_ns);
+        note_peaks(s, &out);
+    } else {
+        t->child_ns +=
+            tv_ns(c1.ru_utime) - tv_ns(c0.ru_utime) + tv_ns(c1.ru_stime) - tv_ns(c0.ru_stime);
+        t->self_ns +=
+            tv_ns(p1.ru_utime) - tv_ns(p0.ru_utime) + tv_ns(p1.ru_stime) - tv_ns(p0.ru_stime);
+    }
+    /* A batch of k iterations is k of Google Benchmark's, each its share of the time. */
+    uint32_t k = out.iterations > 0 ? out.iterations : 1;
+    pkb_set_iteration_time(st, secs / k);
+    for (uint32_t j = 1; j < k && pkb_keep_running(st); j++)
+        pkb_set_iteration_time(st, secs / k);
+    t->timed_s += secs;
+    t->n += k;
+}
+
 void pkb__bench(pkb_state *st, void *user)
 {
     pkb_series *s = user;
@@ -228,74 +282,33 @@ void pkb__bench(pkb_state *st, void *user)
         if (pkb__progress.first_start == 0)
             pkb__progress.first_start = pkb__progress.series_start;
     }
-    double child_ns = 0, self_ns = 0, timed_s = 0;
-    int64_t n = 0;
-    bool failed = false;
+    struct totals t = {0};
     char why[256];
     if (s->settle_s > 0 && !settle(s, why, sizeof why)) {
         pkb_skip_with_error(st, why); /* the loop below then does not run */
-        failed = true;
+        t.failed = true;
     }
     pkb_disturb_mark mark;
     pkb_disturb_begin(&mark);
     while (pkb_keep_running(st)) {
         if (pkb_interrupted) {
             pkb_skip_with_error(st, "interrupted");
-            failed = true;
+            t.failed = true;
             continue;
         }
-        struct rusage c0, c1, p0, p1;
-        getrusage(RUSAGE_CHILDREN, &c0);
-        getrusage(RUSAGE_SELF, &p0);
-        pkb_sample out;
-        memset(&out, 0, sizeof out);
-        out.batch = batch_left(st);
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        int rc = s->iterate(s->ctx, &out);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        getrusage(RUSAGE_SELF, &p1);
-        getrusage(RUSAGE_CHILDREN, &c1);
-        char msg[256];
-        if (iteration_failed(s, rc, &out, msg, sizeof msg)) {
-            pkb_skip_with_error(st, msg);
-            failed = true;
-            out = (pkb_sample){.self_timed = false}; /* one iteration, as the runner saw it */
-        }
-        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        if (out.self_timed) { /* another process's own clock and CPU (plugin/sample.h) */
-            secs = (double)out.wall_ns / 1e9;
-            child_ns += (double)out.child_cpu_ns;
-            self_ns += (double)out.self_cpu_ns;
-            /* the performing process's CPU, which RUSAGE_CHILDREN here cannot see: the work's,
-             * not "other processes'" (disturb.h) */
-            mark.worker_ns += (double)(out.child_cpu_ns + out.self_cpu_ns);
-            note_peaks(s, &out);
-        } else {
-            child_ns +=
-                tv_ns(c1.ru_utime) - tv_ns(c0.ru_utime) + tv_ns(c1.ru_stime) - tv_ns(c0.ru_stime);
-            self_ns +=
-                tv_ns(p1.ru_utime) - tv_ns(p0.ru_utime) + tv_ns(p1.ru_stime) - tv_ns(p0.ru_stime);
-        }
-        /* A batch of k iterations is k of Google Benchmark's, each its share of the time. */
-        uint32_t k = out.iterations > 0 ? out.iterations : 1;
-        pkb_set_iteration_time(st, secs / k);
-        for (uint32_t j = 1; j < k && pkb_keep_running(st); j++)
-            pkb_set_iteration_time(st, secs / k);
-        timed_s += secs;
-        n += k;
+        timed_call(st, s, &mark, &t);
     }
-    if (n > 0) {
-        pkb_counter_set(st, "child_cpu_ns", child_ns, PKB_COUNTER_AVG_ITERATIONS);
-        pkb_counter_set(st, "parent_cpu_ns", self_ns, PKB_COUNTER_AVG_ITERATIONS);
+    if (t.n > 0) {
+        pkb_counter_set(st, "child_cpu_ns", t.child_ns, PKB_COUNTER_AVG_ITERATIONS);
+        pkb_counter_set(st, "parent_cpu_ns", t.self_ns, PKB_COUNTER_AVG_ITERATIONS);
         pkb_counter_set(st, "throughput", s->work_per_iteration,
                         PKB_COUNTER_ITERATION_INVARIANT_RATE);
     }
     pkb_disturbance d;
     pkb_disturb_end(&mark, &d);
     record_call(s, &d);
-    if (s->calibrating && !failed)
-        pkb_calibration_add(&s->calib, n, timed_s, d.disturbed, pkb__progress.prof->min_time_s);
+    if (s->calibrating && !t.failed)
+        pkb_calibration_add(&s->calib, t.n, t.timed_s, d.disturbed, pkb__progress.prof->min_time_s);
     show(pkb__progress.phase[0] != '\0' ? pkb__progress.phase
          : pkb__now_s() - pkb__progress.series_start < pkb__progress.prof->warmup_s ? "warm-up"
                                                                                     : "measuring");

@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "run/rounds.h"
 
+#include "common/cli.h"
 #include "common/stats.h"
 #include "common/term.h"
 #include "run/calibrate.h"

@@ -4,14 +4,7 @@
 #include "suites/registry.windows.h"
 #include "suites/suite.h"
 
-#define PKB__DECLARE(name) extern const pkb_suite pkb_suite_##name;
-PKB_SUITE_LIST(PKB__DECLARE)
-#undef PKB__DECLARE
+PKB_SUITE_LIST(PKB_SUITE_DECLARE)
 
-const pkb_suite *const pkb_suites[] = {
-#define PKB__ENTRY(name) &pkb_suite_##name,
-    PKB_SUITE_LIST(PKB__ENTRY)
-#undef PKB__ENTRY
-};
-
+const pkb_suite *const pkb_suites[] = {PKB_SUITE_LIST(PKB_SUITE_ENTRY)};
 const size_t pkb_suite_count = sizeof pkb_suites / sizeof pkb_suites[0];

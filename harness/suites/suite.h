@@ -57,6 +57,15 @@ typedef struct pkb_suite {
 extern const pkb_suite *const pkb_suites[];
 extern const size_t pkb_suite_count;
 
+/* `pkbench list`: the suites, the scenarios suite's contenders and the scenarios each one runs,
+ * and the suite's own control series, as text (list.c). */
+void pkb_suites_list(pkb_buf *out);
+
+/* What a registry's list turns into (registry.c, registry.windows.c): a line X(name) declares
+ * the suite's definition and makes it an entry of pkb_suites. */
+#define PKB_SUITE_DECLARE(name) extern const pkb_suite pkb_suite_##name;
+#define PKB_SUITE_ENTRY(name)   &pkb_suite_##name,
+
 /* The suite of that name, or NULL. Results files from before the compare suite was renamed
  * (`suite` "compare") are the scenarios suite's. */
 const pkb_suite *pkb_suite_find(const char *name);

@@ -23,10 +23,8 @@ static void wemm_table(const json_t *rows, bool color, pkb_buf *out)
     pkb_buf_puts(out, " (N × fork or vfork + _exit + waitpid; medians over the runs, as time(1) "
                       "reports them)\n");
     pkb_table *t = pkb_table_new("llrrrrrrr");
-    static const char *const head[] = {"binary", "loop", "N",    "runs",    "user",
-                                       "sys",    "wall", "%CPU", "per fork"};
-    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
-        pkb_table_add(t, 0, "%s", head[k]);
+    pkb_table_heads(t, "binary", "loop", "N", "runs", "user", "sys", "wall", "%CPU", "per fork",
+                    NULL);
     size_t i;
     const json_t *row;
     json_array_foreach(rows, i, row)
@@ -86,10 +84,8 @@ static void fit_table(const json_t *curves, bool color, pkb_buf *out)
     pkb_term_puts(out, color, PKB_TONE_BOLD, "spawn cost against the parent's RSS");
     pkb_buf_puts(out, " (least-squares fit of the median µs per spawn+exec+wait against VmRSS)\n");
     pkb_table *t = pkb_table_new("llrrrr");
-    static const char *const head[] = {"mechanism", "THP",    "slope (µs/MiB)",
-                                       "R²",        "points", "extra at 1 GiB"};
-    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
-        pkb_table_add(t, 0, "%s", head[k]);
+    pkb_table_heads(t, "mechanism", "THP", "slope (µs/MiB)", "R²", "points", "extra at 1 GiB",
+                    NULL);
     size_t i;
     const json_t *c;
     json_array_foreach(curves, i, c)

@@ -12,16 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#define PKB__DECLARE(name) extern const pkb_observer pkb_observer_##name;
-PKB_OBSERVER_LIST(PKB__DECLARE)
-#undef PKB__DECLARE
+PKB_OBSERVER_LIST(PKB_OBSERVER_DECLARE)
 
-const pkb_observer *const pkb_observers[] = {
-#define PKB__ENTRY(name) &pkb_observer_##name,
-    PKB_OBSERVER_LIST(PKB__ENTRY)
-#undef PKB__ENTRY
-};
-
+const pkb_observer *const pkb_observers[] = {PKB_OBSERVER_LIST(PKB_OBSERVER_ENTRY)};
 const size_t pkb_observer_count = sizeof pkb_observers / sizeof pkb_observers[0];
 
 const pkb_observer *pkb_observer_find(const char *name)

@@ -105,9 +105,12 @@ struct pkb_observer {
         .report = family##_report, .free = family##_free,                                          \
     }
 
-/* The registry (observers/registry.h), in the order of tables and legends. */
+/* The registry (observers/registry.h), in the order of tables and legends: a line X(name)
+ * declares the observer's definition and makes it an entry of pkb_observers (observer.c). */
 extern const pkb_observer *const pkb_observers[];
 extern const size_t pkb_observer_count;
+#define PKB_OBSERVER_DECLARE(name) extern const pkb_observer pkb_observer_##name;
+#define PKB_OBSERVER_ENTRY(name)   &pkb_observer_##name,
 const pkb_observer *pkb_observer_find(const char *name);
 
 /* CLOCK_MONOTONIC in ns; sleeps until a CLOCK_MONOTONIC time, returning early (-EINTR) when

@@ -60,10 +60,8 @@ static void hold_table(const json_t *sum, double hold, bool color, pkb_buf *out)
     pkb_buf_puts(out, " (observer CPU-s per cell, median (min–max); workload: extra CPU-s against "
                       "none)\n");
     pkb_table *t = pkb_table_new("lllrrrr");
-    static const char *const head[] = {"rate/s",   "observer", "CPU-s",      "attributed",
-                                       "workload", "drops",    "open at end"};
-    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
-        pkb_table_add(t, 0, "%s", head[k]);
+    pkb_table_heads(t, "rate/s", "observer", "CPU-s", "attributed", "workload", "drops",
+                    "open at end", NULL);
     size_t r, o;
     const json_t *rv, *ov;
     json_array_foreach(json_object_get(sum, "rates"), r, rv)

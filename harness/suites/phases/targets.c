@@ -26,20 +26,12 @@ static const struct phase_target {
 
 #define NTARGETS (sizeof targets / sizeof targets[0])
 
-static const pkb_results_series *phase_named(const pkb_results *r, const char *name)
-{
-    for (size_t i = 0; i < r->nseries; i++)
-        if (strcmp(r->series[i].scenario, "phase") == 0 &&
-            strcmp(r->series[i].contender, name) == 0)
-            return &r->series[i];
-    return NULL;
-}
-
 /* Whether the file has a series of any target: a run filtered to others is not told about them. */
 static bool any_target(const pkb_results *r)
 {
     for (size_t i = 0; i < NTARGETS; i++)
-        if (phase_named(r, targets[i].series) != NULL || phase_named(r, targets[i].base) != NULL)
+        if (pkb_results_find_in(r, "phase", targets[i].series) != NULL ||
+            pkb_results_find_in(r, "phase", targets[i].base) != NULL)
             return true;
     return false;
 }
@@ -64,7 +56,8 @@ static int evaluate(const pkb_results *r,
     name(label, t->series, md);
     pkb_buf_printf(label, " within %.2f× of ", t->max_ratio);
     name(label, t->base, md);
-    const pkb_results_series *s = phase_named(r, t->series), *o = phase_named(r, t->base);
+    const pkb_results_series *s = pkb_results_find_in(r, "phase", t->series),
+                             *o = pkb_results_find_in(r, "phase", t->base);
     if (s == NULL || o == NULL || !s->measured || !o->measured) {
         bool own = s == NULL || !s->measured;
         const pkb_results_series *gone = own ? s : o;
@@ -127,9 +120,7 @@ void pkb__phases_term_targets(const pkb_results *r, bool color, pkb_buf *out)
     if (!any_target(r))
         return;
     pkb_table *t = pkb_table_new("lrl");
-    pkb_table_add(t, 0, "target");
-    pkb_table_add(t, 0, "measured [95%% CI]");
-    pkb_table_add(t, 0, "result");
+    pkb_table_heads(t, "target", "measured [95% CI]", "result", NULL);
     for (size_t i = 0; i < NTARGETS; i++) {
         pkb_buf label = {0}, measured = {0}, result = {0};
         int res = evaluate(r, &targets[i], false, &label, &measured, &result);

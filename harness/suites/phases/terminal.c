@@ -21,10 +21,7 @@ static void phase_table(const pkb_results *r, const pkb__phases_view *v, bool co
     pkb_term_puts(out, color, PKB_TONE_BOLD, "phase series");
     pkb_buf_puts(out, " (per spawn + wait of the tiny helper)\n");
     pkb_table *t = pkb_table_new("lrrr");
-    pkb_table_add(t, 0, "series");
-    pkb_table_add(t, 0, "median");
-    pkb_table_add(t, 0, "mean ± sd");
-    pkb_table_add(t, 0, "vs os_spawn_plain");
+    pkb_table_heads(t, "series", "median", "mean ± sd", "vs os_spawn_plain", NULL);
     for (size_t i = 0; i < r->nseries; i++) {
         const pkb_results_series *s = &r->series[i];
         const pkb__phase_series *p = &v->series[i];
@@ -95,10 +92,8 @@ reconciliation(const pkb_results *r, const pkb__phases_view *v, bool color, pkb_
         return;
     }
     pkb_table *t = pkb_table_new("lrrrrrrl");
-    static const char *const head[] = {"composite", "parts",      "sum",   "measured",
-                                       "residual",  "residual %", "limit", ""};
-    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
-        pkb_table_add(t, 0, "%s", head[k]);
+    pkb_table_heads(t, "composite", "parts", "sum", "measured", "residual", "residual %", "limit",
+                    "", NULL);
     size_t flagged = 0;
     for (size_t i = 0; i < v->nrows; i++) {
         recon_row(r, &v->rows[i], t, out);

@@ -131,6 +131,16 @@ static void md_how_to_read(const pkb_results *r, const pkb_verdict_set *vs, pkb_
         PKS_DEFAULT_CV_LIMIT * 100);
 }
 
+/* "- `contender`", an item of the list `heading` opens before its first one (*any). */
+static void item(pkb_buf *b, bool *any, const char *heading, const char *contender)
+{
+    if (!*any)
+        pkb_buf_puts(b, heading);
+    *any = true;
+    pkb_buf_puts(b, "- ");
+    pkb_md_code(b, contender);
+}
+
 /* Each contender's one-line description (the first series that gives one), in file order. */
 static void md_contenders(const pkb_results *r, pkb_buf *b)
 {
@@ -143,11 +153,7 @@ static void md_contenders(const pkb_results *r, pkb_buf *b)
                    r->series[k].description != NULL;
         if (seen || s->description == NULL)
             continue;
-        if (!any)
-            pkb_buf_puts(b, "Contenders:\n\n");
-        any = true;
-        pkb_buf_puts(b, "- ");
-        pkb_md_code(b, s->contender);
+        item(b, &any, "Contenders:\n\n", s->contender);
         pkb_buf_puts(b, ": ");
         pkb_md_text(b, s->description);
         pkb_buf_puts(b, "\n");
@@ -250,11 +256,7 @@ static void md_not_timed(const pkb_results *r, const pkb_results_scenario *sc, p
         const pkb_results_series *s = &r->series[sc->members[k]];
         if (s->measured)
             continue;
-        if (!any)
-            pkb_buf_puts(b, "Not timed:\n\n");
-        any = true;
-        pkb_buf_puts(b, "- ");
-        pkb_md_code(b, s->contender);
+        item(b, &any, "Not timed:\n\n", s->contender);
         if (strcmp(s->status, "measured") == 0) {
             pkb_buf_puts(b, ": measured, but the file holds no samples\n");
             continue;

@@ -31,16 +31,6 @@ static const char *const seed_contenders[] = {"processkit", "rust_tokio", SEED_B
 #define NSCEN (sizeof seed_scenarios / sizeof seed_scenarios[0])
 #define NCONT (sizeof seed_contenders / sizeof seed_contenders[0])
 
-static const pkb_results_series *
-find(const pkb_results *r, const char *scenario, const char *contender)
-{
-    for (size_t i = 0; i < r->nseries; i++)
-        if (strcmp(r->series[i].scenario, scenario) == 0 &&
-            strcmp(r->series[i].contender, contender) == 0)
-            return &r->series[i];
-    return NULL;
-}
-
 bool pkb__seed_in_file(const pkb_results *r)
 {
     for (size_t i = 0; i < r->nseries; i++)
@@ -68,7 +58,7 @@ static void seed_part(const pkb_results *r, size_t i, struct seed_part *p)
 {
     double smallest = INFINITY;
     for (size_t k = 0; k < NCONT; k++) {
-        p->s[k] = find(r, seed_scenarios[i].scenario, seed_contenders[k]);
+        p->s[k] = pkb_results_find_in(r, seed_scenarios[i].scenario, seed_contenders[k]);
         if (p->s[k] != NULL && p->s[k]->measured)
             smallest = fmin(smallest, p->s[k]->sum.median);
     }
@@ -77,36 +67,46 @@ static void seed_part(const pkb_results *r, size_t i, struct seed_part *p)
     p->tab.unit = pkb_time_unit(isfinite(smallest) ? smallest : 1, &p->tab.scale);
 }
 
-/* The cells of one row, in order: median, mean ± sd, throughput, Δ, CI, verdict (measured), or
- * the status and reason (not). Calls cell(i, tone, text) for each. */
-typedef void cell_fn(void *ctx, int col, pkb_tone tone, pkb_buf *text);
+/* Where the table's rows go (Markdown or the terminal): each row's cells in order — the scenario's
+ * label, the contender, then median, mean ± sd, throughput, Δ, CI, verdict (measured), or the
+ * status and reason (not) — through cell(ctx, column, tone, text), text the sink's to take; then
+ * end(ctx). */
+struct sink {
+    bool md;
+    void (*cell)(void *ctx, int col, pkb_tone tone, pkb_buf *text);
+    void (*end)(void *ctx);
+    void *ctx;
+};
+
+static void put(const struct sink *k, int col, pkb_tone tone, pkb_buf *text)
+{
+    k->cell(k->ctx, col, tone, text);
+}
 
 static void row_cells(const struct seed_part *p,
                       const pkb_verdict_set *vs,
                       const pkb_results_series *s,
-                      bool md,
-                      cell_fn *cell,
-                      void *ctx)
+                      const struct sink *k)
 {
     pkb_buf c = {0};
     if (!s->measured) {
         pkb_buf_printf(&c, "not timed: %s", s->status);
-        cell(ctx, 0, PKB_TONE_DIM, &c);
-        for (int col = 1; col < 6; col++)
-            cell(ctx, col, 0, &c);
+        put(k, 2, PKB_TONE_DIM, &c);
+        for (int col = 3; col < 8; col++)
+            put(k, col, 0, &c);
         return;
     }
     pkb__row row;
     pkb__scenario_row(&p->tab, vs, s, &row);
     pkb__cell_median(&c, &p->tab, s);
     pkb_buf_printf(&c, " %s", p->tab.unit);
-    cell(ctx, 0, 0, &c);
+    put(k, 2, 0, &c);
     pkb__cell_mean_sd(&c, &p->tab, s, p->tab.unit);
-    cell(ctx, 1, 0, &c);
+    put(k, 3, 0, &c);
     pkb__cell_throughput(&c, s);
     if (s->work > 0)
         pkb_buf_printf(&c, " %s", s->unit);
-    cell(ctx, 2, 0, &c);
+    put(k, 4, 0, &c);
     if (p->tab.base == NULL)
         pkb_buf_puts(&c, "n/a");
     else
@@ -114,25 +114,50 @@ static void row_cells(const struct seed_part *p,
     pkb_tone tone = row.bucket == PKB__FASTER   ? PKB_TONE_GOOD
                     : row.bucket == PKB__SLOWER ? PKB_TONE_BAD
                                                 : 0;
-    cell(ctx, 3, row.v != NULL ? tone : 0, &c);
+    put(k, 5, row.v != NULL ? tone : 0, &c);
     pkb__cell_ci(&c, &row);
-    cell(ctx, 4, 0, &c);
-    pkb__cell_verdict(&c, &row, md);
-    cell(ctx, 5, row.v != NULL ? tone : 0, &c);
+    put(k, 6, 0, &c);
+    pkb__cell_verdict(&c, &row, k->md);
+    put(k, 7, row.v != NULL ? tone : 0, &c);
+}
+
+/* Every row, scenario by scenario and contender by contender. */
+static void each_row(const pkb_results *r, const pkb_verdict_set *vs, const struct sink *out)
+{
+    pkb_buf c = {0};
+    for (size_t i = 0; i < NSCEN; i++) {
+        struct seed_part p;
+        seed_part(r, i, &p);
+        for (size_t k = 0; k < NCONT; k++) {
+            if (p.s[k] == NULL)
+                continue;
+            pkb_buf_puts(&c, seed_scenarios[i].label);
+            put(out, 0, 0, &c);
+            pkb_buf_puts(&c, seed_contenders[k]);
+            put(out, 1, k + 1 == NCONT ? PKB_TONE_BOLD : 0, &c);
+            row_cells(&p, vs, p.s[k], out);
+            out->end(out->ctx);
+        }
+    }
 }
 
 /* ---- Markdown ------------------------------------------------------------------------------ */
 
+/* "| label | `contender` | cell | ... | cell |" */
 static void md_cell(void *ctx, int col, pkb_tone tone, pkb_buf *text)
 {
-    (void)col;
     (void)tone;
     pkb_buf *b = ctx;
-    pkb_buf_puts(b, " | ");
+    pkb_buf_puts(b, col == 0 ? "| " : " | ");
     if (text->data != NULL)
-        pkb_md_text(b, text->data);
+        (col == 0 ? pkb_buf_puts : col == 1 ? pkb_md_code : pkb_md_text)(b, text->data);
     b->failed |= text->failed;
     pkb_buf_free(text);
+}
+
+static void md_row_end(void *ctx)
+{
+    pkb_buf_puts(ctx, " |\n");
 }
 
 static void md_not_timed(const pkb_results *r, pkb_buf *b)
@@ -140,7 +165,8 @@ static void md_not_timed(const pkb_results *r, pkb_buf *b)
     bool any = false;
     for (size_t i = 0; i < NSCEN; i++)
         for (size_t k = 0; k < NCONT; k++) {
-            const pkb_results_series *s = find(r, seed_scenarios[i].scenario, seed_contenders[k]);
+            const pkb_results_series *s =
+                pkb_results_find_in(r, seed_scenarios[i].scenario, seed_contenders[k]);
             if (s == NULL || s->measured)
                 continue;
             pkb_buf_puts(b, any ? "; " : "Not timed: ");
@@ -174,18 +200,7 @@ void pkb__md_seed(const pkb_results *r, pkb_buf *b)
         pkb_buf_printf(b, "No verdicts: %s.\n\n", err);
     pkb_buf_puts(b, "| scenario | contender | median | mean ± sd | throughput | Δ median vs "
                     "`rust_std` | 95% CI | verdict |\n|---|---|---:|---:|---:|---:|---:|---|\n");
-    for (size_t i = 0; i < NSCEN; i++) {
-        struct seed_part p;
-        seed_part(r, i, &p);
-        for (size_t k = 0; k < NCONT; k++) {
-            if (p.s[k] == NULL)
-                continue;
-            pkb_buf_printf(b, "| %s | ", seed_scenarios[i].label);
-            pkb_md_code(b, seed_contenders[k]);
-            row_cells(&p, &vs, p.s[k], true, md_cell, b);
-            pkb_buf_puts(b, " |\n");
-        }
-    }
+    each_row(r, &vs, &(struct sink){true, md_cell, md_row_end, b});
     pkb_buf_puts(b, "\n");
     md_not_timed(r, b);
     pkb_verdict_set_free(&vs);
@@ -205,6 +220,11 @@ static void term_cell(void *ctx, int col, pkb_tone tone, pkb_buf *text)
     pkb_table_take(x->t, tone, text, x->out);
 }
 
+static void term_row_end(void *ctx)
+{
+    pkb_table_end_row(((struct term_ctx *)ctx)->t);
+}
+
 void pkb__term_seed(const pkb_results *r, bool color, pkb_buf *out)
 {
     if (!pkb__seed_in_file(r))
@@ -216,23 +236,10 @@ void pkb__term_seed(const pkb_results *r, bool color, pkb_buf *out)
     pkb_term_puts(out, color, PKB_TONE_BOLD, "the seed's table");
     pkb_buf_puts(out, "  (its scenarios and Rust peers; Δ against rust_std, as above)\n");
     pkb_table *t = pkb_table_new("llrrrrrl");
-    const char *head[] = {"scenario",   "contender",     "median", "mean ± sd",
-                          "throughput", "Δ vs rust_std", "95% CI", "verdict"};
-    for (size_t h = 0; h < sizeof head / sizeof head[0]; h++)
-        pkb_table_add(t, 0, "%s", head[h]);
+    pkb_table_heads(t, "scenario", "contender", "median", "mean ± sd", "throughput",
+                    "Δ vs rust_std", "95% CI", "verdict", NULL);
     struct term_ctx x = {t, out};
-    for (size_t i = 0; i < NSCEN; i++) {
-        struct seed_part p;
-        seed_part(r, i, &p);
-        for (size_t k = 0; k < NCONT; k++) {
-            if (p.s[k] == NULL)
-                continue;
-            pkb_table_add(t, 0, "%s", seed_scenarios[i].label);
-            pkb_table_add(t, k + 1 == NCONT ? PKB_TONE_BOLD : 0, "%s", seed_contenders[k]);
-            row_cells(&p, &vs, p.s[k], false, term_cell, &x);
-            pkb_table_end_row(t);
-        }
-    }
+    each_row(r, &vs, &(struct sink){false, term_cell, term_row_end, &x});
     pkb_table_finish(t, color, out);
     pkb_verdict_set_free(&vs);
 }

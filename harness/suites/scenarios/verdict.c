@@ -30,19 +30,9 @@
  */
 
 static const pkb_results_series *
-find_series(const pkb_results *r, const char *scenario, const char *who)
-{
-    for (size_t i = 0; i < r->nseries; i++)
-        if (strcmp(r->series[i].scenario, scenario) == 0 &&
-            strcmp(r->series[i].contender, who) == 0)
-            return &r->series[i];
-    return NULL;
-}
-
-static const pkb_results_series *
 find_measured(const pkb_results *r, const char *scenario, const char *who)
 {
-    const pkb_results_series *s = find_series(r, scenario, who);
+    const pkb_results_series *s = pkb_results_find_in(r, scenario, who);
     return s != NULL && s->measured ? s : NULL;
 }
 
@@ -98,7 +88,7 @@ static void md_scenario_list(const pkb_results *r,
         const pkb_results_scenario *sc = &r->scenarios[i];
         pkb_buf_puts(b, done == 0 ? "" : done + 1 == total ? " and " : ", ");
         pkb_md_code(b, sc->name);
-        const pkb_results_series *s = find_series(r, sc->name, who);
+        const pkb_results_series *s = pkb_results_find_in(r, sc->name, who);
         md_why(s, pkb_verdict_set_find(vs, s), k, b);
         done++;
     }
@@ -116,7 +106,7 @@ md_contender_verdict(const pkb_results *r, const pkb_verdict_set *vs, const char
     size_t count[PKB__NBUCKETS] = {0}, rows = 0;
     for (size_t i = 0; i < r->nscenarios; i++) {
         const pkb_results_scenario *sc = &r->scenarios[i];
-        const pkb_results_series *s = find_series(r, sc->name, who);
+        const pkb_results_series *s = pkb_results_find_in(r, sc->name, who);
         of[i] = PKB__NBUCKETS;
         if (s == NULL || (sc->baseline >= 0 && s == &r->series[sc->baseline]))
             continue;
@@ -396,7 +386,7 @@ why_unchecked(pkb_buf *b, const pkb_results *r, const char *scenario, const char
 {
     const char *who[2] = {PROCESSKIT, other};
     for (int k = 0; k < 2; k++) {
-        const pkb_results_series *s = find_series(r, scenario, who[k]);
+        const pkb_results_series *s = pkb_results_find_in(r, scenario, who[k]);
         if (s != NULL && s->measured)
             continue;
         if (s == NULL)
@@ -515,8 +505,8 @@ static void rival_unchecked(pkb_buf *b, const pkb_results *r, const struct rival
 {
     for (size_t i = 0; i < r->nscenarios; i++) {
         const char *sc = r->scenarios[i].name;
-        const pkb_results_series *pk = find_series(r, sc, PROCESSKIT),
-                                 *o = find_series(r, sc, e->rival);
+        const pkb_results_series *pk = pkb_results_find_in(r, sc, PROCESSKIT),
+                                 *o = pkb_results_find_in(r, sc, e->rival);
         if (e->result[i] != NOT_CHECKED || pk == NULL || o == NULL)
             continue;
         pkb_buf_puts(b, "; not checked in ");
@@ -623,9 +613,7 @@ static void
 term_target_table(const pkb_results *r, const struct rival_eval *ev, bool color, pkb_buf *b)
 {
     pkb_table *t = pkb_table_new("lll");
-    pkb_table_add(t, 0, "target");
-    pkb_table_add(t, 0, "measured [95%% CI]");
-    pkb_table_add(t, 0, "result");
+    pkb_table_heads(t, "target", "measured [95% CI]", "result", NULL);
     pkb_buf c = {0};
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         if (!in_file(r, targets[i].scenario, NULL))

@@ -104,13 +104,13 @@ typedef struct pkb__table {
 /* Where a contender's series falls against its scenario's baseline, from the pair's verdict
  * (results/verdict.h) — the table's verdict column and the conclusions, in words.c's words. */
 typedef enum pkb__bucket {
-    PKB__NEGLIGIBLE = 0,      /* "~" and |Δ| within the bar */
-    PKB__NOT_DISTINGUISHABLE, /* "~" with a larger |Δ| that is not significant */
-    PKB__SLOWER,              /* "regressed" */
-    PKB__FASTER,              /* "improved" */
-    PKB__UNDECIDABLE,         /* too few samples, too noisy */
-    PKB__UNTIMED,             /* refused or failed */
-    PKB__NO_BASELINE,         /* the scenario's baseline was not measured */
+    PKB__NEGLIGIBLE = PKB_WORD_NEGLIGIBLE, /* a verdict's word (results/verdict.h) ... */
+    PKB__NOT_DISTINGUISHABLE = PKB_WORD_NOT_DISTINGUISHABLE,
+    PKB__SLOWER = PKB_WORD_SLOWER,
+    PKB__FASTER = PKB_WORD_FASTER,
+    PKB__UNDECIDABLE = PKB_WORD_UNDECIDABLE,
+    PKB__UNTIMED = PKB_NWORDS, /* ... or no verdict: refused or failed */
+    PKB__NO_BASELINE,          /* the scenario's baseline was not measured */
     PKB__NBUCKETS
 } pkb__bucket;
 

@@ -1,28 +1,17 @@
 /*
  * The words a verdict is said in, shared by the table's cells (table.c) and the conclusions and
  * targets (verdict.c), so both say a pair's result the same way and neither reaches into the
- * other: where a series falls against its baseline (its bucket) and that bucket's word, and a
- * ratio's confidence interval written as deltas.
+ * other: where a series falls against its baseline (its bucket: results/verdict.h's word for the
+ * pair, or why it has none) and that bucket's word, and a ratio's confidence interval written as
+ * deltas.
  */
 #include "suites/scenarios/view.h"
 
 #include "common/md.h"
 
-#include <math.h>
-
 pkb__bucket pkb__bucket_of(const pkb_verdict *v)
 {
-    switch (v->d.verdict) {
-    case PKS_REGRESSED:
-        return PKB__SLOWER;
-    case PKS_IMPROVED:
-        return PKB__FASTER;
-    case PKS_UNDECIDABLE:
-        return PKB__UNDECIDABLE;
-    case PKS_NO_CHANGE:
-        break;
-    }
-    return fabs(v->s.delta) <= v->d.bar ? PKB__NEGLIGIBLE : PKB__NOT_DISTINGUISHABLE;
+    return (pkb__bucket)pkb_verdict_word_of(v);
 }
 
 pkb__bucket pkb__series_bucket(const pkb_results_series *s, const pkb_verdict *v)
@@ -32,13 +21,9 @@ pkb__bucket pkb__series_bucket(const pkb_results_series *s, const pkb_verdict *v
 
 const char *pkb__bucket_word(pkb__bucket k)
 {
-    static const char *const words[PKB__NBUCKETS] = {
-        [PKB__NEGLIGIBLE] = "negligible",   [PKB__NOT_DISTINGUISHABLE] = "not distinguishable",
-        [PKB__SLOWER] = "slower",           [PKB__FASTER] = "faster",
-        [PKB__UNDECIDABLE] = "undecidable", [PKB__UNTIMED] = "not timed",
-        [PKB__NO_BASELINE] = "no baseline",
-    };
-    return (unsigned)k < PKB__NBUCKETS ? words[k] : "?";
+    return k == PKB__UNTIMED       ? "not timed"
+           : k == PKB__NO_BASELINE ? "no baseline"
+                                   : pkb_verdict_word_name((pkb_verdict_word)k);
 }
 
 void pkb__fmt_ci(pkb_buf *b, const pks_interval *ci)

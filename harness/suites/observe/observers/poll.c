@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "suites/observe/observers/poll.h"
 
+#include "common/buf.h"
 #include "suites/observe/observers/bpf.h"
 
 #include <errno.h>
@@ -34,14 +35,10 @@ typedef struct pkb_poller {
 static int keep_row(void *ctx, unsigned state, uint64_t inode)
 {
     pkb_poller *p = ctx;
-    if (p->nrows == p->caprows) {
-        size_t cap = p->caprows ? p->caprows * 2 : 1024;
-        struct pkb_row *rows = realloc(p->rows, cap * sizeof *rows);
-        if (rows == NULL)
-            return -ENOMEM;
-        p->rows = rows;
-        p->caprows = cap;
-    }
+    struct pkb_row *rows = pkb_grow(p->rows, &p->caprows, p->nrows + 1, sizeof *rows, 1024);
+    if (rows == NULL)
+        return -ENOMEM;
+    p->rows = rows;
     p->rows[p->nrows++] = (struct pkb_row){inode, state};
     return 0;
 }
