@@ -232,7 +232,10 @@ void pkb__bench(pkb_state *st, void *user)
     int64_t n = 0;
     bool failed = false;
     char why[256];
-    if (s->settle_s > 0 && !settle(s, why, sizeof why)) {
+    if (s->renewing && s->renew != NULL && s->renew(s->ctx, why, sizeof why) != 0) {
+        pkb_skip_with_error(st, why); /* a new measuring process could not start */
+        failed = true;
+    } else if (s->settle_s > 0 && !settle(s, why, sizeof why)) {
         pkb_skip_with_error(st, why); /* the loop below then does not run */
         failed = true;
     }
