@@ -111,6 +111,10 @@ typedef struct pkb_contender {
      * series for it (harness/regress/drift.h); a control itself is never reported as a
      * regression. Written into the results file as the series' `control`. */
     bool control;
+    /* Calls no processkit function, like a control, but is no drift control (libuv, GLib: their
+     * own machinery, not a raw floor). `pkbench ab` leaves out both kinds unless --controls: its
+     * two sides would run the same code, and differ in nothing but noise. */
+    bool library_free;
     /* The child's stdout goes where the contender cannot read it (/dev/null), so `run` reports
      * 0 bytes and 0 lines and the check expects exactly that (never the workload's counts, which
      * such a contender could only claim, not observe); every child must still be reaped with

@@ -262,6 +262,7 @@ static void teardown(void *state)
 
 const pkb_contender pkb_contender_glib = {
     .name = "glib",
+    .library_free = true, /* its own machinery: no processkit code (ab leaves it out) */
     .description = "GLib g_spawn_async_with_pipes (fork, bare name) + child watch, "
                    "g_io_channel_read_line lines; N children in one GMainLoop",
     .scenarios = PKB_SCENARIO_BIT(PKB_SPAWN_CAPTURE_SMALL) |

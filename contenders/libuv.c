@@ -220,6 +220,7 @@ static void teardown(void *state)
 
 const pkb_contender pkb_contender_libuv = {
     .name = "libuv",
+    .library_free = true, /* its own machinery: no processkit code (ab leaves it out) */
     .description =
         "libuv 1.x uv_spawn (fork + execvp, bare name) with UV_CREATE_PIPE stdin/stdout, "
         "uv_write + uv_read_start, newline count; N children in one uv_loop",

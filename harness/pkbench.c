@@ -619,7 +619,11 @@ static int cmd_ab(int argc, char **argv)
     pkb_profile profile = strcmp(a.run.profile, "full") == 0 ? pkb_profile_full : pkb_profile_quick;
     profile.repetitions = PKB_AB_FIRST_BLOCK; /* the first look's; then blocks until decided */
     const pkb_cli_side cli_sides[2] = {{"base", sides[0].worker}, {"head", sides[1].worker}};
-    pkb_cli cli = {.filter = a.filter, .tiny_path = tiny, .sides = cli_sides, .nsides = 2};
+    pkb_cli cli = {.filter = a.filter,
+                   .tiny_path = tiny,
+                   .sides = cli_sides,
+                   .nsides = 2,
+                   .controls = a.controls};
     pkb_suite_options opts = {
         .suite = "scenarios",
         .profile = &profile,

@@ -388,6 +388,7 @@
     X(ab_looks_retire_the_decided_and_end_with_the_budget, 30)                                     \
     X(compare_decisive_ci_is_never_vetoed_by_noise, 20)                                            \
     X(ab_host_speaks_the_worker_protocol, 20)                                                      \
+    X(ab_measures_each_sample_in_a_new_worker, 60)                                                 \
     X(ab_usage_errors_name_the_argument, 30)                                                       \
     X(check_against_head_decides_unchanged, 300)                                                   \
     X(ab_finds_an_injected_slowdown, 300)                                                          \

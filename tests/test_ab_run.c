@@ -290,6 +290,98 @@ TEST_IMPL(ab_usage_errors_name_the_argument)
     }
 }
 
+/* A directory ab takes as a built tree, whose pk_contender_host logs every start to `log` and
+ * then runs this tree's worker. */
+static void logging_host(char *dir, size_t cap, char *log, size_t log_cap)
+{
+    snprintf(dir, cap, "%s/logging-host", pk_test_tmpdir());
+    snprintf(log, log_cap, "%s/starts", dir);
+    ASSERT(mkdir(dir, 0755) == 0 || errno == EEXIST);
+    char path[700];
+    snprintf(path, sizeof path, "%s/pk_contender_host", dir);
+    FILE *f = fopen(path, "we");
+    ASSERT(f != NULL);
+    fprintf(f, "#!/bin/sh\necho $$ >> '%s'\nexec '%s' \"$@\"\n", log, PK_CONTENDER_HOST_PATH);
+    ASSERT(fclose(f) == 0);
+    ASSERT(chmod(path, 0755) == 0);
+}
+
+static size_t lines_of(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    size_t n = 0;
+    for (int ch; f != NULL && (ch = fgetc(f)) != EOF;)
+        n += ch == '\n';
+    if (f != NULL)
+        fclose(f);
+    return n;
+}
+
+/* The measured samples the results file holds, over every series. */
+static size_t samples_in(json_t *doc)
+{
+    size_t n = 0, i;
+    json_t *b;
+    json_array_foreach(json_object_get(doc, "benchmarks"), i, b)
+    {
+        const char *type = json_string_value(json_object_get(b, "run_type"));
+        n += type != NULL && strcmp(type, "iteration") == 0;
+    }
+    return n;
+}
+
+TEST_IMPL(ab_measures_each_sample_in_a_new_worker)
+{
+    /* What one worker process happens to get (its layout, its leaf) can move its times by a few
+     * percent for its whole life; with one process per side for the whole run that would be a
+     * lasting difference between the sides, which pairing by round cannot see. So every measured
+     * sample is taken by a process started for it: starts = one per series for the check, plus
+     * one per sample. And a contender that calls nothing of the library (posix_spawn, GLib) runs
+     * the same code on both sides: ab leaves it out unless --controls. */
+    if (PK_CONTENDER_HOST_PATH[0] == '\0')
+        pk_test_skip_gate("build", "pk_contender_host is built only with PK_BUILD_BENCH");
+    if (PK_TEST_UNDER_ASAN) /* ./x test's critical path is the ASan lane */
+        pk_test_skip_gate("build",
+                          "%s: the Debug suite runs it (ab's code runs under ASan in the other "
+                          "ab tests)",
+                          "two short ab runs");
+    pk_test_need_pkbench();
+    char dir[600], log[700], out[600];
+    logging_host(dir, sizeof dir, log, sizeof log);
+    snprintf(out, sizeof out, "%s/fresh.json", pk_test_tmpdir());
+    pk_result r;
+    int code = RUN_IN(NULL, &r, PK_PKBENCH_PATH, "ab", dir, dir, "--filter",
+                      "^spawn_only/(processkit|posix_spawn|glib)$", "--max-time", "2s",
+                      "--no-prime", "--settle", "0.005", "--out", out, "--format", "json");
+    if (code != 0 && code != 3)
+        pk_test_fail(__FILE__, __LINE__, "ab exited %d: %s", code, r.err.data ? r.err.data : "");
+    pk_result_release(&r);
+    json_t *doc = load_json(out);
+    json_t *series = json_object_get(doc, "series");
+    ASSERT_EQ(json_array_size(series), 2); /* processkit's two sides only */
+    for (size_t i = 0; i < 2; i++)
+        ASSERT_STR_EQ(json_string_value(json_object_get(json_array_get(series, i), "contender")),
+                      "processkit");
+    size_t samples = samples_in(doc), starts = lines_of(log);
+    json_decref(doc);
+    ASSERT(samples >= 2 * 10); /* the first look's ten rounds at least */
+    if (starts != 2 + samples)
+        pk_test_fail(__FILE__, __LINE__, "%zu worker starts for 2 series and %zu samples", starts,
+                     samples);
+
+    /* --controls: the contenders that cannot change are measured too, as a check of the method. */
+    code = RUN_IN(NULL, &r, PK_PKBENCH_PATH, "ab", dir, dir, "--filter",
+                  "^spawn_only/(processkit|posix_spawn|glib)$", "--controls", "--max-time", "1s",
+                  "--no-prime", "--settle", "0.005", "--out", out, "--format", "json");
+    if (code != 0 && code != 3)
+        pk_test_fail(__FILE__, __LINE__, "ab --controls exited %d: %s", code,
+                     r.err.data ? r.err.data : "");
+    pk_result_release(&r);
+    doc = load_json(out);
+    ASSERT_EQ(json_array_size(json_object_get(doc, "series")), 6);
+    json_decref(doc);
+}
+
 TEST_IMPL(check_against_head_decides_unchanged)
 {
     /* The working tree against the revision it is at, through ab: both sides the same library
@@ -350,7 +442,7 @@ TEST_IMPL(check_against_head_decides_unchanged)
 TEST_IMPL(ab_finds_an_injected_slowdown)
 {
     /* 30% slower processkit in the head build: regressed, and only processkit (vfork_exec, the
-     * same code on both sides, is not). */
+     * same code on both sides, measured with --controls, is not). */
     pk_test_need_pkbench();
     need_quiet();
     char repo[512], out[600], good[64], slow[64];
@@ -360,8 +452,8 @@ TEST_IMPL(ab_finds_an_injected_slowdown)
     snprintf(out, sizeof out, "%s/slow.json", pk_test_tmpdir());
     pk_result r;
     int code = RUN_IN(repo, &r, PK_PKBENCH_PATH, "ab", good, slow, "--filter",
-                      "^spawn_only/(processkit|vfork_exec)$", "--max-time", "20s", "--no-prime",
-                      "--out", out, "--format", "json");
+                      "^spawn_only/(processkit|vfork_exec)$", "--controls", "--max-time", "20s",
+                      "--no-prime", "--out", out, "--format", "json");
     if (code != 2)
         pk_test_fail(__FILE__, __LINE__, "ab good slow exited %d: %s", code,
                      r.err.data ? r.err.data : "");

@@ -55,7 +55,10 @@ TEST_IMPL(pkrun_capture_matches_reference)
 {
     static char stream[3000];
     const pk_keep keeps[] = {PK_KEEP_HEAD, PK_KEEP_TAIL, PK_KEEP_FAIL};
-    for (int t = 0; t < 20000; t++) {
+    /* A quarter under ASan, the critical path of ./x test: it checks memory, the Debug suite
+     * the model over every trial. */
+    const int trials = PK_TEST_UNDER_ASAN ? 5000 : 20000;
+    for (int t = 0; t < trials; t++) {
         size_t n = next(3000);
         unsigned nl_one_in = 1 + next(60);
         for (size_t i = 0; i < n; i++)

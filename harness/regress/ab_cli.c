@@ -21,7 +21,7 @@
 static const char ab_usage[] =
     "usage: pkbench ab BASE HEAD [--filter REGEX] [--max-time DURATION] [--profile quick|full]\n"
     "                  [--no-prime] [--settle S] [--out FILE] [--format text|md|json]\n"
-    "                  [--alpha A] [--threshold PCT] [--cv-limit PCT] [--quiet]\n"
+    "                  [--alpha A] [--threshold PCT] [--cv-limit PCT] [--controls] [--quiet]\n"
     "\n"
     "Measures two builds of the library in one interleaved run: every round takes one sample of\n"
     "every selected series of the scenarios suite from each side, the two sides of a series\n"
@@ -29,7 +29,10 @@ static const char ab_usage[] =
     "of the repository here (their lib/ built once, Release, under build/ab/ of the tree pkbench\n"
     "was built from, and reused), source trees (a directory with CMakeLists.txt and lib/, e.g.\n"
     "the working tree) or trees ab built before (a directory with pk_contender_host). The\n"
-    "contenders, their children and the settings are this tree's on both sides.\n"
+    "contenders, their children and the settings are this tree's on both sides; a contender\n"
+    "that calls nothing of the library (posix_spawn, libuv, ...) runs the same code on both,\n"
+    "so it is left out unless --controls. Every sample is taken by a worker process started\n"
+    "afresh for it, so what one process happens to get cannot stay with one side.\n"
     "Rounds are added in blocks until every series is decided or --max-time (5m) is spent; a\n"
     "sequential rule keeps the false alarms at --alpha (0.05) over every series and look: a\n"
     "series is regressed when p is below its look's level and delta above --threshold (2%),\n"
@@ -41,6 +44,7 @@ enum {
     OPT_MAX_TIME = 1100,
     OPT_BISECT_STEP,
     OPT_QUIET,
+    OPT_CONTROLS,
 };
 
 static const struct option ab_options[] = {
@@ -49,6 +53,7 @@ static const struct option ab_options[] = {
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
     {"bisect-step", no_argument, NULL, OPT_BISECT_STEP},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"controls", no_argument, NULL, OPT_CONTROLS},
     {NULL, 0, NULL, 0},
 };
 
@@ -69,6 +74,9 @@ static int ab_option(int opt, const char *v, pkb_ab_args *a, char **args)
         return 0;
     case OPT_QUIET:
         a->quiet = true;
+        return 0;
+    case OPT_CONTROLS:
+        a->controls = true;
         return 0;
     case PKB_OPT_SUITE:
         if (strcmp(v, "scenarios") != 0 && strcmp(v, "compare") != 0)

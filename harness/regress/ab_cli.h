@@ -30,6 +30,7 @@ typedef struct pkb_ab_args {
     pkb_compare_format format;
     bool bisect_step;
     bool quiet;
+    bool controls; /* --controls: also the contenders that call nothing of the library */
     char path[PKB_AB_PATH_MAX]; /* the results file actually written */
 } pkb_ab_args;
 

@@ -284,7 +284,10 @@ void pkb__bench(pkb_state *st, void *user)
     }
     struct totals t = {0};
     char why[256];
-    if (s->settle_s > 0 && !settle(s, why, sizeof why)) {
+    if (s->renewing && s->renew != NULL && s->renew(s->ctx, why, sizeof why) != 0) {
+        pkb_skip_with_error(st, why); /* a new measuring process could not start */
+        t.failed = true;
+    } else if (s->settle_s > 0 && !settle(s, why, sizeof why)) {
         pkb_skip_with_error(st, why); /* the loop below then does not run */
         t.failed = true;
     }

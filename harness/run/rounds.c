@@ -263,6 +263,7 @@ static int register_round(struct rounds *x)
             /* A measured call settles first (run.c, "Settling"); a discarded warm round need
              * not. */
             copies[h]->settle_s = x->round > 0 ? c->opts->settle_s : 0;
+            copies[h]->renewing = x->round > 0; /* a fresh process per sample (series.h) */
             rc = pkb_register(&def);
             if (rc != 0)
                 fprintf(stderr, "pkbench: cannot register %s: %s\n", def.name, strerror(-rc));

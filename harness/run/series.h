@@ -44,6 +44,14 @@ typedef struct pkb_series {
     pkb_side side;
     pkb_iterate_fn iterate;
     void *ctx;
+    /* Optional, rounds mode: called before each measured sample (untimed, before its settling
+     * calls; `renewing` below) to start the series' measuring process afresh. A process keeps what
+     * it happened to get for its whole life (its addresses, its heap's layout, its cgroup leaf),
+     * and that can shift its times by several percent; in one long-lived process per series it
+     * would stay with one side of `pkbench ab` for the whole run, where pairing by round cannot see
+     * it. A process per round makes it noise of the round, which the paired CI counts. 0, or a
+     * negative errno with a reason in why. */
+    int (*renew)(void *ctx, char *why, size_t why_len);
     /* When set, every timed iteration must reproduce these exactly (else the series fails). */
     bool check_counts;
     uint64_t expect_bytes, expect_lines;
@@ -68,6 +76,7 @@ typedef struct pkb_series {
     bool recalibrate;            /* round 0 saw a disturbed call: calibrate once more */
     double settle_s; /* this call: the series' own iterations, untimed, this long before the
                         timed ones (rounds' measured calls; run.c, "Settling") */
+    bool renewing;   /* this call is a measured round's: renew (above) first */
     /* Rounds until decided (run.c, "Rounds until decided"): settled, it takes no more rounds
      * (its samples stay). */
     bool retired;

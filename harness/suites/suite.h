@@ -35,6 +35,9 @@ typedef struct pkb_cli {
      * run --build): every series once, in that build's worker. 0: in this process. */
     const pkb_cli_side *sides;
     size_t nsides;
+    /* Two sides: also the contenders that call nothing of the library (controls and
+     * library_free ones, contenders/contender.h), whose sides run the same code (--controls). */
+    bool controls;
     /* --fan-out: the sizes of the fan-out at scale (the scenarios suite), increasing; none: the
      * profile's (full 16, 64, 256, 1024, 4096; quick 16, 64, 256) */
     int fan_out[PKB_FAN_OUT_SIZES];

@@ -5,8 +5,11 @@
  * "Two sides"); with one build (`pkbench run --build`) one series of the usual name. Each runs in
  * a process of its own of its side's worker (contenders/host/host.c built against that side's
  * library, build.h), driven through the remote adapter (contenders/remote.h), which times it in
- * the worker and checks its counts. Only the base side carries the scenario's baseline mark (a
- * file has one baseline per scenario). The fan-out at scale is one scenario per size, as in a run
+ * the worker and checks its counts; a new process for every sample (side_renew), so that what
+ * one process happened to get (its layout, its leaf: a few percent) is noise of the round, not
+ * a lasting difference between the sides. Only the base side carries the scenario's baseline mark
+ * (a file has one baseline per scenario). The fan-out at scale is one scenario per size, as in a
+ * run
  * ("fan_out_<N>"); each side's worker is a process of its own already, so its series need no
  * measuring worker besides. The calibration loop is not among them: it would run in
  * pkbench, the same code for both sides, and ab needs no drift control — its sides share every
@@ -15,7 +18,9 @@
  * A contender that discards its output reads nothing: its workload then expects 0 bytes and 0
  * lines, which is what the in-process check expects of it (scenario.c). The contenders in other
  * languages are left out: they call nothing of the library, so their sides would differ in
- * nothing but noise (the worker hosts the C contenders only). When one side of a
+ * nothing but noise (the worker hosts the C contenders only); so are, in ab, the C contenders
+ * that call nothing of the library (controls, library_free), unless --controls asks for them as
+ * a check of the method. When one side of a
  * series is refused, so is the other (it would be measured for nothing): the refused side's
  * reason says why, the other's names it.
  */
@@ -43,6 +48,19 @@ static int side_iterate(void *ctx, pkb_sample *out)
 {
     struct side_ctx *x = ctx;
     return pkb_remote_run(x->state, &x->w, out);
+}
+
+/* A worker process of its own for every sample (run/series.h, renew): the old one ends, a new
+ * one starts and sets up, untimed; the settling calls that follow warm it. */
+static int side_renew(void *ctx, char *why, size_t why_len)
+{
+    struct side_ctx *x = ctx;
+    if (x->set_up)
+        pkb_remote_teardown(x->state);
+    x->state = NULL;
+    int rc = pkb_remote_prepare(&x->spec, &x->state, &x->w, why, why_len);
+    x->set_up = rc == 0;
+    return rc;
 }
 
 /* The scenario's name in series names: "fan_out_<N>" for the fan-out at scale. */
@@ -81,6 +99,7 @@ static void add_side(pkb_series *ser,
     ser->control = c->control;
     ser->side = nsides == 1 ? PKB_SIDE_NONE : which == 0 ? PKB_SIDE_BASE : PKB_SIDE_HEAD;
     ser->iterate = side_iterate;
+    ser->renew = side_renew;
     ser->ctx = x;
     x->c = c;
     x->argv[0] = side->worker;
@@ -137,6 +156,8 @@ int pkb__scenarios_sides(const pkb_cli *cli,
                 const pkb_contender *c = pkb_contenders[k];
                 if (c->runtime != NULL) /* a worker in another language: no code of the library */
                     continue;
+                if (cli->nsides == 2 && !cli->controls && (c->control || c->library_free))
+                    continue; /* the same code on both sides: nothing but noise to compare */
                 char sc[64], name[160];
                 scenario_name(w, sc, sizeof sc);
                 snprintf(name, sizeof name, "%s/%s", sc, c->name);
