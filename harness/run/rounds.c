@@ -162,9 +162,10 @@ static int run_all_rounds(struct rounds *x)
 /* A measured round's length as the calibration saw its series: each in play settles (its own
  * iterations for settle_s, at least one) and then runs its sized count, every iteration at the
  * calibrated time per iteration. 0 when a series has none (the guess from min_time then stays).
- * The guess alone assumes a call of about min_time: a fan-out of 4096 children, 13-29 s an
- * iteration run twice a round, made it 3 minutes for a round of about 70 (the full fan-out at
- * scale run of reports/notes/2026-12-05-fan-out-at-scale.md, taken for a stall). */
+ * The guess alone assumes a call of about min_time: with fan-outs of 4096 children, 13-29 s an
+ * iteration and two iterations a round, it announced 3m22s for rounds that took about 70 minutes
+ * (the full fan-out at scale run of reports/notes/2026-12-05-fan-out-at-scale.md, taken for a
+ * stall). */
 static double calibrated_round_s(const struct rounds *x)
 {
     const struct pkb__collect *c = x->c;

@@ -11,9 +11,9 @@
  * per child (contenders/worker.h); a `run`, that plus ten times the slowest iteration seen, the
  * setup's fan-out counted as the first (without it the check's first `run 1` of 4096 children got
  * 30 s, and a loaded machine missed it: reports/notes/2026-12-05-fan-out-at-scale.md). A worker
- * that misses a deadline is killed
- * with its group; one that dies, answers `error ...`, or anything else, fails the request with a
- * reason naming the contender, and every later request fails with the same reason.
+ * that misses a deadline is killed with its group; one that dies, answers `error ...`, or anything
+ * else, fails the request with a reason naming the contender, and every later request fails with
+ * the same reason.
  */
 #define _GNU_SOURCE
 #include "suites/scenarios/measure.h"
