@@ -100,20 +100,24 @@ bench-quick *args: (build "release")
     if [ $s -eq 0 ] || [ $s -eq 4 ]; then build/release/harness/pkbench report "$out"; fi; exit $s
 
 # The fan-out at scale alone (N = 16, 64, 256, 1024, 4096 cat children, every contender with a
-# fan-out, each series in a measuring worker of its own), full profile, rendered to reports/: the
-# time per child, its log-log slope, memory and descriptors per child in flight, the targets. About
-# 30 minutes on a quiet 2-CPU machine. Extra arguments go to `pkbench run` (e.g. --fan-out 16,256).
-[doc('The fan-out at scale, full profile (about 30 min): tables, report, log-log plot')]
+# fan-out, the C ones each in a measuring worker of its own, the language workers in theirs), full
+# profile, rendered to reports/: the time per child, its log-log slope, memory and descriptors per
+# child in flight, the targets. About 2.5-3.5 hours on a quiet 2-CPU machine: a series at N = 4096
+# runs two iterations of 13 s or more a round (reports/notes/2026-12-05-fan-out-at-scale.md);
+# pkbench's round 1 line gives the time from the calibration. Extra arguments go to `pkbench run`
+# (e.g. --fan-out 16,256).
+[doc('The fan-out at scale, full profile (about 3 h): tables, report, log-log plot')]
 bench-fan-out *args: (build "release")
     out=results/fan-out-$(date -u +%Y%m%dT%H%M%SZ).json; \
     build/release/harness/pkbench run --suite scenarios --profile full --filter '^fan_out_[0-9]+/' \
         --out "$out" {{args}} && build/release/harness/pkbench report "$out"
 
 # The fan-out at scale before and after issue 36's library changes: this tree's pkbench against
-# the same tree with the library of `git merge-base HEAD main` (tests/scale/before-after.sh; about
-# an hour with the full profile on a quiet machine, both runs and their comparison in
-# results/fan-out-study-<UTC time>/). Extra arguments go to the script (e.g. --profile quick).
-[doc('The fan-out at scale before and after the library changes (about 1 h; args to the script)')]
+# the same tree with the library of `git merge-base HEAD main`, the C contenders
+# (tests/scale/before-after.sh; about 2.5 hours on a quiet machine, 75 minutes a run, both runs and
+# their comparison in results/fan-out-study-<UTC time>/). Extra arguments go to the script (e.g.
+# --sizes 16,64,256 for minutes).
+[doc('The fan-out at scale before and after the library changes (about 2.5 h; args to the script)')]
 fan-out-study *args:
     tests/scale/before-after.sh {{args}}
 

@@ -6,11 +6,13 @@
  *
  * A contender in another language is one line of registry.c:
  *
- *     W(rust_std, PKB_WORKER_BUILT("rust_std"), NULL, "cargo", "Rust std::process::Command ...")
+ *     W(rust_std, PKB_WORKER_BUILT("rust_std"), NULL, "cargo", PKB_REMOTE_SCENARIOS,
+ *       "Rust std::process::Command ...")
  *
  * (its name, the program to start, a script for it or NULL, the Debian package whose absence
- * explains a missing program, its description). pkbench's `run --worker NAME=COMMAND` adds one
- * for a single run, without a rebuild (pkb_remote_add).
+ * explains a missing program, its scenarios, its description). pkbench's `run --worker
+ * NAME=COMMAND` adds one for a single run, without a rebuild (pkb_remote_add), in the seed's four
+ * scenarios.
  */
 #ifndef PKB_CONTENDERS_REMOTE_H
 #define PKB_CONTENDERS_REMOTE_H
@@ -41,14 +43,20 @@ int pkb_remote_run(void *state, const pkb_workload *w, pkb_sample *out);
 void pkb_remote_teardown(void *state);
 const char *pkb_remote_runtime(void *state);
 
-/* Every scenario: a worker says which kinds it does in its greeting (a scenario of a kind it
- * lacks is refused with the reason). */
+/* The seed's four scenarios: a worker says which kinds it does in its greeting (a scenario of a
+ * kind it lacks is refused with the reason). */
 #define PKB_REMOTE_SCENARIOS                                                                       \
     (PKB_SCENARIO_BIT(PKB_SPAWN_CAPTURE_SMALL) | PKB_SCENARIO_BIT(PKB_STREAM_LARGE_STDOUT) |       \
      PKB_SCENARIO_BIT(PKB_CONCURRENT_FAN_OUT) | PKB_SCENARIO_BIT(PKB_SPAWN_ONLY))
+/* The same and the fan-out at scale (`fan_out_<N>`, the kind fan_out with children=N, its series
+ * in the worker's own process): a worker whose fan-out is its language's event loop or runtime
+ * (tasks, goroutines, promises), as issue 36 lists them; one whose fan-out is a thread per child
+ * is the raw baseline's design and stays at the seed's 16. */
+#define PKB_REMOTE_AT_SCALE (PKB_REMOTE_SCENARIOS | PKB_SCENARIO_BIT(PKB_FAN_OUT_SCALE))
 
-/* Defines `const pkb_contender pkb_contender_<id>` for a worker started as `program [script]`. */
-#define PKB_REMOTE_CONTENDER(id, program_, script_, package_, desc)                                \
+/* Defines `const pkb_contender pkb_contender_<id>` for a worker started as `program [script]`,
+ * running `scenarios_` (PKB_REMOTE_SCENARIOS or PKB_REMOTE_AT_SCALE). */
+#define PKB_REMOTE_CONTENDER(id, program_, script_, package_, scenarios_, desc)                    \
     static const char *const pkb__remote_argv_##id[] = {program_, script_, NULL};                  \
     static const pkb_remote_spec pkb__remote_##id = {.name = #id,                                  \
                                                      .description = desc,                          \
@@ -62,7 +70,7 @@ const char *pkb_remote_runtime(void *state);
     }                                                                                              \
     const pkb_contender pkb_contender_##id = {.name = #id,                                         \
                                               .description = desc,                                 \
-                                              .scenarios = PKB_REMOTE_SCENARIOS,                   \
+                                              .scenarios = scenarios_,                             \
                                               .prepare = pkb__remote_prepare_##id,                 \
                                               .run = pkb_remote_run,                               \
                                               .teardown = pkb_remote_teardown,                     \

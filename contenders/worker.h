@@ -32,6 +32,11 @@ extern "C" {
 #define PKB_WORKER_DEADLINE_MS 30000
 /* The least a `run` allows per iteration asked, on top of the base deadline. */
 #define PKB_WORKER_PER_ITERATION_MS 1000
+/* What a fan-out's `setup` allows per child on top of the base deadline: it runs one untimed
+ * fan-out (the descriptors' count). A first fan-out of 4096 cats took 60-70 s here (15-17 ms a
+ * child) with the 2-CPU machine's load average at 12; a deadline detects a hung worker, it must
+ * not end a slow one. */
+#define PKB_WORKER_PER_CHILD_MS 50
 
 typedef struct pkb_worker pkb_worker;
 
@@ -79,7 +84,10 @@ const pkb_worker_hello *pkb_worker_greeting(const pkb_worker *w);
 int pkb_worker_does(const pkb_worker *w, const char *kind);
 
 /* `setup ...` -> `ok`. Returns 0, or a negative errno with the reason in `why` (-EPROTO: the
- * worker answered `error ...`, quoted). */
+ * worker answered `error ...`, quoted). A fan-out's setup, which runs one fan-out, waits the base
+ * deadline plus PKB_WORKER_PER_CHILD_MS per child, and its time counts as the first iteration
+ * seen: the `run`s after it allow ten times that (the first `run 1` of a long fan-out would
+ * otherwise get the base deadline alone). */
 int pkb_worker_setup(pkb_worker *w, const pkb_worker_series *s, char *why, size_t why_len);
 
 /* `run K` -> `done K ...`: fills out->iterations (K), the summed counts, and the self-timed

@@ -372,8 +372,10 @@
     X(worker_failures_name_the_contender, 60)                                                      \
     X(worker_missing_program_is_not_run, 10)                                                       \
     X(worker_stop_kills_one_that_ignores_quit, 10)                                                 \
+    X(worker_fan_out_setup_paces_the_first_run, 20)                                                \
     X(runner_records_self_timed_samples, 30)                                                       \
     X(pkbench_worker_failures_and_the_run_goes_on, 90)                                             \
+    X(pkbench_rounds_eta_from_the_calibration, 60)                                                 \
     X(pkbench_worker_option_errors, 20)                                                            \
     X(language_rust_std, 60)                                                                       \
     X(language_rust_tokio, 60)                                                                     \

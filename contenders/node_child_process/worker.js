@@ -5,7 +5,8 @@
 // small capture per child. Spawn-only: the child inheriting our streams, until 'close'. The program
 // is named as a user would ("cat", searched in PATH per spawn). Each iteration is timed with
 // process.hrtime.bigint() (monotonic) around exactly the work; the protocol is the rest of the
-// file.
+// file. Node raises its soft RLIMIT_NOFILE to the hard limit at start, so a fan-out at scale (two
+// pipe ends per child in flight) needs nothing here (tests/test_languages.c starts it low).
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');

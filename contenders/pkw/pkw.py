@@ -87,9 +87,22 @@ def _batch(setup, k, run):
     return line
 
 
+def raise_nofile():
+    """The soft RLIMIT_NOFILE raised to the hard limit, as pkbench's own worker does: a fan-out at
+    scale holds two pipe ends per child in flight, 8,192 for 4,096 children, past the soft limit
+    of 1,024 many systems start a process with (Python does not raise it itself)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and hard != resource.RLIM_INFINITY and soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (OSError, ValueError):
+            pass  # the fan-out then fails with EMFILE, named in its error
+
+
 def serve(name, runtime, run, probe_fds):
     """Greets, then answers requests until `quit` or the end of stdin. run(setup, k) returns the
     k iterations' summed ns and Counts; probe_fds(setup) sets setup.idle_fds and .peak_fds."""
+    raise_nofile()
     out = sys.stdout
 
     def say(text):

@@ -168,8 +168,23 @@ fn run_batch(w: &mut dyn Worker, s: &Setup, k: u64, fds: (u64, u64)) -> Result<S
     Ok(line)
 }
 
+/// Raises the soft RLIMIT_NOFILE to the hard limit, as pkbench's own worker does: a fan-out at
+/// scale holds two pipe ends per child in flight, 8,192 for 4,096 children, past the soft limit
+/// of 1,024 many systems start a process with. (Go's os package and Node raise it themselves at
+/// start; Rust's std does not.)
+fn raise_nofile() {
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) == 0 && rl.rlim_cur < rl.rlim_max {
+            rl.rlim_cur = rl.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &rl);
+        }
+    }
+}
+
 /// Greets, then answers requests until `quit` or the end of stdin.
 pub fn serve(name: &str, runtime: &str, w: &mut dyn Worker) {
+    raise_nofile();
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let say = |out: &mut io::StdoutLock, s: &str| {

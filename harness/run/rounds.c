@@ -160,6 +160,31 @@ static int run_all_rounds(struct rounds *x)
     return rc;
 }
 
+/* A measured round's length as the calibration saw its series: each in play settles (its own
+ * iterations for settle_s, at least one) and then runs its sized count, every iteration at the
+ * calibrated time per iteration. 0 when a series has none (the guess from min_time then stays).
+ * The guess alone assumes a call of about min_time: with fan-outs of 4096 children, 13-29 s an
+ * iteration and two iterations a round, it announced 3m22s for rounds that took about 70 minutes
+ * (the full fan-out at scale run of reports/notes/2026-12-05-fan-out-at-scale.md, taken for a
+ * stall). */
+static double calibrated_round_s(const struct rounds *x)
+{
+    const struct pkb__collect *c = x->c;
+    double settle = c->opts->settle_s, total = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const pkb_series *s = &c->series[i];
+        if (!in_play(x, s))
+            continue;
+        double per = s->calib.per_iteration_ns / 1e9;
+        if (per <= 0)
+            return 0;
+        double settling = settle > 0 ? ceil(settle / per) * per : 0;
+        long long n = s->rounds_iterations > 0 ? s->rounds_iterations : 1;
+        total += (settling + per * (double)n + 0.005) * (x->b != NULL ? 2 : 1);
+    }
+    return total;
+}
+
 /* One round of x: x->round (0: calibration, again when x->recalibrating) of the series in
  * play, `per_round` calls; `first_measured` is when round 1 started (the measured rounds' pace). */
 static int run_round(struct rounds *x, size_t per_round, double first_measured)
@@ -171,9 +196,11 @@ static int run_round(struct rounds *x, size_t per_round, double first_measured)
      * it; once a measured round finished, the rounds' own pace replaces that guess, which a
      * loaded machine or a slow series makes too short. */
     double per_call = prof->min_time_s * PKB_CALIBRATION_MARGIN + x->c->opts->settle_s + 0.005,
-           now = pkb__now_s();
+           now = pkb__now_s(), calibrated = x->round == 1 ? calibrated_round_s(x) : 0;
     if (x->round > 1 && per_round > 0)
         per_call = (now - first_measured) / ((double)(x->round - 1) * (double)per_round);
+    else if (calibrated > 0 && per_round > 0)
+        per_call = calibrated / (double)per_round;
     pkb__progress.later_s = per_call * (double)per_round * (x->target - x->round);
     const char *what = pkb__progress.phase;
     if (x->round == 0) {

@@ -26,9 +26,13 @@ usage: tests/scale/before-after.sh [--base REF] [--sizes LIST] [--profile full|q
 
   --base REF      the library before (default: git merge-base HEAD main)
   --sizes LIST    the fan-out sizes (default 16,64,256,1024,4096)
-  --profile P     pkbench's profile (default full: about 30 minutes a run on a quiet 2-CPU VM;
-                  quick: a few minutes)
-  --filter REGEX  the series (default '^fan_out_[0-9]+/', every contender)
+  --profile P     pkbench's profile (default full). A run takes about 75 minutes on a quiet
+                  2-CPU VM with either: 20 rounds of about 3.5 minutes, each series of N = 4096
+                  running two iterations of 13-29 s a round (its settling and its sample),
+                  longer than either profile's min_time; --sizes 16,64,256 makes it minutes
+  --filter REGEX  the series (default the C contenders, whose code the library changes:
+                  '^fan_out_[0-9]+/(processkit|posix_spawn|libuv|glib)$'; the language
+                  workers call none of it)
   --out DIR       where the files go (default results/fan-out-study-<UTC time>); an existing
                   study directory is continued
   --help          this text
@@ -42,7 +46,7 @@ die() {
 }
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-base="" sizes=16,64,256,1024,4096 profile=full filter='^fan_out_[0-9]+/' out=""
+base="" sizes=16,64,256,1024,4096 profile=full filter='^fan_out_[0-9]+/(processkit|posix_spawn|libuv|glib)$' out=""
 extra=()
 while [ $# -gt 0 ]; do
     case $1 in

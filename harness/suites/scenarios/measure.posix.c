@@ -7,14 +7,18 @@
  * (a terminal's Ctrl-C reaches pkbench, which stops the run and then tells it to quit) and gets
  * SIGKILL if pkbench dies. Each request waits for its one-line answer under a deadline:
  * PKBENCH_WORKER_DEADLINE_MS (30 s by default) for the greeting, `teardown` and the exit; a
- * `setup`, which runs one untimed fan-out to count descriptors, that plus 20 ms per child; a
- * `run`, that plus ten times the slowest iteration seen. A worker that misses a deadline is killed
- * with its group; one that dies, answers `error ...`, or anything else, fails the request with a
- * reason naming the contender, and every later request fails with the same reason.
+ * `setup`, which runs one untimed fan-out to count descriptors, that plus PKB_WORKER_PER_CHILD_MS
+ * per child (contenders/worker.h); a `run`, that plus ten times the slowest iteration seen, the
+ * setup's fan-out counted as the first (without it the check's first `run 1` of 4096 children got
+ * 30 s, and a loaded machine missed it: reports/notes/2026-12-05-fan-out-at-scale.md). A worker
+ * that misses a deadline is killed with its group; one that dies, answers `error ...`, or anything
+ * else, fails the request with a reason naming the contender, and every later request fails with
+ * the same reason.
  */
 #define _GNU_SOURCE
 #include "suites/scenarios/measure.h"
 
+#include "contenders/worker.h"
 #include "processkit.h"
 
 #include <errno.h>
@@ -269,7 +273,10 @@ static int setup(pkb__measure *m, const pkb_contender *c, const pkb_workload *w)
     put_value(line, sizeof line, "expect_bytes", num);
     snprintf(num, sizeof num, "%zu", w->expect_lines);
     put_value(line, sizeof line, "expect_lines", num);
-    int rc = ask_ok(m, line, "setup", m->base_ms + 20 * (int64_t)w->children);
+    int64_t t0 = now_ms();
+    int rc = ask_ok(m, line, "setup", m->base_ms + PKB_WORKER_PER_CHILD_MS * (int64_t)w->children);
+    if (rc == 0) /* its fan-out is the first iteration seen: the check's `run 1` gets 10 times it */
+        m->slowest_ns = (now_ms() - t0) * 1000000;
     if (w->input_len > 0) {
         unlink(path);
         rmdir(dir);
