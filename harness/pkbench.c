@@ -77,7 +77,7 @@ static const char usage_text[] =
     "       pkbench check --against REV [ab's options]\n"
     "       pkbench ab BASE HEAD [--filter REGEX] [--max-time DURATION] [--profile quick|full]\n"
     "                  [--no-prime] [--settle S] [--out FILE] [--format text|md|json]\n"
-    "                  [--alpha A] [--threshold PCT] [--cv-limit PCT] [--quiet]\n"
+    "                  [--alpha A] [--threshold PCT] [--cv-limit PCT] [--controls] [--quiet]\n"
     "       pkbench bisect GOOD BAD --series REGEX [ab's options]\n"
     "       pkbench --help\n";
 
