@@ -245,8 +245,11 @@ static void on_signal(int sig)
     pkb_interrupted = 1;
 }
 
-static int cmd_list(void)
+static int cmd_list(int argc, char **argv)
 {
+    (void)argv;
+    if (argc > 1)
+        return bad_usage("list: takes no arguments");
     pkb_buf b = {0};
     pkb_suites_list(&b);
     int rc = pkb_cli_put_stdout(&b);
@@ -687,6 +690,26 @@ static int cmd_report(int argc, char **argv)
     return rc;
 }
 
+static int cmd_publish(int argc, char **argv)
+{
+    return pkb_cmd_publish(argc, argv, usage_text, help);
+}
+
+/* pkbench's commands. Each is given its arguments from its own name on, which getopt_long then
+ * takes for the program's name; or, `whole`, the whole command line (run records it in the
+ * results file; the others read their arguments from argv[2] on). */
+static const struct command {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    bool whole;
+} commands[] = {
+    {"run", cmd_run, true},           {"report", cmd_report, false},
+    {"list", cmd_list, false},        {"compare", pkb_cmd_compare, true},
+    {"check", pkb_cmd_check, true},   {"history", pkb_cmd_history, false},
+    {"publish", cmd_publish, false},  {"ab", cmd_ab, true},
+    {"bisect", pkb_cmd_bisect, true}, {"worker", pkb_host_main, false},
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -696,26 +719,10 @@ int main(int argc, char **argv)
         help();
         return 0;
     }
-    /* Each command parses its own options: argv[1] plays the program name for getopt_long. */
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc, argv);
-    if (strcmp(cmd, "report") == 0)
-        return cmd_report(argc - 1, argv + 1);
-    if (strcmp(cmd, "list") == 0)
-        return argc == 2 ? cmd_list() : bad_usage("list: takes no arguments");
-    if (strcmp(cmd, "compare") == 0)
-        return pkb_cmd_compare(argc, argv);
-    if (strcmp(cmd, "check") == 0)
-        return pkb_cmd_check(argc, argv);
-    if (strcmp(cmd, "history") == 0)
-        return pkb_cmd_history(argc - 1, argv + 1);
-    if (strcmp(cmd, "publish") == 0)
-        return pkb_cmd_publish(argc - 1, argv + 1, usage_text, help);
-    if (strcmp(cmd, "ab") == 0)
-        return cmd_ab(argc, argv);
-    if (strcmp(cmd, "bisect") == 0)
-        return pkb_cmd_bisect(argc, argv);
-    if (strcmp(cmd, "worker") == 0)
-        return pkb_host_main(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        const struct command *c = &commands[i];
+        if (strcmp(cmd, c->name) == 0)
+            return c->whole ? c->main(argc, argv) : c->main(argc - 1, argv + 1);
+    }
     return bad_usage("unknown command '%s'", cmd);
 }
