@@ -106,9 +106,6 @@ int pkb_cli_take(const pkb_cli_value *table, int opt, const char *v, const pkb_c
     return 0;
 }
 
-/* The most rows a table of pkb_cli_take_all may have. */
-#define PKB_CLI_MAX_PLAIN 24
-
 int pkb_cli_take_all(int argc,
                      char **args,
                      const pkb_cli_value *table,

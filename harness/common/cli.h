@@ -106,6 +106,9 @@ typedef struct pkb_cli_cmd {
  * cmd's usage. Returns 1 when opt has a row, 0 when it has none, -1 after the error. */
 int pkb_cli_take(const pkb_cli_value *table, int opt, const char *v, const pkb_cli_cmd *cmd);
 
+/* The most rows pkb_cli_take_all reads of a table (report's has 8, history's 11). */
+#define PKB_CLI_MAX_PLAIN 24
+
 /* Every option of command `name`, whose options are all plain: getopt_long's table is table's rows
  * (in their order) and --help; -h or --help prints `help` and exits 0; an unknown option or a
  * missing value is named (pkb_cli_getopt_failed). Returns 0, or 1 after a usage error. */
