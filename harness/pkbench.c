@@ -245,8 +245,11 @@ static void on_signal(int sig)
     pkb_interrupted = 1;
 }
 
-static int cmd_list(void)
+static int cmd_list(int argc, char **argv)
 {
+    (void)argv;
+    if (argc > 1)
+        return bad_usage("list: takes no arguments");
     pkb_buf b = {0};
     pkb_suites_list(&b);
     int rc = pkb_cli_put_stdout(&b);
@@ -277,13 +280,6 @@ enum {
     OPT_AA,
     OPT_ALPHA,
     OPT_ITERATIONS,
-    OPT_NO_PLOTS,
-    OPT_PRINT,
-    OPT_ROWS,
-    OPT_COLS,
-    OPT_ABSOLUTE,
-    OPT_BASELINE,
-    OPT_NAME,
     OPT_BUILD,
     OPT_WORKER,
     OPT_FAN_OUT,
@@ -328,36 +324,7 @@ static bool parse_fan_out(const char *v, pkb_cli *cli)
 /* One option of `run`: 0, or pkbench's usage status after saying what was wrong. */
 static int run_option(int opt, const char *v, struct run_args *a, char **args)
 {
-    long n;
     switch (opt) {
-    case OPT_FILTER:
-        a->cli.filter = v;
-        return 0;
-    case OPT_OUT:
-        if (v[0] == '\0')
-            return bad_usage("run: --out needs a file name");
-        a->out = v;
-        return 0;
-    case OPT_INTERLEAVE:
-        a->interleave = true;
-        return 0;
-    case OPT_AA:
-        a->aa = true;
-        return 0;
-    case OPT_ALPHA:
-        if (!pkb_parse_number(v, false, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
-            return bad_usage("run: --alpha needs a number in (0, 1), got '%s'", v);
-        return 0;
-    case OPT_BUILD:
-        if (v[0] == '\0')
-            return bad_usage("run: --build needs a revision or a tree (as pkbench ab's BASE)");
-        a->build = v;
-        return 0;
-    case OPT_ITERATIONS:
-        if (!pkb_parse_count(v, 1, 100000000, &n))
-            return bad_usage("run: --iterations needs a count from 1 to 100000000, got '%s'", v);
-        a->cli.iterations = n;
-        return 0;
     case OPT_WORKER:
         if (a->nworkers == PKB_REMOTE_EXTRA_MAX)
             return bad_usage("run: --worker: at most %d workers can be added",
@@ -371,7 +338,20 @@ static int run_option(int opt, const char *v, struct run_args *a, char **args)
                              PKB_FAN_OUT_SIZES, PKB_FAN_OUT_MAX, v);
         return 0;
     }
-    int known = pkb_cli_run_option(opt, v, &a->run, "run", usage_text);
+    const pkb_cli_value plain[] = {
+        {"filter", PKB_CLI_TEXT, .text = &a->cli.filter},
+        {"out", PKB_CLI_NAME, .text = &a->out, .needs = "a file name"},
+        {"interleave", PKB_CLI_SET, .flag = &a->interleave},
+        {"aa", PKB_CLI_SET, .flag = &a->aa},
+        {"alpha", PKB_CLI_FRACTION, .number = &a->alpha},
+        {"build", PKB_CLI_NAME, .text = &a->build,
+         .needs = "a revision or a tree (as pkbench ab's BASE)"},
+        {"iterations", PKB_CLI_COUNT, .count = &a->cli.iterations, .lo = 1, .hi = 100000000},
+        {0},
+    };
+    int known = pkb_cli_take(plain, opt, v, &(pkb_cli_cmd){"run", usage_text, run_options});
+    if (known == 0)
+        known = pkb_cli_run_option(opt, v, &a->run, "run", usage_text);
     return known > 0 ? 0 : known < 0 ? 1 : pkb_cli_getopt_failed(usage_text, "run", opt, args);
 }
 
@@ -651,43 +631,6 @@ static int cmd_ab(int argc, char **argv)
 
 /* ---- report --------------------------------------------------------------------------------- */
 
-static const struct option report_options[] = {
-    {"out", required_argument, NULL, OPT_OUT},
-    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
-    {"print", no_argument, NULL, OPT_PRINT},
-    {"rows", required_argument, NULL, OPT_ROWS},
-    {"cols", required_argument, NULL, OPT_COLS},
-    {"absolute", no_argument, NULL, OPT_ABSOLUTE},
-    {"baseline-contender", required_argument, NULL, OPT_BASELINE},
-    {"name", required_argument, NULL, OPT_NAME},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-/* One option of `report`'s table of many files: 0, or the usage status after naming it. */
-static int table_option(int opt, const char *v, pkb_report_many_args *m, bool *table)
-{
-    *table = true;
-    if (opt != OPT_ABSOLUTE && v[0] == '\0')
-        return bad_usage("report: %s needs a value", opt == OPT_ROWS   ? "--rows"
-                                                     : opt == OPT_COLS ? "--cols"
-                                                     : opt == OPT_NAME ? "--name"
-                                                                       : "--baseline-contender");
-    if (opt == OPT_ROWS)
-        m->cross.rows = v;
-    else if (opt == OPT_COLS)
-        m->cross.cols = v;
-    else if (opt == OPT_ABSOLUTE)
-        m->cross.absolute = true;
-    else if (opt == OPT_BASELINE)
-        m->cross.baseline = v;
-    else if (strpbrk(v, "/\\") != NULL)
-        return bad_usage("report: --name is a file name without a directory, got '%s'", v);
-    else
-        m->name = v;
-    return 0;
-}
-
 /* Whether `path` is a directory. */
 static bool is_dir(const char *path)
 {
@@ -698,34 +641,28 @@ static bool is_dir(const char *path)
 static int cmd_report(int argc, char **argv)
 {
     const char *out = "reports";
-    bool plots = true, print = false, table = false;
+    bool plots = true, print = false;
     pkb_report_many_args many = {0};
-    int opt;
-    while ((opt = pkb_cli_next_option(argc, argv, report_options)) != -1) {
-        int rc = 0;
-        if (opt == OPT_HELP) {
-            help();
-            exit(0);
-        } else if (opt == OPT_OUT && optarg[0] == '\0') {
-            return bad_usage("report: --out needs a directory");
-        } else if (opt == OPT_OUT) {
-            out = optarg;
-        } else if (opt == OPT_NO_PLOTS) {
-            plots = false;
-        } else if (opt == OPT_PRINT) {
-            print = true;
-        } else if (opt >= OPT_ROWS && opt <= OPT_NAME) {
-            rc = table_option(opt, optarg, &many, &table);
-        } else {
-            return pkb_cli_getopt_failed(usage_text, "report", opt, argv);
-        }
-        if (rc != 0)
-            return rc;
-    }
+    const pkb_cli_value plain[] = {
+        {"out", PKB_CLI_NAME, .text = &out, .needs = "a directory"},
+        {"no-plots", PKB_CLI_CLEAR, .flag = &plots},
+        {"print", PKB_CLI_SET, .flag = &print},
+        /* One table of many files: */
+        {"rows", PKB_CLI_NAME, .text = &many.cross.rows, .needs = "a value"},
+        {"cols", PKB_CLI_NAME, .text = &many.cross.cols, .needs = "a value"},
+        {"absolute", PKB_CLI_SET, .flag = &many.cross.absolute},
+        {"baseline-contender", PKB_CLI_NAME, .text = &many.cross.baseline, .needs = "a value"},
+        {"name", PKB_CLI_FILE, .text = &many.name, .needs = "a value"},
+        {0},
+    };
+    if (pkb_cli_take_all(argc, argv, plain, "report", usage_text, help) != 0)
+        return 1;
+    bool table_option = many.cross.rows || many.cross.cols || many.cross.absolute ||
+                        many.cross.baseline || many.name;
     if (optind >= argc)
         return bad_usage("report: no results FILE given");
     /* Several files, a directory or a table option: one table of them all. */
-    if (table || optind + 1 < argc || is_dir(argv[optind])) {
+    if (table_option || optind + 1 < argc || is_dir(argv[optind])) {
         many.out_dir = out;
         many.print = print;
         int rc =
@@ -753,6 +690,26 @@ static int cmd_report(int argc, char **argv)
     return rc;
 }
 
+static int cmd_publish(int argc, char **argv)
+{
+    return pkb_cmd_publish(argc, argv, usage_text, help);
+}
+
+/* pkbench's commands. Each is given its arguments from its own name on, which getopt_long then
+ * takes for the program's name; or, `whole`, the whole command line (run records it in the
+ * results file; the others read their arguments from argv[2] on). */
+static const struct command {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    bool whole;
+} commands[] = {
+    {"run", cmd_run, true},           {"report", cmd_report, false},
+    {"list", cmd_list, false},        {"compare", pkb_cmd_compare, true},
+    {"check", pkb_cmd_check, true},   {"history", pkb_cmd_history, false},
+    {"publish", cmd_publish, false},  {"ab", cmd_ab, true},
+    {"bisect", pkb_cmd_bisect, true}, {"worker", pkb_host_main, false},
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -762,26 +719,10 @@ int main(int argc, char **argv)
         help();
         return 0;
     }
-    /* Each command parses its own options: argv[1] plays the program name for getopt_long. */
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc, argv);
-    if (strcmp(cmd, "report") == 0)
-        return cmd_report(argc - 1, argv + 1);
-    if (strcmp(cmd, "list") == 0)
-        return argc == 2 ? cmd_list() : bad_usage("list: takes no arguments");
-    if (strcmp(cmd, "compare") == 0)
-        return pkb_cmd_compare(argc, argv);
-    if (strcmp(cmd, "check") == 0)
-        return pkb_cmd_check(argc, argv);
-    if (strcmp(cmd, "history") == 0)
-        return pkb_cmd_history(argc - 1, argv + 1);
-    if (strcmp(cmd, "publish") == 0)
-        return pkb_cmd_publish(argc - 1, argv + 1, usage_text, help);
-    if (strcmp(cmd, "ab") == 0)
-        return cmd_ab(argc, argv);
-    if (strcmp(cmd, "bisect") == 0)
-        return pkb_cmd_bisect(argc, argv);
-    if (strcmp(cmd, "worker") == 0)
-        return pkb_host_main(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        const struct command *c = &commands[i];
+        if (strcmp(cmd, c->name) == 0)
+            return c->whole ? c->main(argc, argv) : c->main(argc - 1, argv + 1);
+    }
     return bad_usage("unknown command '%s'", cmd);
 }

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -43,25 +44,130 @@ int pkb_cli_getopt_failed(const char *usage, const char *cmd, int opt, char **ar
     return pkb_cli_usage_error(usage, "%s: unknown option '%s'", cmd, arg);
 }
 
+/* The long name of option code `opt` in a getopt_long table ("out"). */
+/* The long name of option code `opt` in a getopt_long table ("out"), or NULL. */
+static const char *option_name(const struct option *options, int opt)
+{
+    while (options->name != NULL && options->val != opt)
+        options++;
+    return options->name;
+}
+
+/* "pkbench: <cmd>: --<option> <what>" and the usage. Returns -1. */
+static int refuse(const pkb_cli_cmd *cmd, const char *option, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int refuse(const pkb_cli_cmd *cmd, const char *option, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return -pkb_cli_usage_error(cmd->usage, "%s%s--%s %s", cmd->name != NULL ? cmd->name : "",
+                                cmd->name != NULL ? ": " : "", option, what);
+}
+
+int pkb_cli_take(const pkb_cli_value *table, int opt, const char *v, const pkb_cli_cmd *cmd)
+{
+    const char *name = option_name(cmd->options, opt);
+    const pkb_cli_value *t = table;
+    while (t->name != NULL && (name == NULL || strcmp(t->name, name) != 0))
+        t++;
+    switch (t->name != NULL ? t->kind : 0) {
+    case PKB_CLI_SET:
+    case PKB_CLI_CLEAR:
+        *t->flag = t->kind == PKB_CLI_SET;
+        return 1;
+    case PKB_CLI_TEXT:
+    case PKB_CLI_NAME:
+    case PKB_CLI_FILE:
+        if (t->kind != PKB_CLI_TEXT && v[0] == '\0')
+            return refuse(cmd, name, "needs %s", t->needs);
+        if (t->kind == PKB_CLI_FILE && strpbrk(v, "/\\") != NULL)
+            return refuse(cmd, name, "is a file name without a directory, got '%s'", v);
+        *t->text = v;
+        return 1;
+    case PKB_CLI_FRACTION:
+        if (!pkb_parse_number(v, false, t->number) || !(*t->number > 0 && *t->number < 1))
+            return refuse(cmd, name, "needs a number in (0, 1), got '%s'", v);
+        return 1;
+    case PKB_CLI_COUNT:
+        if (!pkb_parse_count(v, t->lo, t->hi, t->count))
+            return refuse(cmd, name, "needs a count from %ld to %ld, got '%s'", t->lo, t->hi, v);
+        return 1;
+    case PKB_CLI_PERCENT:
+        if (!pkb_parse_number(v, true, t->number) || !(*t->number >= t->lo && *t->number < t->hi))
+            return refuse(cmd, name, "needs a percentage from %ld to %ld (5 or 5%%), got '%s'",
+                          t->lo, t->hi, v);
+        *t->number /= 100;
+        return 1;
+    }
+    return 0;
+}
+
+int pkb_cli_take_all(int argc,
+                     char **args,
+                     const pkb_cli_value *table,
+                     const char *name,
+                     const char *usage,
+                     void (*help)(void))
+{
+    /* getopt_long's table from the rows: each row's index its code, past every short option. */
+    struct option options[PKB_CLI_MAX_PLAIN + 2];
+    size_t n = 0;
+    for (; table[n].name != NULL && n < PKB_CLI_MAX_PLAIN; n++) {
+        bool flag = table[n].kind == PKB_CLI_SET || table[n].kind == PKB_CLI_CLEAR;
+        options[n] = (struct option){table[n].name, flag ? no_argument : required_argument, NULL,
+                                     1000 + (int)n};
+    }
+    options[n++] = (struct option){"help", no_argument, NULL, 'h'};
+    options[n] = (struct option){NULL, 0, NULL, 0};
+    const pkb_cli_cmd cmd = {name, usage, options};
+    int opt;
+    while ((opt = pkb_cli_next_option(argc, args, options)) != -1) {
+        if (opt == 'h') {
+            help();
+            exit(0);
+        }
+        int known = pkb_cli_take(table, opt, optarg, &cmd);
+        if (known < 0)
+            return 1;
+        if (known == 0)
+            return pkb_cli_getopt_failed(usage, name, opt, args);
+    }
+    return 0;
+}
+
+int pkb_cli_operands(int argc, char **args, const char **out, int max, const pkb_cli_cmd *cmd)
+{
+    int n = 0;
+    for (int i = optind; i < argc; i++) {
+        if (n == max)
+            return -pkb_cli_usage_error(cmd->usage, "%s: extra argument '%s'", cmd->name, args[i]);
+        out[n++] = args[i];
+    }
+    return n;
+}
+
 int pkb_cli_run_option(int opt, const char *v, pkb_cli_run *o, const char *cmd, const char *usage)
 {
+    static const struct option names[] = {PKB_CLI_RUN_OPTIONS, {NULL, 0, NULL, 0}};
+    const pkb_cli_value plain[] = {
+        {"suite", PKB_CLI_NAME, .text = &o->suite, .needs = "a value"},
+        {"no-prime", PKB_CLI_CLEAR, .flag = &o->prime},
+        {"sequential", PKB_CLI_SET, .flag = &o->sequential},
+        {0},
+    };
+    int known = pkb_cli_take(plain, opt, v, &(pkb_cli_cmd){cmd, usage, names});
+    if (known != 0)
+        return known;
     switch (opt) {
-    case PKB_OPT_SUITE:
-        if (v[0] == '\0')
-            return -pkb_cli_usage_error(usage, "%s: --suite needs a value", cmd);
-        o->suite = v;
-        return 1;
     case PKB_OPT_PROFILE:
         if (strcmp(v, "quick") != 0 && strcmp(v, "full") != 0)
             return -pkb_cli_usage_error(usage, "%s: --profile needs full or quick, got '%s'", cmd,
                                         v);
         o->profile = v;
-        return 1;
-    case PKB_OPT_NO_PRIME:
-        o->prime = false;
-        return 1;
-    case PKB_OPT_SEQUENTIAL:
-        o->sequential = true;
         return 1;
     case PKB_OPT_SETTLE:
         if (!pkb_parse_number(v, false, &o->settle_s) || !(o->settle_s >= 0 && o->settle_s <= 60))

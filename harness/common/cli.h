@@ -1,8 +1,10 @@
 /*
- * cli — what pkbench's commands (pkbench.c's run, report and list; regress/'s compare and check)
+ * cli — what pkbench's commands (run, report, history, publish, compare, check, ab, bisect)
  * share on their command lines: getopt_long over a command's own arguments with the errors named
- * by pkbench rather than by getopt, the one-line usage error, the values more than one command
- * takes, the default results file's name, and the lines every command ends with on failure.
+ * by pkbench rather than by getopt, the one-line usage error, a table of a command's plain options
+ * (flags, texts, numbers: where each goes and how it is checked, its error worded as every
+ * command words it), the operands after them, the values more than one command takes, the
+ * default results file's name, and the lines every command ends with on failure.
  *
  * Every function that prints returns pkbench's exit status for what it printed (1).
  */
@@ -62,6 +64,65 @@ typedef struct pkb_cli_run {
  * when it is not, -1 after its usage error ("<cmd>: --settle needs seconds from 0 to 60, got
  * 'x'", then `usage`). */
 int pkb_cli_run_option(int opt, const char *v, pkb_cli_run *o, const char *cmd, const char *usage);
+
+/* ---- a command's plain options, as a table ----------------------------------------------- */
+
+/* What a plain option takes, and how it is checked. */
+typedef enum pkb_cli_kind {
+    PKB_CLI_SET = 1,  /* no value: *flag = true */
+    PKB_CLI_CLEAR,    /* no value: *flag = false (--no-prime, --no-plots) */
+    PKB_CLI_TEXT,     /* *text = the value as given, empty or not */
+    PKB_CLI_NAME,     /* *text = the value, which must not be empty */
+    PKB_CLI_FILE,     /* the same, and a file name without a directory (--name) */
+    PKB_CLI_FRACTION, /* *number = a number in (0, 1): a significance level */
+    PKB_CLI_COUNT,    /* *count = a whole number from lo to hi */
+    PKB_CLI_PERCENT,  /* *number = a percentage p ("5" or "5%"), lo <= p < hi, as a fraction */
+} pkb_cli_kind;
+
+/* A row of a command's table of plain options: its long name, its kind, and where its value goes
+ * (the one pointer its kind uses). A table ends with a row whose name is NULL. */
+typedef struct pkb_cli_value {
+    const char *name; /* "out" for --out */
+    pkb_cli_kind kind;
+    bool *flag;
+    const char **text;
+    double *number;
+    long *count;
+    const char *needs; /* NAME, FILE: what an empty value lacks ("a file name") */
+    long lo, hi;       /* COUNT's and PERCENT's range */
+} pkb_cli_value;
+
+/* A command as its usage errors name it. */
+typedef struct pkb_cli_cmd {
+    const char *name;             /* "run": errors begin "run: "; NULL: they name no command */
+    const char *usage;            /* printed after every error */
+    const struct option *options; /* its getopt_long table: an option's name by its code */
+} pkb_cli_cmd;
+
+/* Option `opt` (getopt_long's code in cmd's table) with value v (optarg) into the place the row of
+ * its name gives, checked as the row's kind says; an error names the option: "run: --out needs a
+ * file name", "run: --alpha needs a number in (0, 1), got '2'", "history: --min-size needs a count
+ * from 2 to 1000, got 'x'", "report: --name is a file name without a directory, got 'a/b'", then
+ * cmd's usage. Returns 1 when opt has a row, 0 when it has none, -1 after the error. */
+int pkb_cli_take(const pkb_cli_value *table, int opt, const char *v, const pkb_cli_cmd *cmd);
+
+/* The most rows pkb_cli_take_all reads of a table (report's has 8, history's 11). */
+#define PKB_CLI_MAX_PLAIN 24
+
+/* Every option of command `name`, whose options are all plain: getopt_long's table is table's rows
+ * (in their order) and --help; -h or --help prints `help` and exits 0; an unknown option or a
+ * missing value is named (pkb_cli_getopt_failed). Returns 0, or 1 after a usage error. */
+int pkb_cli_take_all(int argc,
+                     char **args,
+                     const pkb_cli_value *table,
+                     const char *name,
+                     const char *usage,
+                     void (*help)(void));
+
+/* After the options: the command's operands, args[optind] on, into out[], at most `max` of them
+ * ("<cmd>: extra argument 'x'" after that). `argc` and `args` as given to pkb_cli_next_option.
+ * Returns how many, or -1 after the usage error. */
+int pkb_cli_operands(int argc, char **args, const char **out, int max, const pkb_cli_cmd *cmd);
 
 /* getopt_long over a command's arguments, args[0] (the command's name) playing the program, with
  * opterr 0 so that getopt prints nothing of its own (it would name the wrong program): ':' a

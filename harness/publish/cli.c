@@ -17,47 +17,20 @@
 
 #define bad_usage(...) pkb_cli_usage_error(usage_text, __VA_ARGS__)
 
-enum { OPT_HELP = 'h', OPT_OUT = 1000, OPT_NO_PLOTS, OPT_TITLE, OPT_REPO, OPT_RATIO };
-
-static const struct option publish_options[] = {
-    {"out", required_argument, NULL, OPT_OUT},
-    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
-    {"title", required_argument, NULL, OPT_TITLE},
-    {"repo", required_argument, NULL, OPT_REPO},
-    {"ratio", no_argument, NULL, OPT_RATIO},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
 int pkb_cmd_publish(int argc, char **argv, const char *usage_text, void (*help)(void))
 {
     const char *out = NULL;
     pkb_publish_options po = {.progress = stderr};
-    int opt;
-    while ((opt = pkb_cli_next_option(argc, argv, publish_options)) != -1) {
-        if (opt == OPT_HELP) {
-            help();
-            exit(0);
-        } else if (opt == OPT_OUT && optarg[0] == '\0') {
-            return bad_usage("publish: --out needs a directory");
-        } else if (opt == OPT_OUT) {
-            out = optarg;
-        } else if (opt == OPT_NO_PLOTS) {
-            po.report.no_plots = true;
-        } else if (opt == OPT_TITLE && optarg[0] == '\0') {
-            return bad_usage("publish: --title needs a text");
-        } else if (opt == OPT_TITLE) {
-            po.title = optarg;
-        } else if (opt == OPT_REPO && optarg[0] == '\0') {
-            return bad_usage("publish: --repo needs a directory (a git repository)");
-        } else if (opt == OPT_REPO) {
-            po.repo = optarg;
-        } else if (opt == OPT_RATIO) {
-            po.ratio = true;
-        } else {
-            return pkb_cli_getopt_failed(usage_text, "publish", opt, argv);
-        }
-    }
+    const pkb_cli_value plain[] = {
+        {"out", PKB_CLI_NAME, .text = &out, .needs = "a directory"},
+        {"no-plots", PKB_CLI_SET, .flag = &po.report.no_plots},
+        {"title", PKB_CLI_NAME, .text = &po.title, .needs = "a text"},
+        {"repo", PKB_CLI_NAME, .text = &po.repo, .needs = "a directory (a git repository)"},
+        {"ratio", PKB_CLI_SET, .flag = &po.ratio},
+        {0},
+    };
+    if (pkb_cli_take_all(argc, argv, plain, "publish", usage_text, help) != 0)
+        return 1;
     if (optind >= argc)
         return bad_usage("publish: no DIR given (the directory of results files)");
     if (optind + 1 < argc)

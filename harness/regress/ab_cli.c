@@ -57,6 +57,8 @@ static const struct option ab_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+static const pkb_cli_cmd cmd = {"ab", ab_usage, ab_options};
+
 /* One option of ab's own, or of a run's. 0, or 1 after a usage error. */
 static int ab_option(int opt, const char *v, pkb_ab_args *a, char **args)
 {
@@ -68,15 +70,6 @@ static int ab_option(int opt, const char *v, pkb_ab_args *a, char **args)
                                        "ab: --max-time needs a duration from 1s to 7d (300, 90s, "
                                        "5m, 2h), got '%s'",
                                        v);
-        return 0;
-    case OPT_BISECT_STEP:
-        a->bisect_step = true;
-        return 0;
-    case OPT_QUIET:
-        a->quiet = true;
-        return 0;
-    case OPT_CONTROLS:
-        a->controls = true;
         return 0;
     case PKB_OPT_SUITE:
         if (strcmp(v, "scenarios") != 0 && strcmp(v, "compare") != 0)
@@ -92,7 +85,15 @@ static int ab_option(int opt, const char *v, pkb_ab_args *a, char **args)
         return pkb_cli_usage_error(ab_usage, "ab: --repetitions: ab adds rounds until every "
                                              "series is decided (--max-time bounds it)");
     }
-    int known = pkb_cli_run_option(opt, v, &a->run, "ab", ab_usage);
+    const pkb_cli_value flags[] = {
+        {"bisect-step", PKB_CLI_SET, .flag = &a->bisect_step},
+        {"quiet", PKB_CLI_SET, .flag = &a->quiet},
+        {"controls", PKB_CLI_SET, .flag = &a->controls},
+        {0},
+    };
+    int known = pkb_cli_take(flags, opt, v, &cmd);
+    if (known == 0)
+        known = pkb_cli_run_option(opt, v, &a->run, "ab", ab_usage);
     return known > 0 ? 0 : known < 0 ? 1 : pkb_cli_getopt_failed(ab_usage, "ab", opt, args);
 }
 
@@ -117,12 +118,9 @@ int pkb_ab_parse(int argc, char **argv, pkb_ab_args *a)
         return pkb_cli_usage_error(ab_usage,
                                    "ab: --env-keys, --strict-env and the drift options compare two "
                                    "runs; ab's builds share one run, one machine and one drift");
-    int nargs = 0;
-    for (int i = optind + 1; i < argc; i++) {
-        if (nargs == 2)
-            return pkb_cli_usage_error(ab_usage, "ab: extra argument '%s'", argv[i]);
-        a->spec[nargs++] = argv[i];
-    }
+    int nargs = pkb_cli_operands(argc - 1, argv + 1, a->spec, 2, &cmd);
+    if (nargs < 0)
+        return 1;
     if (nargs < 2)
         return pkb_cli_usage_error(ab_usage, "ab: needs BASE and HEAD (two revisions or trees)");
     a->filter = o.filter;

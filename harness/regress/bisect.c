@@ -86,14 +86,15 @@ static int parse(int argc, char **argv, struct bisect *b)
             return pkb_cli_getopt_failed(bisect_usage, "bisect", opt, args);
         }
     }
-    int nargs = 0;
-    for (int i = optind + 1; i < argc; i++) {
-        if (nargs == 2)
-            return pkb_cli_usage_error(bisect_usage, "bisect: extra argument '%s'", argv[i]);
-        *(nargs++ == 0 ? &b->good_spec : &b->bad_spec) = argv[i];
-    }
+    const char *specs[2];
+    int nargs = pkb_cli_operands(argc - 1, args, specs, 2,
+                                 &(pkb_cli_cmd){"bisect", bisect_usage, bisect_options});
+    if (nargs < 0)
+        return 1;
     if (nargs < 2)
         return pkb_cli_usage_error(bisect_usage, "bisect: needs GOOD and BAD (two revisions)");
+    b->good_spec = specs[0];
+    b->bad_spec = specs[1];
     if (b->series == NULL || b->series[0] == '\0')
         return pkb_cli_usage_error(bisect_usage,
                                    "bisect: --series REGEX names the series that regressed");

@@ -67,23 +67,29 @@ int pkb__compare_option(int opt,
                         const char **out,
                         const char *usage)
 {
+    const pkb_cli_value plain[] = {
+        {"strict-env", PKB_CLI_SET, .flag = &o->strict_env},
+        {"no-drift-correction", PKB_CLI_SET, .flag = &o->no_drift_correction},
+        {"alpha", PKB_CLI_FRACTION, .number = &o->alpha},
+        {"filter", PKB_CLI_TEXT, .text = &o->filter},
+        {"env-keys", PKB_CLI_TEXT, .text = &o->env_keys},
+        {"out", PKB_CLI_NAME, .text = out, .needs = "a file name"},
+        /* compare's alone (check's and ab's tables do not list it) */
+        {"baseline-contender", PKB_CLI_NAME, .text = &o->baseline_contender,
+         .needs = "a contender's name"},
+        {0},
+    };
+    /* The three commands that take these name none of them in their errors. */
+    int known = pkb_cli_take(plain, opt, v, &(pkb_cli_cmd){NULL, usage, compare_options});
+    if (known != 0)
+        return known;
     switch (opt) {
-    case OPT_STRICT_ENV:
-        o->strict_env = true;
-        return 1;
-    case OPT_NO_DRIFT:
-        o->no_drift_correction = true;
-        return 1;
     case OPT_DRIFT_LIMIT:
         if (!parse_percent(v, &o->drift_limit) || o->drift_limit <= 0)
             return -pkb_cli_usage_error(usage,
                                         "--drift-limit needs a percentage above 0 (25 or 25%%), "
                                         "got '%s'",
                                         v);
-        return 1;
-    case OPT_ALPHA:
-        if (!pkb_parse_number(v, false, &o->alpha) || !(o->alpha > 0 && o->alpha < 1))
-            return -pkb_cli_usage_error(usage, "--alpha needs a number in (0, 1), got '%s'", v);
         return 1;
     case OPT_THRESHOLD:
         if (!parse_percent(v, &o->threshold))
@@ -95,20 +101,9 @@ int pkb__compare_option(int opt,
             return -pkb_cli_usage_error(
                 usage, "--cv-limit needs a percentage (5 or 5%%) or none, got '%s'", v);
         return 1;
-    case OPT_FILTER:
-        o->filter = v;
-        return 1;
-    case OPT_ENV_KEYS:
-        o->env_keys = v;
-        return 1;
     case OPT_FORMAT:
         if (pkb_compare_parse_format(v, format) != 0)
             return -pkb_cli_usage_error(usage, "--format needs text, md or json, got '%s'", v);
-        return 1;
-    case OPT_OUT:
-        if (v[0] == '\0')
-            return -pkb_cli_usage_error(usage, "--out needs a file name");
-        *out = v;
         return 1;
     }
     return 0;
@@ -166,7 +161,6 @@ void pkb__compare_say_status(const pkb_compare *c)
 int pkb_cmd_compare(int argc, char **argv)
 {
     const char *files[2] = {NULL, NULL}, *out = NULL;
-    size_t nfiles = 0;
     pkb_compare_options o = {0};
     pkb_compare_format format = PKB_COMPARE_TEXT;
     int opt;
@@ -178,21 +172,13 @@ int pkb_cmd_compare(int argc, char **argv)
         int r = pkb__compare_option(opt, optarg, &o, &format, &out, compare_usage);
         if (r < 0)
             return 1;
-        if (r > 0)
-            continue;
-        if (opt == OPT_BASELINE_CONTENDER && optarg[0] != '\0')
-            o.baseline_contender = optarg;
-        else if (opt == OPT_BASELINE_CONTENDER)
-            return pkb_cli_usage_error(compare_usage,
-                                       "--baseline-contender needs a contender's name");
-        else
+        if (r == 0)
             return pkb_cli_getopt_failed(compare_usage, "compare", opt, argv + 1);
     }
-    for (int i = optind + 1; i < argc; i++) {
-        if (nfiles == 2)
-            return pkb_cli_usage_error(compare_usage, "compare: extra argument '%s'", argv[i]);
-        files[nfiles++] = argv[i];
-    }
+    int nfiles = pkb_cli_operands(argc - 1, argv + 1, files, 2,
+                                  &(pkb_cli_cmd){"compare", compare_usage, compare_options});
+    if (nfiles < 0)
+        return 1;
     if (o.baseline_contender != NULL && nfiles != 1)
         return pkb_cli_usage_error(compare_usage,
                                    "compare: --baseline-contender takes exactly one results file");

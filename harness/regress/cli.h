@@ -46,8 +46,9 @@ enum {
         "help", no_argument, NULL, OPT_HELP                                                        \
     }
 
-/* One option of a comparison into o, *format or *out. Returns 1 when `opt` was one of them, 0
- * when it was not, -1 after printing a usage error (with `usage`). */
+/* One option of a comparison into o, *format or *out (and compare's --baseline-contender, which
+ * only its table lists). Returns 1 when `opt` was one of them, 0 when it was not, -1 after
+ * printing a usage error (with `usage`; the error names no command, as three commands share it). */
 int pkb__compare_option(int opt,
                         const char *v,
                         pkb_compare_options *o,

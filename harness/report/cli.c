@@ -170,110 +170,35 @@ static void history_help(void)
           stdout);
 }
 
-enum {
-    OPT_OUT = 1000,
-    OPT_NAME,
-    OPT_HOST,
-    OPT_REPO,
-    OPT_FILTER,
-    OPT_RATIO,
-    OPT_ALPHA,
-    OPT_MIN_SIZE,
-    OPT_MIN_CHANGE,
-    OPT_NO_PLOTS,
-    OPT_PRINT,
-};
-
-static const struct option history_options[] = {
-    {"out", required_argument, NULL, OPT_OUT},
-    {"name", required_argument, NULL, OPT_NAME},
-    {"host", required_argument, NULL, OPT_HOST},
-    {"repo", required_argument, NULL, OPT_REPO},
-    {"filter", required_argument, NULL, OPT_FILTER},
-    {"ratio", no_argument, NULL, OPT_RATIO},
-    {"alpha", required_argument, NULL, OPT_ALPHA},
-    {"min-size", required_argument, NULL, OPT_MIN_SIZE},
-    {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
-    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
-    {"print", no_argument, NULL, OPT_PRINT},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
 struct history_args {
     const char *out, *name;
     bool plots, print;
+    long min_size; /* --min-size, into h.cp.min_size; 0: the default */
     pkb_history_options h;
 };
 
 #define bad(...) pkb_cli_usage_error(history_usage, __VA_ARGS__)
 
-static int history_option(int opt, const char *v, struct history_args *a, char **argv)
-{
-    double x;
-    long n;
-    switch (opt) {
-    case OPT_OUT:
-    case OPT_NAME:
-        if (v[0] == '\0')
-            return bad("history: %s needs a %s", opt == OPT_OUT ? "--out" : "--name",
-                       opt == OPT_OUT ? "directory" : "name");
-        if (opt == OPT_NAME && strpbrk(v, "/\\") != NULL)
-            return bad("history: --name is a file name without a directory, got '%s'", v);
-        *(opt == OPT_OUT ? &a->out : &a->name) = v;
-        return 0;
-    case OPT_HOST:
-        a->h.host = v;
-        return 0;
-    case OPT_REPO:
-        a->h.repo = v;
-        return 0;
-    case OPT_FILTER:
-        a->h.filter = v;
-        return 0;
-    case OPT_RATIO:
-        a->h.ratio = true;
-        return 0;
-    case OPT_ALPHA:
-        if (!pkb_parse_number(v, false, &x) || !(x > 0 && x < 1))
-            return bad("history: --alpha needs a number in (0, 1), got '%s'", v);
-        a->h.cp.alpha = x;
-        return 0;
-    case OPT_MIN_SIZE:
-        if (!pkb_parse_count(v, 2, 1000, &n))
-            return bad("history: --min-size needs a count from 2 to 1000, got '%s'", v);
-        a->h.cp.min_size = (size_t)n;
-        return 0;
-    case OPT_MIN_CHANGE:
-        if (!pkb_parse_number(v, true, &x) || !(x >= 0 && x < 1000))
-            return bad("history: --min-change needs a percentage from 0 to 1000 (5 or 5%%), "
-                       "got '%s'",
-                       v);
-        a->h.cp.min_magnitude = x / 100;
-        return 0;
-    case OPT_NO_PLOTS:
-        a->plots = false;
-        return 0;
-    case OPT_PRINT:
-        a->print = true;
-        return 0;
-    }
-    return pkb_cli_getopt_failed(history_usage, "history", opt, argv);
-}
-
 int pkb_cmd_history(int argc, char **argv)
 {
     struct history_args a = {.out = "reports", .plots = true};
-    int opt;
-    while ((opt = pkb_cli_next_option(argc, argv, history_options)) != -1) {
-        if (opt == 'h') {
-            history_help();
-            return 0;
-        }
-        int rc = history_option(opt, optarg, &a, argv);
-        if (rc != 0)
-            return rc;
-    }
+    const pkb_cli_value plain[] = {
+        {"out", PKB_CLI_NAME, .text = &a.out, .needs = "a directory"},
+        {"name", PKB_CLI_FILE, .text = &a.name, .needs = "a name"},
+        {"host", PKB_CLI_TEXT, .text = &a.h.host},
+        {"repo", PKB_CLI_TEXT, .text = &a.h.repo},
+        {"filter", PKB_CLI_TEXT, .text = &a.h.filter},
+        {"ratio", PKB_CLI_SET, .flag = &a.h.ratio},
+        {"alpha", PKB_CLI_FRACTION, .number = &a.h.cp.alpha},
+        {"min-size", PKB_CLI_COUNT, .count = &a.min_size, .lo = 2, .hi = 1000},
+        {"min-change", PKB_CLI_PERCENT, .number = &a.h.cp.min_magnitude, .lo = 0, .hi = 1000},
+        {"no-plots", PKB_CLI_CLEAR, .flag = &a.plots},
+        {"print", PKB_CLI_SET, .flag = &a.print},
+        {0},
+    };
+    if (pkb_cli_take_all(argc, argv, plain, "history", history_usage, history_help) != 0)
+        return 1;
+    a.h.cp.min_size = (size_t)a.min_size;
     if (optind >= argc)
         return bad("history: no results DIR or FILE given");
     const char *const *paths = (const char *const *)argv + optind;
