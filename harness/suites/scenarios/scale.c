@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,7 @@ int pkb__scale_collect(const pkb_results *r, pkb__scale *m)
                                           .peak_rss_kib = number_or(fo, "peak_rss_kib", 0),
                                           .idle_fds = number_or(fo, "idle_fds", 0),
                                           .peak_fds = number_or(fo, "peak_fds", 0)};
+            m->measured = true;
         }
     }
     for (size_t i = 0; i < m->nlines; i++)
@@ -350,22 +352,26 @@ static void cell_time(pkb_buf *b, const pkb__scale_point *p, double scale)
         pkb_fmt_rate(b, p->per_child_ns / scale);
 }
 
-static void cell_slope(pkb_buf *b, const pkb__scale_line *l)
+/* A figure of a line's fits (printf's fmt and its values), or "n/a" where the line has none. */
+static void cell_fit(pkb_buf *b, bool has, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void cell_fit(pkb_buf *b, bool has, const char *fmt, ...)
 {
-    if (l->has_time)
-        pkb_buf_printf(b, "%+.3f", l->time.slope);
-    else
+    if (!has) {
         pkb_buf_puts(b, "n/a");
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    pkb_buf_vprintf(b, fmt, ap);
+    va_end(ap);
 }
 
 static void cell_growth(pkb_buf *b, const pkb__scale *m, const pkb__scale_line *l)
 {
     int lo, hi;
     double g = growth(m, l, &lo, &hi);
-    if (isnan(g))
-        pkb_buf_puts(b, "n/a");
-    else
-        pkb_buf_printf(b, "%.2f×", g);
+    cell_fit(b, !isnan(g), "%.2f×", g);
 }
 
 /* The unit of every time per child: the one the smallest reads best in. */
@@ -387,22 +393,6 @@ static const pkb__scale_point *largest(const pkb__scale *m, const pkb__scale_lin
         if (l->pt[k].s != NULL)
             p = &l->pt[k];
     return p;
-}
-
-static void cell_memory(pkb_buf *b, const pkb__scale_line *l)
-{
-    if (l->has_rss)
-        pkb_buf_printf(b, "%.1f (R² %.3f)", l->rss.slope, l->rss.r2);
-    else
-        pkb_buf_puts(b, "n/a");
-}
-
-static void cell_fds(pkb_buf *b, const pkb__scale_line *l)
-{
-    if (l->has_fds)
-        pkb_buf_printf(b, "%.2f", l->fds.slope);
-    else
-        pkb_buf_puts(b, "n/a");
 }
 
 static void cell_peaks(pkb_buf *b, const pkb__scale *m, const pkb__scale_line *l)
@@ -467,12 +457,9 @@ static void md_time_table(const pkb__scale *m, pkb_buf *b)
             cell_time(b, &l->pt[k], scale);
         }
         pkb_buf_puts(b, " | ");
-        cell_slope(b, l);
+        cell_fit(b, l->has_time, "%+.3f", l->time.slope);
         pkb_buf_puts(b, " | ");
-        if (l->has_time)
-            pkb_buf_printf(b, "%.3f", l->time.r2);
-        else
-            pkb_buf_puts(b, "n/a");
+        cell_fit(b, l->has_time, "%.3f", l->time.r2);
         pkb_buf_puts(b, " | ");
         cell_growth(b, m, l);
         pkb_buf_puts(b, " |\n");
@@ -518,9 +505,9 @@ static void md_memory_table(const pkb__scale *m, pkb_buf *b)
         pkb_buf_puts(b, "| ");
         pkb_md_code(b, l->contender);
         pkb_buf_puts(b, " | ");
-        cell_memory(b, l);
+        cell_fit(b, l->has_rss, "%.1f (R² %.3f)", l->rss.slope, l->rss.r2);
         pkb_buf_puts(b, " | ");
-        cell_fds(b, l);
+        cell_fit(b, l->has_fds, "%.2f", l->fds.slope);
         pkb_buf_puts(b, " | ");
         cell_peaks(b, m, l);
         pkb_buf_puts(b, " |\n");
@@ -528,14 +515,22 @@ static void md_memory_table(const pkb__scale *m, pkb_buf *b)
     pkb_buf_puts(b, "\n");
 }
 
+/* The study of r into m for a view of it in b: false when there is none to show (the file has no
+ * fan-out at scale, or no memory for it: b then marked failed), with nothing to free. */
+static bool study_for(const pkb_results *r, pkb__scale *m, pkb_buf *b)
+{
+    if (pkb__scale_collect(r, m) != 0) {
+        pkb__scale_free(m);
+        b->failed = true;
+        return false;
+    }
+    return m->nsizes > 0;
+}
+
 void pkb__md_scale(const pkb_results *r, bool plots, pkb_buf *b)
 {
     pkb__scale m;
-    if (pkb__scale_collect(r, &m) != 0) {
-        b->failed = true;
-        return;
-    }
-    if (m.nsizes == 0)
+    if (!study_for(r, &m, b))
         return;
     pkb_buf_puts(b, "## Fan-out at scale\n\n");
     pkb_buf_puts(b, "N `cat` children of 32 bytes each, all started before any is reaped, at N = ");
@@ -555,11 +550,7 @@ void pkb__md_scale(const pkb_results *r, bool plots, pkb_buf *b)
         "flight* the same from the descriptors open with all of one iteration's children "
         "started.\n\nTime per child:\n\n");
     md_time_table(&m, b);
-    bool any = false;
-    for (size_t i = 0; i < m.nlines; i++)
-        for (size_t k = 0; k < m.nsizes; k++)
-            any |= m.lines[i].pt[k].s != NULL;
-    if (plots && any) {
+    if (plots && m.measured) {
         char stem[256];
         pkb_figure_stem(r, "fan_out_scale", stem, sizeof stem);
         pkb_md_figure(b, stem,
@@ -593,11 +584,7 @@ static void term_put(void *to, int col, pkb_tone tone, pkb_buf *cell)
 void pkb__term_scale(const pkb_results *r, bool color, pkb_buf *b)
 {
     pkb__scale m;
-    if (pkb__scale_collect(r, &m) != 0) {
-        b->failed = true;
-        return;
-    }
-    if (m.nsizes == 0)
+    if (!study_for(r, &m, b))
         return;
     double scale;
     const char *unit = table_unit(&m, &scale);
@@ -620,16 +607,13 @@ void pkb__term_scale(const pkb_results *r, bool color, pkb_buf *b)
             cell_time(&c, &l->pt[k], scale);
             pkb_table_take(t, 0, &c, b);
         }
-        cell_slope(&c, l);
+        cell_fit(&c, l->has_time, "%+.3f", l->time.slope);
         pkb_table_take(t, 0, &c, b);
         cell_growth(&c, &m, l);
         pkb_table_take(t, 0, &c, b);
-        if (l->has_rss)
-            pkb_buf_printf(&c, "%.1f", l->rss.slope);
-        else
-            pkb_buf_puts(&c, "n/a");
+        cell_fit(&c, l->has_rss, "%.1f", l->rss.slope);
         pkb_table_take(t, 0, &c, b);
-        cell_fds(&c, l);
+        cell_fit(&c, l->has_fds, "%.2f", l->fds.slope);
         pkb_table_take(t, 0, &c, b);
     }
     pkb_term_line(b, color, PKB_TONE_BOLD,
