@@ -422,6 +422,37 @@ static void cell_ratio(pkb_buf *b, const pkb__scale_line *pk, const pkb__scale_l
     pkb_buf_printf(b, "%.2f× [%.2f×, %.2f×]", v.s.ratio.estimate, v.s.ratio.lo, v.s.ratio.hi);
 }
 
+/* The columns of a contender's row after its times per size, each written once for the Markdown
+ * tables and the terminal's. */
+enum column { SLOPE, R2, GROWTH, KIB, KIB_R2, FDS, PEAKS };
+
+static void cell_of(pkb_buf *b, const pkb__scale *m, const pkb__scale_line *l, enum column col)
+{
+    switch (col) {
+    case SLOPE:
+        cell_fit(b, l->has_time, "%+.3f", l->time.slope);
+        return;
+    case R2:
+        cell_fit(b, l->has_time, "%.3f", l->time.r2);
+        return;
+    case GROWTH:
+        cell_growth(b, m, l);
+        return;
+    case KIB:
+        cell_fit(b, l->has_rss, "%.1f", l->rss.slope);
+        return;
+    case KIB_R2:
+        cell_fit(b, l->has_rss, "%.1f (R² %.3f)", l->rss.slope, l->rss.r2);
+        return;
+    case FDS:
+        cell_fit(b, l->has_fds, "%.2f", l->fds.slope);
+        return;
+    case PEAKS:
+        cell_peaks(b, m, l);
+        return;
+    }
+}
+
 /* ---- Markdown ------------------------------------------------------------------------------ */
 
 static void md_put(void *to, int col, pkb_tone tone, pkb_buf *cell)
@@ -436,6 +467,28 @@ static void md_put(void *to, int col, pkb_tone tone, pkb_buf *cell)
     pkb_buf_free(cell);
 }
 
+/* A Markdown table's rows, one per contender: its name, its times per size (none when scale is
+ * NULL), then its columns `cols`; and the blank line after the table. */
+static void md_line_rows(
+    const pkb__scale *m, const double *scale, const enum column *cols, size_t ncols, pkb_buf *b)
+{
+    for (size_t i = 0; i < m->nlines; i++) {
+        const pkb__scale_line *l = &m->lines[i];
+        pkb_buf_puts(b, "| ");
+        pkb_md_code(b, l->contender);
+        for (size_t k = 0; scale != NULL && k < m->nsizes; k++) {
+            pkb_buf_puts(b, " | ");
+            cell_time(b, &l->pt[k], *scale);
+        }
+        for (size_t c = 0; c < ncols; c++) {
+            pkb_buf_puts(b, " | ");
+            cell_of(b, m, l, cols[c]);
+        }
+        pkb_buf_puts(b, " |\n");
+    }
+    pkb_buf_puts(b, "\n");
+}
+
 static void md_time_table(const pkb__scale *m, pkb_buf *b)
 {
     double scale;
@@ -448,23 +501,8 @@ static void md_time_table(const pkb__scale *m, pkb_buf *b)
     for (size_t k = 0; k < m->nsizes + 3; k++)
         pkb_buf_puts(b, "---:|");
     pkb_buf_puts(b, "\n");
-    for (size_t i = 0; i < m->nlines; i++) {
-        const pkb__scale_line *l = &m->lines[i];
-        pkb_buf_puts(b, "| ");
-        pkb_md_code(b, l->contender);
-        for (size_t k = 0; k < m->nsizes; k++) {
-            pkb_buf_puts(b, " | ");
-            cell_time(b, &l->pt[k], scale);
-        }
-        pkb_buf_puts(b, " | ");
-        cell_fit(b, l->has_time, "%+.3f", l->time.slope);
-        pkb_buf_puts(b, " | ");
-        cell_fit(b, l->has_time, "%.3f", l->time.r2);
-        pkb_buf_puts(b, " | ");
-        cell_growth(b, m, l);
-        pkb_buf_puts(b, " |\n");
-    }
-    pkb_buf_puts(b, "\n");
+    static const enum column cols[] = {SLOPE, R2, GROWTH};
+    md_line_rows(m, &scale, cols, sizeof cols / sizeof *cols, b);
 }
 
 static void md_ratio_table(const pkb__scale *m, pkb_buf *b)
@@ -500,19 +538,8 @@ static void md_memory_table(const pkb__scale *m, pkb_buf *b)
 {
     pkb_buf_puts(b, "| contender | memory per child in flight (KiB) | descriptors per child in "
                     "flight | peaks at the largest N |\n|---|---:|---:|---|\n");
-    for (size_t i = 0; i < m->nlines; i++) {
-        const pkb__scale_line *l = &m->lines[i];
-        pkb_buf_puts(b, "| ");
-        pkb_md_code(b, l->contender);
-        pkb_buf_puts(b, " | ");
-        cell_fit(b, l->has_rss, "%.1f (R² %.3f)", l->rss.slope, l->rss.r2);
-        pkb_buf_puts(b, " | ");
-        cell_fit(b, l->has_fds, "%.2f", l->fds.slope);
-        pkb_buf_puts(b, " | ");
-        cell_peaks(b, m, l);
-        pkb_buf_puts(b, " |\n");
-    }
-    pkb_buf_puts(b, "\n");
+    static const enum column cols[] = {KIB_R2, FDS, PEAKS};
+    md_line_rows(m, NULL, cols, sizeof cols / sizeof *cols, b);
 }
 
 /* The study of r into m for a view of it in b: false when there is none to show (the file has no
@@ -607,14 +634,11 @@ void pkb__term_scale(const pkb_results *r, bool color, pkb_buf *b)
             cell_time(&c, &l->pt[k], scale);
             pkb_table_take(t, 0, &c, b);
         }
-        cell_fit(&c, l->has_time, "%+.3f", l->time.slope);
-        pkb_table_take(t, 0, &c, b);
-        cell_growth(&c, &m, l);
-        pkb_table_take(t, 0, &c, b);
-        cell_fit(&c, l->has_rss, "%.1f", l->rss.slope);
-        pkb_table_take(t, 0, &c, b);
-        cell_fit(&c, l->has_fds, "%.2f", l->fds.slope);
-        pkb_table_take(t, 0, &c, b);
+        static const enum column cols[] = {SLOPE, GROWTH, KIB, FDS};
+        for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
+            cell_of(&c, &m, l, cols[k]);
+            pkb_table_take(t, 0, &c, b);
+        }
     }
     pkb_term_line(b, color, PKB_TONE_BOLD,
                   "fan-out at scale  (time per child in %s: median / N; "
