@@ -1,6 +1,6 @@
 /*
- * own — the filter every suite compiles, and what a suite that measures itself does before and
- * after its measuring (own.h), written once for forkathon and observe.
+ * own — the filter every suite compiles, its call of the runner, and what a suite that measures
+ * itself does before and after its measuring (own.h), written once for forkathon and observe.
  */
 #include "suites/own.h"
 
@@ -9,6 +9,15 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+int pkb_suite_run(pkb_series *series, size_t n, pkb_suite_options *opts, json_t *section)
+{
+    opts->suite_section = section;
+    int rc = pkb_run_series(series, n, opts);
+    json_decref(opts->suite_section);
+    opts->suite_section = NULL;
+    return rc < 0 ? 1 : rc;
+}
 
 int pkb_suite_filter(const pkb_cli *cli, regex_t *re)
 {

@@ -1,8 +1,9 @@
 /*
  * own — what the suites share around their own measuring, beyond the contract (suite.h): the
- * --filter compiled (every suite), and for a suite that measures its series itself and hands them
- * to the runner settled (forkathon, observe) the file's `created` and environment taken before
- * anything runs, room for its series and its items, and all of it released after.
+ * --filter compiled and the runner called with the suite's section (every suite), and for a suite
+ * that measures its series itself and hands them to the runner settled (forkathon, observe) the
+ * file's `created` and environment taken before anything runs, room for its series and its items,
+ * and all of it released after.
  */
 #ifndef PKB_SUITES_OWN_H
 #define PKB_SUITES_OWN_H
@@ -12,6 +13,11 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* The runner (run.h's pkb_run_series) on the suite's n series, with `section` (taken; NULL: none)
+ * as the file's top-level object of the suite, released after. Returns the suite's exit status: 0,
+ * 1 (the runner's message printed) or 130 (interrupted). */
+int pkb_suite_run(pkb_series *series, size_t n, pkb_suite_options *opts, json_t *section);
 
 /* cli->filter compiled into *re (an extended regular expression, matched without groups); none:
  * re untouched. Returns 0, or 1 after saying the expression is not valid. */
@@ -36,7 +42,7 @@ int pkb_own_begin(
  * -ENOMEM (what was allocated is the series', freed with it). */
 int pkb_own_alloc_samples(pkb_series *s, size_t cap);
 
-/* Built n items: 0, or 1 after saying that no series matches the filter (n == 0). */
+/* Built n items (or series): 0, or 1 after saying that no series matches the filter (n == 0). */
 int pkb_own_selected(const pkb_cli *cli, size_t n);
 
 /* Releases what begin took, and the series' contents. */

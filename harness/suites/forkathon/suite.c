@@ -115,9 +115,11 @@ static int wait_ok(pid_t pid)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
 }
 
-static int m_fork(void)
+/* fork or vfork, then exec the tiny helper. The vfork child borrows this frame until its execve
+ * and never returns from it, which is why both calls stand here rather than behind a pointer. */
+static int fork_exec(bool use_vfork)
 {
-    pid_t pid = fork();
+    pid_t pid = use_vfork ? vfork() : fork();
     if (pid == 0) {
         execve(tiny_argv[0], tiny_argv, environ);
         _exit(127);
@@ -125,14 +127,14 @@ static int m_fork(void)
     return pid < 0 ? -errno : wait_ok(pid);
 }
 
+static int m_fork(void)
+{
+    return fork_exec(false);
+}
+
 static int m_vfork(void)
 {
-    pid_t pid = vfork();
-    if (pid == 0) {
-        execve(tiny_argv[0], tiny_argv, environ);
-        _exit(127);
-    }
-    return pid < 0 ? -errno : wait_ok(pid);
+    return fork_exec(true);
 }
 
 static unsigned char clone_stack[64 * 1024] __attribute__((aligned(16)));
@@ -655,12 +657,9 @@ static int measure_and_write(pkb_series *series,
     json_t *view = series_view(series, kept);
     json_t *summary = pkb_forkathon_summarize(view);
     json_decref(view);
-    opts->suite_section =
-        section(c, paths, cli->tiny_path, points, summary != NULL ? summary : json_object());
-    int rc = pkb_run_series(series, kept, opts);
-    json_decref(opts->suite_section);
-    opts->suite_section = NULL;
-    return rc < 0 ? 1 : rc;
+    return pkb_suite_run(
+        series, kept, opts,
+        section(c, paths, cli->tiny_path, points, summary != NULL ? summary : json_object()));
 }
 
 static int run(const pkb_cli *cli, pkb_suite_options *opts)

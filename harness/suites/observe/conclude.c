@@ -93,15 +93,20 @@ static void concl_cost(const json_t *sum, double hold, double dur, pkb_buf *b)
     pkb_buf_puts(b, " the cost.\n");
 }
 
+/* The start of a conclusion on two observers at `hold`: "- **<title>, hold H ms.** <what> cost
+ * <lo>–<hi>×", their CPU ratio's span over the rates (ratio_span), for the caller to finish. */
+static void
+ratio_lead(pkb_buf *b, const char *title, double hold, const char *what, double lo, double hi)
+{
+    pkb_buf_printf(b, "- **%s, hold %g ms.** %s cost ", title, hold, what);
+    pkb__obs_fmt_times_span(b, lo, hi);
+}
+
 static void concl_pollers(const json_t *sum, double hold, pkb_buf *b)
 {
     double lo, hi;
     if (ratio_span(sum, hold, "proc_poller", "diag_poller", &lo, &hi) > 0) {
-        pkb_buf_printf(b,
-                       "- **The socket table, hold %g ms.** `proc_poller` (the /proc/net/tcp "
-                       "text) cost ",
-                       hold);
-        pkb__obs_fmt_times_span(b, lo, hi);
+        ratio_lead(b, "The socket table", hold, "`proc_poller` (the /proc/net/tcp text)", lo, hi);
         pkb_buf_printf(b,
                        " what `diag_poller` (sock_diag) cost at the same rates, with the same "
                        "owner walk: %s.\n",
@@ -110,11 +115,8 @@ static void concl_pollers(const json_t *sum, double hold, pkb_buf *b)
                                 : "neither is cheaper at every rate");
     }
     if (ratio_span(sum, hold, "diag_poller", "iter_poller", &lo, &hi) > 0) {
-        pkb_buf_printf(b,
-                       "- **The owner walk, hold %g ms.** Reading every process's "
-                       "descriptors through /proc (`diag_poller`) cost ",
-                       hold);
-        pkb__obs_fmt_times_span(b, lo, hi);
+        ratio_lead(b, "The owner walk", hold,
+                   "Reading every process's descriptors through /proc (`diag_poller`)", lo, hi);
         pkb_buf_puts(b, " what one bpf_iter task_file walk (`iter_poller`) cost.\n");
     }
 }

@@ -358,16 +358,14 @@ static int write_results(struct run *st, bool partial)
     }
     json_t *summary = pkb_observe_summarize(view);
     json_decref(view);
-    st->opts->suite_section = json_pack("{s:o, s:O, s:i, s:o}", "config", config_json(st), "gates",
-                                        st->gates, "repetitions_done", st->rounds_done, "summary",
-                                        summary != NULL ? summary : json_object());
+    json_t *section = json_pack("{s:o, s:O, s:i, s:o}", "config", config_json(st), "gates",
+                                st->gates, "repetitions_done", st->rounds_done, "summary",
+                                summary != NULL ? summary : json_object());
     st->opts->partial = partial;
-    int rc = pkb_run_series(out, m, st->opts);
-    json_decref(st->opts->suite_section);
-    st->opts->suite_section = NULL;
+    int rc = pkb_suite_run(out, m, st->opts, section);
     st->opts->partial = false;
     free(out);
-    return rc < 0 ? 1 : rc;
+    return rc;
 }
 
 static void progress(const struct run *st,

@@ -64,17 +64,10 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
         s->extra = pkb_phase_extra(d, runs[n]);
         n++;
     }
-    if (n == 0) {
-        fprintf(stderr, "pkbench: no series matches --filter '%s'\n", cli->filter);
-        rc = 1;
+    rc = pkb_own_selected(cli, n);
+    if (rc != 0)
         goto out;
-    }
-    opts->suite_section = pkb_phases_env_json(env);
-    rc = pkb_run_series(series, n, opts);
-    if (rc < 0)
-        rc = 1;
-    json_decref(opts->suite_section);
-    opts->suite_section = NULL;
+    rc = pkb_suite_run(series, n, opts, pkb_phases_env_json(env));
 out:
     for (size_t i = 0; i < n; i++) {
         pkb_phase_run_close(runs[i]);

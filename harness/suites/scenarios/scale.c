@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,7 @@ int pkb__scale_collect(const pkb_results *r, pkb__scale *m)
                                           .peak_rss_kib = number_or(fo, "peak_rss_kib", 0),
                                           .idle_fds = number_or(fo, "idle_fds", 0),
                                           .peak_fds = number_or(fo, "peak_fds", 0)};
+            m->measured = true;
         }
     }
     for (size_t i = 0; i < m->nlines; i++)
@@ -350,22 +352,26 @@ static void cell_time(pkb_buf *b, const pkb__scale_point *p, double scale)
         pkb_fmt_rate(b, p->per_child_ns / scale);
 }
 
-static void cell_slope(pkb_buf *b, const pkb__scale_line *l)
+/* A figure of a line's fits (printf's fmt and its values), or "n/a" where the line has none. */
+static void cell_fit(pkb_buf *b, bool has, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void cell_fit(pkb_buf *b, bool has, const char *fmt, ...)
 {
-    if (l->has_time)
-        pkb_buf_printf(b, "%+.3f", l->time.slope);
-    else
+    if (!has) {
         pkb_buf_puts(b, "n/a");
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    pkb_buf_vprintf(b, fmt, ap);
+    va_end(ap);
 }
 
 static void cell_growth(pkb_buf *b, const pkb__scale *m, const pkb__scale_line *l)
 {
     int lo, hi;
     double g = growth(m, l, &lo, &hi);
-    if (isnan(g))
-        pkb_buf_puts(b, "n/a");
-    else
-        pkb_buf_printf(b, "%.2f×", g);
+    cell_fit(b, !isnan(g), "%.2f×", g);
 }
 
 /* The unit of every time per child: the one the smallest reads best in. */
@@ -387,22 +393,6 @@ static const pkb__scale_point *largest(const pkb__scale *m, const pkb__scale_lin
         if (l->pt[k].s != NULL)
             p = &l->pt[k];
     return p;
-}
-
-static void cell_memory(pkb_buf *b, const pkb__scale_line *l)
-{
-    if (l->has_rss)
-        pkb_buf_printf(b, "%.1f (R² %.3f)", l->rss.slope, l->rss.r2);
-    else
-        pkb_buf_puts(b, "n/a");
-}
-
-static void cell_fds(pkb_buf *b, const pkb__scale_line *l)
-{
-    if (l->has_fds)
-        pkb_buf_printf(b, "%.2f", l->fds.slope);
-    else
-        pkb_buf_puts(b, "n/a");
 }
 
 static void cell_peaks(pkb_buf *b, const pkb__scale *m, const pkb__scale_line *l)
@@ -432,6 +422,37 @@ static void cell_ratio(pkb_buf *b, const pkb__scale_line *pk, const pkb__scale_l
     pkb_buf_printf(b, "%.2f× [%.2f×, %.2f×]", v.s.ratio.estimate, v.s.ratio.lo, v.s.ratio.hi);
 }
 
+/* The columns of a contender's row after its times per size, each written once for the Markdown
+ * tables and the terminal's. */
+enum column { SLOPE, R2, GROWTH, KIB, KIB_R2, FDS, PEAKS };
+
+static void cell_of(pkb_buf *b, const pkb__scale *m, const pkb__scale_line *l, enum column col)
+{
+    switch (col) {
+    case SLOPE:
+        cell_fit(b, l->has_time, "%+.3f", l->time.slope);
+        return;
+    case R2:
+        cell_fit(b, l->has_time, "%.3f", l->time.r2);
+        return;
+    case GROWTH:
+        cell_growth(b, m, l);
+        return;
+    case KIB:
+        cell_fit(b, l->has_rss, "%.1f", l->rss.slope);
+        return;
+    case KIB_R2:
+        cell_fit(b, l->has_rss, "%.1f (R² %.3f)", l->rss.slope, l->rss.r2);
+        return;
+    case FDS:
+        cell_fit(b, l->has_fds, "%.2f", l->fds.slope);
+        return;
+    case PEAKS:
+        cell_peaks(b, m, l);
+        return;
+    }
+}
+
 /* ---- Markdown ------------------------------------------------------------------------------ */
 
 static void md_put(void *to, int col, pkb_tone tone, pkb_buf *cell)
@@ -446,6 +467,28 @@ static void md_put(void *to, int col, pkb_tone tone, pkb_buf *cell)
     pkb_buf_free(cell);
 }
 
+/* A Markdown table's rows, one per contender: its name, its times per size (none when scale is
+ * NULL), then its columns `cols`; and the blank line after the table. */
+static void md_line_rows(
+    const pkb__scale *m, const double *scale, const enum column *cols, size_t ncols, pkb_buf *b)
+{
+    for (size_t i = 0; i < m->nlines; i++) {
+        const pkb__scale_line *l = &m->lines[i];
+        pkb_buf_puts(b, "| ");
+        pkb_md_code(b, l->contender);
+        for (size_t k = 0; scale != NULL && k < m->nsizes; k++) {
+            pkb_buf_puts(b, " | ");
+            cell_time(b, &l->pt[k], *scale);
+        }
+        for (size_t c = 0; c < ncols; c++) {
+            pkb_buf_puts(b, " | ");
+            cell_of(b, m, l, cols[c]);
+        }
+        pkb_buf_puts(b, " |\n");
+    }
+    pkb_buf_puts(b, "\n");
+}
+
 static void md_time_table(const pkb__scale *m, pkb_buf *b)
 {
     double scale;
@@ -458,26 +501,8 @@ static void md_time_table(const pkb__scale *m, pkb_buf *b)
     for (size_t k = 0; k < m->nsizes + 3; k++)
         pkb_buf_puts(b, "---:|");
     pkb_buf_puts(b, "\n");
-    for (size_t i = 0; i < m->nlines; i++) {
-        const pkb__scale_line *l = &m->lines[i];
-        pkb_buf_puts(b, "| ");
-        pkb_md_code(b, l->contender);
-        for (size_t k = 0; k < m->nsizes; k++) {
-            pkb_buf_puts(b, " | ");
-            cell_time(b, &l->pt[k], scale);
-        }
-        pkb_buf_puts(b, " | ");
-        cell_slope(b, l);
-        pkb_buf_puts(b, " | ");
-        if (l->has_time)
-            pkb_buf_printf(b, "%.3f", l->time.r2);
-        else
-            pkb_buf_puts(b, "n/a");
-        pkb_buf_puts(b, " | ");
-        cell_growth(b, m, l);
-        pkb_buf_puts(b, " |\n");
-    }
-    pkb_buf_puts(b, "\n");
+    static const enum column cols[] = {SLOPE, R2, GROWTH};
+    md_line_rows(m, &scale, cols, sizeof cols / sizeof *cols, b);
 }
 
 static void md_ratio_table(const pkb__scale *m, pkb_buf *b)
@@ -513,29 +538,26 @@ static void md_memory_table(const pkb__scale *m, pkb_buf *b)
 {
     pkb_buf_puts(b, "| contender | memory per child in flight (KiB) | descriptors per child in "
                     "flight | peaks at the largest N |\n|---|---:|---:|---|\n");
-    for (size_t i = 0; i < m->nlines; i++) {
-        const pkb__scale_line *l = &m->lines[i];
-        pkb_buf_puts(b, "| ");
-        pkb_md_code(b, l->contender);
-        pkb_buf_puts(b, " | ");
-        cell_memory(b, l);
-        pkb_buf_puts(b, " | ");
-        cell_fds(b, l);
-        pkb_buf_puts(b, " | ");
-        cell_peaks(b, m, l);
-        pkb_buf_puts(b, " |\n");
+    static const enum column cols[] = {KIB_R2, FDS, PEAKS};
+    md_line_rows(m, NULL, cols, sizeof cols / sizeof *cols, b);
+}
+
+/* The study of r into m for a view of it in b: false when there is none to show (the file has no
+ * fan-out at scale, or no memory for it: b then marked failed), with nothing to free. */
+static bool study_for(const pkb_results *r, pkb__scale *m, pkb_buf *b)
+{
+    if (pkb__scale_collect(r, m) != 0) {
+        pkb__scale_free(m);
+        b->failed = true;
+        return false;
     }
-    pkb_buf_puts(b, "\n");
+    return m->nsizes > 0;
 }
 
 void pkb__md_scale(const pkb_results *r, bool plots, pkb_buf *b)
 {
     pkb__scale m;
-    if (pkb__scale_collect(r, &m) != 0) {
-        b->failed = true;
-        return;
-    }
-    if (m.nsizes == 0)
+    if (!study_for(r, &m, b))
         return;
     pkb_buf_puts(b, "## Fan-out at scale\n\n");
     pkb_buf_puts(b, "N `cat` children of 32 bytes each, all started before any is reaped, at N = ");
@@ -555,11 +577,7 @@ void pkb__md_scale(const pkb_results *r, bool plots, pkb_buf *b)
         "flight* the same from the descriptors open with all of one iteration's children "
         "started.\n\nTime per child:\n\n");
     md_time_table(&m, b);
-    bool any = false;
-    for (size_t i = 0; i < m.nlines; i++)
-        for (size_t k = 0; k < m.nsizes; k++)
-            any |= m.lines[i].pt[k].s != NULL;
-    if (plots && any) {
+    if (plots && m.measured) {
         char stem[256];
         pkb_figure_stem(r, "fan_out_scale", stem, sizeof stem);
         pkb_md_figure(b, stem,
@@ -593,11 +611,7 @@ static void term_put(void *to, int col, pkb_tone tone, pkb_buf *cell)
 void pkb__term_scale(const pkb_results *r, bool color, pkb_buf *b)
 {
     pkb__scale m;
-    if (pkb__scale_collect(r, &m) != 0) {
-        b->failed = true;
-        return;
-    }
-    if (m.nsizes == 0)
+    if (!study_for(r, &m, b))
         return;
     double scale;
     const char *unit = table_unit(&m, &scale);
@@ -620,17 +634,11 @@ void pkb__term_scale(const pkb_results *r, bool color, pkb_buf *b)
             cell_time(&c, &l->pt[k], scale);
             pkb_table_take(t, 0, &c, b);
         }
-        cell_slope(&c, l);
-        pkb_table_take(t, 0, &c, b);
-        cell_growth(&c, &m, l);
-        pkb_table_take(t, 0, &c, b);
-        if (l->has_rss)
-            pkb_buf_printf(&c, "%.1f", l->rss.slope);
-        else
-            pkb_buf_puts(&c, "n/a");
-        pkb_table_take(t, 0, &c, b);
-        cell_fds(&c, l);
-        pkb_table_take(t, 0, &c, b);
+        static const enum column cols[] = {SLOPE, GROWTH, KIB, FDS};
+        for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
+            cell_of(&c, &m, l, cols[k]);
+            pkb_table_take(t, 0, &c, b);
+        }
     }
     pkb_term_line(b, color, PKB_TONE_BOLD,
                   "fan-out at scale  (time per child in %s: median / N; "

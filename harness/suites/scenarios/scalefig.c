@@ -157,12 +157,8 @@ int pkb__scale_figure(const pkb_results *r, pkb_figures *figs)
     pkb__scale m;
     if (pkb__scale_collect(r, &m) != 0)
         return -ENOMEM;
-    bool any = false;
-    for (size_t i = 0; i < m.nlines; i++)
-        for (size_t k = 0; k < m.nsizes; k++)
-            any |= m.lines[i].pt[k].s != NULL;
     int rc = 0;
-    if (any) {
+    if (m.measured) {
         double smallest = INFINITY, scale;
         for (size_t i = 0; i < m.nlines; i++)
             for (size_t k = 0; k < m.nsizes; k++)

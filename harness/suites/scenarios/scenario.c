@@ -7,7 +7,9 @@
  * lines of 128 bytes plus a newline (1,032,000 bytes), fed through cat's stdin and read back line
  * by line; the fan-out is 16 children of the small payload each. The child is always `cat` found
  * in PATH (or its resolved absolute path, for contenders that resolve once), except spawn_only,
- * which starts the tiny static helper by absolute path with no pipes at all.
+ * which starts the tiny static helper by absolute path with no pipes at all. The fan-out at scale
+ * is the fan-out's workload copied once per size; a run's workloads are kept together
+ * (pkb__workloads), with how a series names its scenario and counts its work.
  */
 #define _GNU_SOURCE
 #include "suites/scenarios/scenario.h"
@@ -73,6 +75,53 @@ void pkb_workload_free(pkb_workload *w)
     if (w->scenario == PKB_STREAM_LARGE_STDOUT)
         free((void *)w->input);
     memset(w, 0, sizeof *w);
+}
+
+void pkb__workloads_build(pkb__workloads *ws,
+                          const char *cat_path,
+                          const char *tiny_path,
+                          const int *sizes,
+                          size_t nsizes)
+{
+    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
+        pkb_workload_build((pkb_scenario)s, cat_path, tiny_path, &ws->each[s]);
+    ws->nscale = nsizes;
+    for (size_t i = 0; i < nsizes; i++) {
+        ws->scale[i] = ws->each[PKB_FAN_OUT_SCALE];
+        ws->scale[i].children = sizes[i];
+    }
+}
+
+void pkb__workloads_free(pkb__workloads *ws)
+{
+    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
+        pkb_workload_free(&ws->each[s]);
+    ws->nscale = 0; /* the sizes' copies own nothing */
+}
+
+size_t pkb__workloads_count(const pkb__workloads *ws, pkb_scenario s)
+{
+    return s == PKB_FAN_OUT_SCALE ? ws->nscale : 1;
+}
+
+const pkb_workload *pkb__workload_at(const pkb__workloads *ws, pkb_scenario s, size_t i)
+{
+    return s == PKB_FAN_OUT_SCALE ? &ws->scale[i] : &ws->each[s];
+}
+
+void pkb__workload_scenario(const pkb_workload *w, char *buf, size_t cap)
+{
+    if (w->scenario == PKB_FAN_OUT_SCALE)
+        pkb_scenario_fan_out_name(w->children, buf, cap);
+    else
+        snprintf(buf, cap, "%s", pkb_scenario_name(w->scenario));
+}
+
+double pkb__workload_work(const pkb_workload *w)
+{
+    if (w->scenario == PKB_STREAM_LARGE_STDOUT)
+        return (double)w->expect_bytes / (1024.0 * 1024.0); /* MiB */
+    return pkb_scenario_fans_out(w->scenario) ? (double)w->children : 1.0;
 }
 
 /* The bytes and lines of one pass through the stream workload; bytes tell bytes apart. */

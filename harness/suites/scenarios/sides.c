@@ -29,6 +29,7 @@
 
 #include "contenders/registry.h"
 #include "contenders/remote.h"
+#include "suites/own.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,15 +64,6 @@ static int side_renew(void *ctx, char *why, size_t why_len)
     return rc;
 }
 
-/* The scenario's name in series names: "fan_out_<N>" for the fan-out at scale. */
-static void scenario_name(const pkb_workload *w, char *buf, size_t cap)
-{
-    if (w->scenario == PKB_FAN_OUT_SCALE)
-        pkb_scenario_fan_out_name(w->children, buf, cap);
-    else
-        snprintf(buf, cap, "%s", pkb_scenario_name(w->scenario));
-}
-
 /* Series i (side `which` of `nsides` of contender c in workload w's scenario) and its context. */
 static void add_side(pkb_series *ser,
                      struct side_ctx *x,
@@ -82,7 +74,7 @@ static void add_side(pkb_series *ser,
                      size_t nsides)
 {
     char sc[64];
-    scenario_name(w, sc, sizeof sc);
+    pkb__workload_scenario(w, sc, sizeof sc);
     if (nsides == 1) /* one build: the series' own name, so two such runs compare by name */
         snprintf(ser->name, sizeof ser->name, "%s/%s", sc, c->name);
     else
@@ -91,10 +83,7 @@ static void add_side(pkb_series *ser,
     snprintf(ser->contender, sizeof ser->contender, "%s", c->name);
     ser->description = c->description;
     ser->unit = pkb_scenario_unit(w->scenario);
-    ser->work_per_iteration = w->scenario == PKB_STREAM_LARGE_STDOUT
-                                  ? (double)w->expect_bytes / 1048576.0
-                              : pkb_scenario_fans_out(w->scenario) ? (double)w->children
-                                                                   : 1.0;
+    ser->work_per_iteration = pkb__workload_work(w);
     ser->baseline = c->baseline && which == 0;
     ser->control = c->control;
     ser->side = nsides == 1 ? PKB_SIDE_NONE : which == 0 ? PKB_SIDE_BASE : PKB_SIDE_HEAD;
@@ -134,12 +123,10 @@ static void check_side(pkb_series *ser, struct side_ctx *x)
 
 int pkb__scenarios_sides(const pkb_cli *cli,
                          pkb_suite_options *opts,
-                         const pkb_workload *workloads,
-                         const pkb_workload *scale,
-                         size_t nscale,
+                         const pkb__workloads *ws,
                          const regex_t *re)
 {
-    size_t cap = 2 * pkb_contender_count * (PKB_SCENARIO_COUNT + nscale) + 2, n = 0;
+    size_t cap = 2 * pkb_contender_count * (PKB_SCENARIO_COUNT + ws->nscale) + 2, n = 0;
     pkb_series *series = calloc(cap, sizeof *series);
     struct side_ctx *ctx = calloc(cap, sizeof *ctx);
     if (series == NULL || ctx == NULL) {
@@ -149,9 +136,8 @@ int pkb__scenarios_sides(const pkb_cli *cli,
         return 1;
     }
     for (int s = 0; s < PKB_SCENARIO_COUNT; s++) {
-        size_t sizes = s == PKB_FAN_OUT_SCALE ? nscale : 1;
-        for (size_t i = 0; i < sizes; i++) {
-            const pkb_workload *w = s == PKB_FAN_OUT_SCALE ? &scale[i] : &workloads[s];
+        for (size_t i = 0; i < pkb__workloads_count(ws, (pkb_scenario)s); i++) {
+            const pkb_workload *w = pkb__workload_at(ws, (pkb_scenario)s, i);
             for (size_t k = 0; k < pkb_contender_count; k++) {
                 const pkb_contender *c = pkb_contenders[k];
                 if (c->runtime != NULL) /* a worker in another language: no code of the library */
@@ -159,7 +145,7 @@ int pkb__scenarios_sides(const pkb_cli *cli,
                 if (cli->nsides == 2 && !cli->controls && (c->control || c->library_free))
                     continue; /* the same code on both sides: nothing but noise to compare */
                 char sc[64], name[160];
-                scenario_name(w, sc, sizeof sc);
+                pkb__workload_scenario(w, sc, sizeof sc);
                 snprintf(name, sizeof name, "%s/%s", sc, c->name);
                 if (!(c->scenarios & PKB_SCENARIO_BIT(s)) ||
                     (re != NULL && regexec(re, name, 0, NULL, 0) != 0))
@@ -188,10 +174,8 @@ int pkb__scenarios_sides(const pkb_cli *cli,
             }
         }
     }
-    if (rc == 0) {
-        rc = pkb_run_series(series, n, opts);
-        rc = rc < 0 ? 1 : rc;
-    }
+    if (rc == 0)
+        rc = pkb_suite_run(series, n, opts, NULL);
     for (size_t i = 0; i < n; i++) {
         if (ctx[i].set_up)
             pkb_remote_teardown(ctx[i].state);

@@ -7,21 +7,19 @@
 #ifndef PKB_SUITES_SCENARIOS_SIDES_H
 #define PKB_SUITES_SCENARIOS_SIDES_H
 
-#include "contenders/contender.h"
+#include "suites/scenarios/scenario.h"
 #include "suites/suite.h"
 
 #include <regex.h>
 
 /* Builds the series of the contenders `re` selects (NULL: all) over the suite's workloads (one per
- * scenario; the fan-out at scale's, one per size, in `scale`), once per build of cli->sides, sets
+ * scenario; the fan-out at scale's, one per size), once per build of cli->sides, sets
  * each up in its build's worker and checks it, and runs them (run.h's pkb_run_series; two sides:
  * base and head of a series next to each other). Returns the suite's status: 0, 1 (nothing
  * selected) or 130. */
 int pkb__scenarios_sides(const pkb_cli *cli,
                          pkb_suite_options *opts,
-                         const pkb_workload *workloads,
-                         const pkb_workload *scale,
-                         size_t nscale,
+                         const pkb__workloads *ws,
                          const regex_t *re);
 
 #endif /* PKB_SUITES_SCENARIOS_SIDES_H */

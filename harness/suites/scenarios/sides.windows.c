@@ -10,12 +10,10 @@
 
 int pkb__scenarios_sides(const pkb_cli *cli,
                          pkb_suite_options *opts,
-                         const pkb_workload *workloads,
-                         const pkb_workload *scale,
-                         size_t nscale,
+                         const pkb__workloads *ws,
                          const regex_t *re)
 {
-    (void)cli, (void)opts, (void)workloads, (void)scale, (void)nscale, (void)re;
+    (void)cli, (void)opts, (void)ws, (void)re;
     fprintf(stderr, "pkbench: other builds' workers (ab, run --build) run on Linux only\n");
     return 1;
 }

@@ -18,7 +18,7 @@
  * and its peak resident memory over the run (the report's "Fan-out at scale", scale.c).
  */
 #define _GNU_SOURCE
-#include "suites/suite.h"
+#include "suites/own.h"
 
 #include "contenders/registry.h"
 #include "contenders/remote.h"
@@ -39,7 +39,7 @@
 struct compare_ctx {
     const pkb_contender *contender;
     void *state;
-    pkb_workload *workload;
+    const pkb_workload *workload;
     bool set_up;
     /* The fan-out at scale: the series' measuring worker, and its "fan_out" object (borrowed
      * from the series' extra) */
@@ -51,9 +51,7 @@ struct compare_ctx {
 /* One run of the suite: the workloads, the series and their contexts (series[i] runs ctx[i]);
  * the first `contended` series are the contenders', the calibration may follow. */
 struct plan {
-    pkb_workload workloads[PKB_SCENARIO_COUNT];
-    pkb_workload scale[PKB_FAN_OUT_SIZES]; /* FAN_OUT_SCALE at each size */
-    size_t nscale;
+    pkb__workloads ws;
     pkb_series *series;
     struct compare_ctx *ctx;
     size_t n, contended;
@@ -63,12 +61,11 @@ struct plan {
 static const int full_sizes[] = {16, 64, 256, 1024, 4096};
 static const int quick_sizes[] = {16, 64, 256};
 
-static void plan_scale(struct plan *p, const pkb_cli *cli, const pkb_suite_options *opts);
+static const int *scale_sizes(const pkb_cli *cli, const pkb_suite_options *opts, size_t *n);
 static void plan_series(struct plan *p, const pkb_cli *cli, const regex_t *re);
 static void check_contenders(struct plan *p);
 static void close_plan(struct plan *p);
 static bool add_calibration(const pkb_cli *cli, const regex_t *re, pkb_series *ser);
-static double work_per_iteration(const pkb_workload *w);
 static int iterate(void *ctx, pkb_sample *out);
 
 /* The suite's run: the workloads, a series per contender and scenario (and the calibration),
@@ -82,19 +79,16 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
         return 1;
     }
     regex_t re;
-    if (cli->filter != NULL && regcomp(&re, cli->filter, REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "pkbench: --filter: '%s' is not a valid extended regular expression\n",
-                cli->filter);
+    if (pkb_suite_filter(cli, &re) != 0) {
         free(cat);
         return 1;
     }
     struct plan p = {0};
-    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-        pkb_workload_build((pkb_scenario)s, cat, cli->tiny_path, &p.workloads[s]);
-    plan_scale(&p, cli, opts);
+    size_t nsizes;
+    const int *sizes = scale_sizes(cli, opts, &nsizes);
+    pkb__workloads_build(&p.ws, cat, cli->tiny_path, sizes, nsizes);
     if (cli->sides != NULL) { /* pkbench ab: every series once per build, in its workers */
-        rc = pkb__scenarios_sides(cli, opts, p.workloads, p.scale, p.nscale,
-                                  cli->filter != NULL ? &re : NULL);
+        rc = pkb__scenarios_sides(cli, opts, &p.ws, cli->filter != NULL ? &re : NULL);
         if (cli->filter != NULL)
             regfree(&re);
         close_plan(&p);
@@ -110,27 +104,21 @@ static int run(const pkb_cli *cli, pkb_suite_options *opts)
         rc = 1;
     } else {
         check_contenders(&p); /* before priming and before anything is timed */
-        rc = pkb_run_series(p.series, p.n, opts);
-        if (rc < 0)
-            rc = 1;
+        rc = pkb_suite_run(p.series, p.n, opts, NULL);
     }
     close_plan(&p);
     free(cat);
     return rc;
 }
 
-/* The fan-out at scale's workloads: one per size, --fan-out's or the profile's. */
-static void plan_scale(struct plan *p, const pkb_cli *cli, const pkb_suite_options *opts)
+/* The fan-out at scale's sizes: --fan-out's or the profile's (*n of them). */
+static const int *scale_sizes(const pkb_cli *cli, const pkb_suite_options *opts, size_t *n)
 {
     bool full = opts->profile != NULL && strcmp(opts->profile->name, "full") == 0;
-    const int *sizes = cli->nfan_out > 0 ? cli->fan_out : full ? full_sizes : quick_sizes;
-    p->nscale = cli->nfan_out > 0 ? cli->nfan_out
-                : full            ? sizeof full_sizes / sizeof *full_sizes
-                                  : sizeof quick_sizes / sizeof *quick_sizes;
-    for (size_t i = 0; i < p->nscale; i++) {
-        p->scale[i] = p->workloads[PKB_FAN_OUT_SCALE];
-        p->scale[i].children = sizes[i];
-    }
+    *n = cli->nfan_out > 0 ? cli->nfan_out
+         : full            ? sizeof full_sizes / sizeof *full_sizes
+                           : sizeof quick_sizes / sizeof *quick_sizes;
+    return cli->nfan_out > 0 ? cli->fan_out : full ? full_sizes : quick_sizes;
 }
 
 /* The registry's contenders, then those `pkbench run --worker` added (contenders/remote.h). */
@@ -140,14 +128,14 @@ static const pkb_contender *contender_at(size_t k)
 }
 
 /* Adds contender c's series of workload w (named scenario) unless the filter leaves it out. */
-static void add_series(
-    struct plan *p, const pkb_cli *cli, const regex_t *re, const pkb_contender *c, pkb_workload *w)
+static void add_series(struct plan *p,
+                       const pkb_cli *cli,
+                       const regex_t *re,
+                       const pkb_contender *c,
+                       const pkb_workload *w)
 {
     char scenario[64];
-    if (w->scenario == PKB_FAN_OUT_SCALE)
-        pkb_scenario_fan_out_name(w->children, scenario, sizeof scenario);
-    else
-        snprintf(scenario, sizeof scenario, "%s", pkb_scenario_name(w->scenario));
+    pkb__workload_scenario(w, scenario, sizeof scenario);
     pkb_series *ser = &p->series[p->n];
     snprintf(ser->name, sizeof ser->name, "%s/%s", scenario, c->name);
     if (cli->filter != NULL && regexec(re, ser->name, 0, NULL, 0) != 0) {
@@ -158,7 +146,7 @@ static void add_series(
     snprintf(ser->contender, sizeof ser->contender, "%s", c->name);
     ser->description = c->description;
     ser->unit = pkb_scenario_unit(w->scenario);
-    ser->work_per_iteration = work_per_iteration(w);
+    ser->work_per_iteration = pkb__workload_work(w);
     ser->baseline = c->baseline;
     ser->control = c->control;
     ser->iterate = iterate;
@@ -179,19 +167,17 @@ static void add_series(
 static void plan_series(struct plan *p, const pkb_cli *cli, const regex_t *re)
 {
     size_t contenders = pkb_contender_count + pkb_remote_extra_count();
-    size_t cap = contenders * (PKB_SCENARIO_COUNT + p->nscale) + 1;
+    size_t cap = contenders * (PKB_SCENARIO_COUNT + p->ws.nscale) + 1;
     p->series = calloc(cap, sizeof *p->series);
     p->ctx = calloc(cap, sizeof *p->ctx);
     if (p->series == NULL || p->ctx == NULL)
         return;
-    for (int s = 0; s < PKB_SCENARIO_COUNT; s++) {
-        size_t sizes = s == PKB_FAN_OUT_SCALE ? p->nscale : 1;
-        for (size_t i = 0; i < sizes; i++)
+    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
+        for (size_t i = 0; i < pkb__workloads_count(&p->ws, (pkb_scenario)s); i++)
             for (size_t k = 0; k < contenders; k++)
                 if (contender_at(k)->scenarios & PKB_SCENARIO_BIT(s))
                     add_series(p, cli, re, contender_at(k),
-                               s == PKB_FAN_OUT_SCALE ? &p->scale[i] : &p->workloads[s]);
-    }
+                               pkb__workload_at(&p->ws, (pkb_scenario)s, i));
     p->contended = p->n; /* the contenders' series; the calibration (no contender) follows */
     if (add_calibration(cli, re, &p->series[p->n]))
         p->n++;
@@ -266,8 +252,7 @@ static void close_plan(struct plan *p)
     }
     free(p->series);
     free(p->ctx);
-    for (int s = 0; s < PKB_SCENARIO_COUNT; s++)
-        pkb_workload_free(&p->workloads[s]);
+    pkb__workloads_free(&p->ws);
 }
 
 /* The calibration series, when the filter selects it: set up here, it needs no check. */
@@ -287,19 +272,6 @@ static bool add_calibration(const pkb_cli *cli, const regex_t *re, pkb_series *s
     ser->control = true;
     ser->iterate = pkb__calibration_iterate;
     return true;
-}
-
-static double work_per_iteration(const pkb_workload *w)
-{
-    switch (w->scenario) {
-    case PKB_STREAM_LARGE_STDOUT:
-        return (double)w->expect_bytes / (1024.0 * 1024.0); /* MiB */
-    case PKB_CONCURRENT_FAN_OUT:
-    case PKB_FAN_OUT_SCALE:
-        return (double)w->children; /* children */
-    default:
-        return 1.0; /* runs */
-    }
 }
 
 /* One iteration of a contender's series: its `run` on its state and workload, or, measured, its

@@ -74,6 +74,7 @@ typedef struct pkb__scale {
     size_t nsizes;
     pkb__scale_line *lines;
     size_t nlines;
+    bool measured; /* some line has a point: a timed series (else there is nothing to plot) */
 } pkb__scale;
 
 /* From the series with a "fan_out" object. 0 (nsizes 0 when there are none) or -ENOMEM. */
