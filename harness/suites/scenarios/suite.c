@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct compare_ctx {
@@ -207,9 +208,31 @@ static int measure_check(struct compare_ctx *x, char *why, size_t why_len)
 
 /* Set-up and the correctness check: a contender that fails either is refused, with the reason,
  * and never timed. */
+/* Seconds on the monotonic clock, for the checks' progress. */
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The checks say where they are every 15 s: at scale (a fan-out of 4096 per series, a worker
+ * per language) they take as long as a round, before pkbench has announced anything. */
+static void check_progress(size_t done, size_t total, double start, double *last)
+{
+    double now = mono_s();
+    if (now - *last < 15.0)
+        return;
+    *last = now;
+    fprintf(stderr, "pkbench: checking every series once before timing: %zu of %zu (%.0f s)\n",
+            done, total, now - start);
+}
+
 static void check_contenders(struct plan *p)
 {
+    double start = mono_s(), last = start;
     for (size_t i = 0; i < p->contended; i++) {
+        check_progress(i, p->contended, start, &last);
         struct compare_ctx *x = &p->ctx[i];
         pkb_series *ser = &p->series[i];
         char why[256] = "";
