@@ -494,13 +494,6 @@ static pkb_compare_row ab_row(const pkb_ab_pair *p)
 {
     pkb_compare_row row = {.name = strdup(p->name),
                            .base_name = strdup(p->base->name),
-                           .s = p->v.s,
-                           .cv_base = p->v.cv_base,
-                           .cv_cand = p->v.cv_cand,
-                           .p_holm = p->v.paired ? p->v.pair.test.p : 1,
-                           .d = p->v.d,
-                           .paired = p->v.paired,
-                           .pair = p->v.pair,
                            .ab_look = p->look,
                            .ab_rounds = p->v.paired ? (int)p->v.pair.n : 0,
                            .ab_level = p->level,
@@ -509,11 +502,14 @@ static pkb_compare_row ab_row(const pkb_ab_pair *p)
                            .ab_unchanged = p->unchanged,
                            .ab_final = p->final,
                            .ab_open = !p->decided && !p->final};
+    pkb_compare_stats st = pkb__compare_stats_of(&p->v);
+    st.p_holm = p->v.paired ? p->v.pair.test.p : 1;
     if (row.ab_open) /* the run stopped before its last look: no verdict either way */
-        row.d = (pks_decision){.verdict = PKS_UNDECIDABLE, .bar = p->v.d.bar};
+        st.d = (pks_decision){.verdict = PKS_UNDECIDABLE, .bar = p->v.d.bar};
     if (!p->v.paired) /* never had rounds enough: sizes stand in for the statistics */
-        row.s.base.n = p->base->n, row.s.cand.n = p->head->n;
-    row.raw = (pkb_compare_stats){.s = row.s, .p_holm = row.p_holm, .d = row.d};
+        st.s.base.n = p->base->n, st.s.cand.n = p->head->n;
+    pkb__compare_set_stats(&row, &st);
+    row.raw = (pkb_compare_stats){.s = st.s, .p_holm = st.p_holm, .d = st.d};
     return row;
 }
 

@@ -274,35 +274,38 @@ static int decide_family(struct ctx *x,
         rc = pkb_noise_floor_of(&x->floor, x->base, r->base_name, &vo, &fb);
         if (rc == 0 && o->baseline_contender != NULL)
             rc = pkb_noise_floor_of(&x->floor, x->base, r->name, &vo, &fc);
-        v[i] = (pkb_verdict){.name = r->name,
-                             .base = yb != NULL ? yb[i] : b->samples,
-                             .nbase = b->n,
-                             .cand = yn != NULL ? yn[i] : s->samples,
-                             .ncand = s->n,
-                             .noise_floor = fmax(fmax(fb, fc), floor != NULL ? floor[i] : 0)};
+        v[i] = pkb_verdict_of(b, s);
+        v[i].noise_floor = fmax(fmax(fb, fc), floor != NULL ? floor[i] : 0);
+        if (yb != NULL) { /* drift-corrected */
+            v[i].base = yb[i];
+            v[i].cand = yn[i];
+        }
         /* Two series of one file took their samples round by round: pair them (verdict.h).
          * Between two files the rounds are different runs' and the controls correct instead. */
-        if (o->baseline_contender != NULL && yb == NULL && yn == NULL) {
-            v[i].base_round = b->round;
-            v[i].cand_round = s->round;
-        }
+        if (o->baseline_contender == NULL || yb != NULL)
+            v[i].base_round = v[i].cand_round = NULL;
     }
     if (rc == 0 && n > 0)
         rc = pkb_verdict_family(v, n, &vo);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        out[i] = (pkb_compare_stats){.s = v[i].s,
-                                     .cv_base = v[i].cv_base,
-                                     .cv_cand = v[i].cv_cand,
-                                     .p_holm = v[i].p_holm,
-                                     .noise_floor = v[i].noise_floor,
-                                     .d = v[i].d,
-                                     .paired = v[i].paired,
-                                     .pair = v[i].pair};
+        out[i] = pkb__compare_stats_of(&v[i]);
     free(v);
     return rc;
 }
 
-static void set_stats(pkb_compare_row *r, const pkb_compare_stats *st)
+pkb_compare_stats pkb__compare_stats_of(const pkb_verdict *v)
+{
+    return (pkb_compare_stats){.s = v->s,
+                               .cv_base = v->cv_base,
+                               .cv_cand = v->cv_cand,
+                               .p_holm = v->p_holm,
+                               .noise_floor = v->noise_floor,
+                               .d = v->d,
+                               .paired = v->paired,
+                               .pair = v->pair};
+}
+
+void pkb__compare_set_stats(pkb_compare_row *r, const pkb_compare_stats *st)
 {
     r->s = st->s;
     r->cv_base = st->cv_base;
@@ -330,7 +333,7 @@ static int decide_raw(struct ctx *x)
         rc = decide_family(x, idx, n, NULL, NULL, NULL, st);
         for (size_t i = 0; rc == 0 && i < n; i++) {
             c->rows[idx[i]].raw = st[i];
-            set_stats(&c->rows[idx[i]], &st[i]);
+            pkb__compare_set_stats(&c->rows[idx[i]], &st[i]);
         }
     }
     free(idx);
@@ -380,7 +383,7 @@ static int decide_corrected(struct ctx *x)
         rc = decide_family(x, idx, n, yb, yn, spread, st);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         pkb_compare_row *r = &c->rows[idx[i]];
-        set_stats(r, &st[i]);
+        pkb__compare_set_stats(r, &st[i]);
         r->corrected = true;
         r->by_round = by_round[i];
         r->control_spread = spread[i];

@@ -231,6 +231,11 @@ void pkb_compare_free(pkb_compare *c);
  * builds its rows itself and counts them with this). */
 void pkb__compare_tally(pkb_compare *c);
 
+/* A pair's statistics as a row holds them (compare.c; pkb_ab_compare's rows too): from its
+ * verdict, and into the row's gate fields. */
+pkb_compare_stats pkb__compare_stats_of(const pkb_verdict *v);
+void pkb__compare_set_stats(pkb_compare_row *r, const pkb_compare_stats *st);
+
 /* Reads and checks one results file as pkb_compare_files would (a baseline before `check` spends
  * minutes measuring). Returns 0, or its errors with the message in err. */
 int pkb_compare_check_file(const char *path, char *err, size_t err_len);

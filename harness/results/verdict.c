@@ -366,14 +366,8 @@ int pkb_verdict_contenders(const pkb_results *r,
         rc = pkb_noise_floor_of(&floor, r, b->name, opts, &fb);
         if (rc == 0)
             rc = pkb_noise_floor_of(&floor, r, s->name, opts, &fc);
-        out->v[out->n] = (pkb_verdict){.name = s->name,
-                                       .base = b->samples,
-                                       .nbase = b->n,
-                                       .cand = s->samples,
-                                       .ncand = s->n,
-                                       .noise_floor = fmax(fb, fc),
-                                       .base_round = b->round,
-                                       .cand_round = s->round};
+        out->v[out->n] = pkb_verdict_of(b, s);
+        out->v[out->n].noise_floor = fmax(fb, fc);
         out->base[out->n] = b;
         out->cand[out->n] = s;
         out->n++;
@@ -388,15 +382,20 @@ int pkb_verdict_contenders(const pkb_results *r,
     return 0;
 }
 
+pkb_verdict pkb_verdict_of(const pkb_results_series *base, const pkb_results_series *cand)
+{
+    return (pkb_verdict){.name = cand->name,
+                         .base = base->samples,
+                         .nbase = base->n,
+                         .cand = cand->samples,
+                         .ncand = cand->n,
+                         .base_round = base->round,
+                         .cand_round = cand->round};
+}
+
 int pkb_verdict_pair(const pkb_results_series *base, const pkb_results_series *cand, pkb_verdict *v)
 {
-    *v = (pkb_verdict){.name = cand->name,
-                       .base = base->samples,
-                       .nbase = base->n,
-                       .cand = cand->samples,
-                       .ncand = cand->n,
-                       .base_round = base->round,
-                       .cand_round = cand->round};
+    *v = pkb_verdict_of(base, cand);
     return pkb_verdict_family(v, 1, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE});
 }
 

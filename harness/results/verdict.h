@@ -79,6 +79,10 @@ typedef struct pkb_verdict {
     pks_decision d;          /* verdict, why undecidable, the bar |delta| had to pass */
 } pkb_verdict;
 
+/* The pair of two series of one results file, its inputs filled: named for cand, their samples
+ * and their rounds (pkb_verdict_family pairs them by round when they share enough). */
+pkb_verdict pkb_verdict_of(const pkb_results_series *base, const pkb_results_series *cand);
+
 /* Decides every pair of v[0..n) as one family (Holm over all n). Returns 0, -EINVAL (a sample
  * the statistics reject: empty, not finite, not positive) or -ENOMEM. */
 int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts);
