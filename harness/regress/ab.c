@@ -502,14 +502,14 @@ static pkb_compare_row ab_row(const pkb_ab_pair *p)
                            .ab_unchanged = p->unchanged,
                            .ab_final = p->final,
                            .ab_open = !p->decided && !p->final};
-    pkb_compare_stats st = pkb__compare_stats_of(&p->v);
+    pkb_verdict st = p->v; /* its samples were judge_at's, already NULL */
     st.p_holm = p->v.paired ? p->v.pair.test.p : 1;
     if (row.ab_open) /* the run stopped before its last look: no verdict either way */
         st.d = (pks_decision){.verdict = PKS_UNDECIDABLE, .bar = p->v.d.bar};
     if (!p->v.paired) /* never had rounds enough: sizes stand in for the statistics */
         st.s.base.n = p->base->n, st.s.cand.n = p->head->n;
     pkb__compare_set_stats(&row, &st);
-    row.raw = (pkb_compare_stats){.s = st.s, .p_holm = st.p_holm, .d = st.d};
+    row.raw = (pkb_verdict){.s = st.s, .p_holm = st.p_holm, .d = st.d};
     return row;
 }
 

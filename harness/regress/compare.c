@@ -247,20 +247,18 @@ static int match_contenders(struct ctx *x, const char *path, char *err, size_t e
 
 /* The rows idx[0..n) as one family of results/verdict.h (the report's statistics, here), on the
  * files' samples or, when yb is not NULL, on yb[i] / yn[i]; the noise floor at least floor[i]
- * when floor is not NULL; the statistics into out[i]. */
+ * when floor is not NULL; decided into v[i], whose inputs are then cleared (the samples are the
+ * files' or yb's, freed after). */
 static int decide_family(struct ctx *x,
                          const size_t *idx,
                          size_t n,
                          double *const *yb,
                          double *const *yn,
                          const double *floor,
-                         pkb_compare_stats *out)
+                         pkb_verdict *v)
 {
     pkb_compare *c = x->c;
     const pkb_compare_options *o = &c->opts;
-    pkb_verdict *v = calloc(n > 0 ? n : 1, sizeof *v);
-    if (v == NULL)
-        return -ENOMEM;
     pkb_verdict_options vo = {.alpha = o->alpha,
                               .threshold = o->threshold,
                               .cv_limit = o->cv_limit,
@@ -287,25 +285,15 @@ static int decide_family(struct ctx *x,
     }
     if (rc == 0 && n > 0)
         rc = pkb_verdict_family(v, n, &vo);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        out[i] = pkb__compare_stats_of(&v[i]);
-    free(v);
+    for (size_t i = 0; i < n; i++) {
+        v[i].name = NULL;
+        v[i].base = v[i].cand = NULL;
+        v[i].base_round = v[i].cand_round = NULL;
+    }
     return rc;
 }
 
-pkb_compare_stats pkb__compare_stats_of(const pkb_verdict *v)
-{
-    return (pkb_compare_stats){.s = v->s,
-                               .cv_base = v->cv_base,
-                               .cv_cand = v->cv_cand,
-                               .p_holm = v->p_holm,
-                               .noise_floor = v->noise_floor,
-                               .d = v->d,
-                               .paired = v->paired,
-                               .pair = v->pair};
-}
-
-void pkb__compare_set_stats(pkb_compare_row *r, const pkb_compare_stats *st)
+void pkb__compare_set_stats(pkb_compare_row *r, const pkb_verdict *st)
 {
     r->s = st->s;
     r->cv_base = st->cv_base;
@@ -323,7 +311,7 @@ static int decide_raw(struct ctx *x)
 {
     pkb_compare *c = x->c;
     size_t *idx = malloc((c->nrows + 1) * sizeof *idx);
-    pkb_compare_stats *st = calloc(c->nrows + 1, sizeof *st);
+    pkb_verdict *st = calloc(c->nrows + 1, sizeof *st);
     int rc = idx != NULL && st != NULL ? 0 : -ENOMEM;
     for (int controls = 0; rc == 0 && controls < 2; controls++) {
         size_t n = 0;
@@ -350,7 +338,7 @@ static int decide_corrected(struct ctx *x)
     double **yb = calloc(c->nrows + 1, sizeof *yb), **yn = calloc(c->nrows + 1, sizeof *yn);
     bool *by_round = calloc(c->nrows + 1, sizeof *by_round);
     double *spread = calloc(c->nrows + 1, sizeof *spread);
-    pkb_compare_stats *st = calloc(c->nrows + 1, sizeof *st);
+    pkb_verdict *st = calloc(c->nrows + 1, sizeof *st);
     int rc = idx && yb && yn && by_round && spread && st ? 0 : -ENOMEM;
     for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
         pkb_compare_row *r = &c->rows[i];
