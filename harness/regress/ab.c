@@ -173,15 +173,14 @@ int pkb_ab_read(
     const pkb_results *r, const char *path, pkb_ab_info *info, char *err, size_t err_len)
 {
     *info = (pkb_ab_info){0};
-    const json_t *ab = json_object_get(r->root, "ab");
-    if (ab == NULL || json_is_null(ab))
-        return 0;
-    if (!json_is_object(ab))
-        return bad(err, err_len, path, "is not an object");
+    const json_t *ab;
+    int rc = pkb_results_section(r, path, "ab", &ab, err, err_len);
+    if (rc != 0 || ab == NULL)
+        return rc;
     info->present = true;
     info->base = side_words(json_object_get(ab, "base"), &info->base_dirty);
     info->head = side_words(json_object_get(ab, "head"), &info->head_dirty);
-    int rc = read_rule(json_object_get(ab, "rule"), info, path, err, err_len);
+    rc = read_rule(json_object_get(ab, "rule"), info, path, err, err_len);
     if (rc != 0)
         return rc;
     const json_t *looks = json_object_get(ab, "looks"), *stopped = json_object_get(ab, "stopped");

@@ -140,6 +140,16 @@ const char *pkb_target_result_name(pkb_target_result r);
 
 /* ---- the noise floor of a base file ---------------------------------------------------------- */
 
+/* r's optional top-level object `key` ("noise_floor", pkbench ab's "ab"; path names the file in
+ * messages): 0 with *obj NULL when it is absent or null, else 0 with *obj set, or -EBADMSG with a
+ * one-line message when it is not an object. */
+int pkb_results_section(const pkb_results *r,
+                        const char *path,
+                        const char *key,
+                        const json_t **obj,
+                        char *err,
+                        size_t err_len);
+
 /* The optional "noise_floor" object of a results file (written by `pkbench run --aa`). */
 typedef struct pkb_noise_floor {
     const json_t *series; /* noise_floor.series; NULL when the file has none */
