@@ -173,15 +173,14 @@ int pkb_ab_read(
     const pkb_results *r, const char *path, pkb_ab_info *info, char *err, size_t err_len)
 {
     *info = (pkb_ab_info){0};
-    const json_t *ab = json_object_get(r->root, "ab");
-    if (ab == NULL || json_is_null(ab))
-        return 0;
-    if (!json_is_object(ab))
-        return bad(err, err_len, path, "is not an object");
+    const json_t *ab;
+    int rc = pkb_results_section(r, path, "ab", &ab, err, err_len);
+    if (rc != 0 || ab == NULL)
+        return rc;
     info->present = true;
     info->base = side_words(json_object_get(ab, "base"), &info->base_dirty);
     info->head = side_words(json_object_get(ab, "head"), &info->head_dirty);
-    int rc = read_rule(json_object_get(ab, "rule"), info, path, err, err_len);
+    rc = read_rule(json_object_get(ab, "rule"), info, path, err, err_len);
     if (rc != 0)
         return rc;
     const json_t *looks = json_object_get(ab, "looks"), *stopped = json_object_get(ab, "stopped");
@@ -494,13 +493,6 @@ static pkb_compare_row ab_row(const pkb_ab_pair *p)
 {
     pkb_compare_row row = {.name = strdup(p->name),
                            .base_name = strdup(p->base->name),
-                           .s = p->v.s,
-                           .cv_base = p->v.cv_base,
-                           .cv_cand = p->v.cv_cand,
-                           .p_holm = p->v.paired ? p->v.pair.test.p : 1,
-                           .d = p->v.d,
-                           .paired = p->v.paired,
-                           .pair = p->v.pair,
                            .ab_look = p->look,
                            .ab_rounds = p->v.paired ? (int)p->v.pair.n : 0,
                            .ab_level = p->level,
@@ -509,11 +501,14 @@ static pkb_compare_row ab_row(const pkb_ab_pair *p)
                            .ab_unchanged = p->unchanged,
                            .ab_final = p->final,
                            .ab_open = !p->decided && !p->final};
+    pkb_verdict st = p->v; /* its samples were judge_at's, already NULL */
+    st.p_holm = p->v.paired ? p->v.pair.test.p : 1;
     if (row.ab_open) /* the run stopped before its last look: no verdict either way */
-        row.d = (pks_decision){.verdict = PKS_UNDECIDABLE, .bar = p->v.d.bar};
+        st.d = (pks_decision){.verdict = PKS_UNDECIDABLE, .bar = p->v.d.bar};
     if (!p->v.paired) /* never had rounds enough: sizes stand in for the statistics */
-        row.s.base.n = p->base->n, row.s.cand.n = p->head->n;
-    row.raw = (pkb_compare_stats){.s = row.s, .p_holm = row.p_holm, .d = row.d};
+        st.s.base.n = p->base->n, st.s.cand.n = p->head->n;
+    pkb__compare_set_stats(&row, &st);
+    row.raw = (pkb_verdict){.s = st.s, .p_holm = st.p_holm, .d = st.d};
     return row;
 }
 

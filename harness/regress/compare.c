@@ -247,20 +247,18 @@ static int match_contenders(struct ctx *x, const char *path, char *err, size_t e
 
 /* The rows idx[0..n) as one family of results/verdict.h (the report's statistics, here), on the
  * files' samples or, when yb is not NULL, on yb[i] / yn[i]; the noise floor at least floor[i]
- * when floor is not NULL; the statistics into out[i]. */
+ * when floor is not NULL; decided into v[i], whose inputs are then cleared (the samples are the
+ * files' or yb's, freed after). */
 static int decide_family(struct ctx *x,
                          const size_t *idx,
                          size_t n,
                          double *const *yb,
                          double *const *yn,
                          const double *floor,
-                         pkb_compare_stats *out)
+                         pkb_verdict *v)
 {
     pkb_compare *c = x->c;
     const pkb_compare_options *o = &c->opts;
-    pkb_verdict *v = calloc(n > 0 ? n : 1, sizeof *v);
-    if (v == NULL)
-        return -ENOMEM;
     pkb_verdict_options vo = {.alpha = o->alpha,
                               .threshold = o->threshold,
                               .cv_limit = o->cv_limit,
@@ -274,35 +272,28 @@ static int decide_family(struct ctx *x,
         rc = pkb_noise_floor_of(&x->floor, x->base, r->base_name, &vo, &fb);
         if (rc == 0 && o->baseline_contender != NULL)
             rc = pkb_noise_floor_of(&x->floor, x->base, r->name, &vo, &fc);
-        v[i] = (pkb_verdict){.name = r->name,
-                             .base = yb != NULL ? yb[i] : b->samples,
-                             .nbase = b->n,
-                             .cand = yn != NULL ? yn[i] : s->samples,
-                             .ncand = s->n,
-                             .noise_floor = fmax(fmax(fb, fc), floor != NULL ? floor[i] : 0)};
+        v[i] = pkb_verdict_of(b, s);
+        v[i].noise_floor = fmax(fmax(fb, fc), floor != NULL ? floor[i] : 0);
+        if (yb != NULL) { /* drift-corrected */
+            v[i].base = yb[i];
+            v[i].cand = yn[i];
+        }
         /* Two series of one file took their samples round by round: pair them (verdict.h).
          * Between two files the rounds are different runs' and the controls correct instead. */
-        if (o->baseline_contender != NULL && yb == NULL && yn == NULL) {
-            v[i].base_round = b->round;
-            v[i].cand_round = s->round;
-        }
+        if (o->baseline_contender == NULL || yb != NULL)
+            v[i].base_round = v[i].cand_round = NULL;
     }
     if (rc == 0 && n > 0)
         rc = pkb_verdict_family(v, n, &vo);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        out[i] = (pkb_compare_stats){.s = v[i].s,
-                                     .cv_base = v[i].cv_base,
-                                     .cv_cand = v[i].cv_cand,
-                                     .p_holm = v[i].p_holm,
-                                     .noise_floor = v[i].noise_floor,
-                                     .d = v[i].d,
-                                     .paired = v[i].paired,
-                                     .pair = v[i].pair};
-    free(v);
+    for (size_t i = 0; i < n; i++) {
+        v[i].name = NULL;
+        v[i].base = v[i].cand = NULL;
+        v[i].base_round = v[i].cand_round = NULL;
+    }
     return rc;
 }
 
-static void set_stats(pkb_compare_row *r, const pkb_compare_stats *st)
+void pkb__compare_set_stats(pkb_compare_row *r, const pkb_verdict *st)
 {
     r->s = st->s;
     r->cv_base = st->cv_base;
@@ -320,7 +311,7 @@ static int decide_raw(struct ctx *x)
 {
     pkb_compare *c = x->c;
     size_t *idx = malloc((c->nrows + 1) * sizeof *idx);
-    pkb_compare_stats *st = calloc(c->nrows + 1, sizeof *st);
+    pkb_verdict *st = calloc(c->nrows + 1, sizeof *st);
     int rc = idx != NULL && st != NULL ? 0 : -ENOMEM;
     for (int controls = 0; rc == 0 && controls < 2; controls++) {
         size_t n = 0;
@@ -330,7 +321,7 @@ static int decide_raw(struct ctx *x)
         rc = decide_family(x, idx, n, NULL, NULL, NULL, st);
         for (size_t i = 0; rc == 0 && i < n; i++) {
             c->rows[idx[i]].raw = st[i];
-            set_stats(&c->rows[idx[i]], &st[i]);
+            pkb__compare_set_stats(&c->rows[idx[i]], &st[i]);
         }
     }
     free(idx);
@@ -347,7 +338,7 @@ static int decide_corrected(struct ctx *x)
     double **yb = calloc(c->nrows + 1, sizeof *yb), **yn = calloc(c->nrows + 1, sizeof *yn);
     bool *by_round = calloc(c->nrows + 1, sizeof *by_round);
     double *spread = calloc(c->nrows + 1, sizeof *spread);
-    pkb_compare_stats *st = calloc(c->nrows + 1, sizeof *st);
+    pkb_verdict *st = calloc(c->nrows + 1, sizeof *st);
     int rc = idx && yb && yn && by_round && spread && st ? 0 : -ENOMEM;
     for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
         pkb_compare_row *r = &c->rows[i];
@@ -380,7 +371,7 @@ static int decide_corrected(struct ctx *x)
         rc = decide_family(x, idx, n, yb, yn, spread, st);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         pkb_compare_row *r = &c->rows[idx[i]];
-        set_stats(r, &st[i]);
+        pkb__compare_set_stats(r, &st[i]);
         r->corrected = true;
         r->by_round = by_round[i];
         r->control_spread = spread[i];

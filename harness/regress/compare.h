@@ -100,18 +100,6 @@ typedef struct pkb_compare_options {
     double drift_limit;       /* largest |drift| corrected, a fraction; 0: 25% */
 } pkb_compare_options;
 
-/* The statistics of one row on one set of samples (raw, or drift-corrected). */
-typedef struct pkb_compare_stats {
-    pks_series s;            /* medians, CI of the ratio, Mann-Whitney (raw p) */
-    double cv_base, cv_cand; /* the robust coefficients of variation the noise check used */
-    double p_holm;           /* p after Holm's correction over the row's family */
-    double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
-    pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
-    bool paired;             /* one file's series paired by round: s.ratio, s.delta and the p are
-                                the per-round ratios' (results/verdict.h) */
-    pks_paired pair;         /* when paired */
-} pkb_compare_stats;
-
 typedef struct pkb_compare_row {
     char *name;              /* the row: the series (two files), or <scenario>/<contender> */
     char *base_name;         /* the series it is compared with (the same name with two files) */
@@ -120,8 +108,9 @@ typedef struct pkb_compare_row {
     double p_holm;           /* p after Holm's correction over every row */
     double noise_floor;      /* the MDE used from the base file's A/A run; 0 when unknown */
     pks_decision d;          /* verdict, why undecidable, and the bar |delta| had to pass */
-    bool paired;             /* as pkb_compare_stats */
-    pks_paired pair;
+    bool paired;             /* one file's series paired by round: s.ratio, s.delta and the p are
+                                the per-round ratios' (results/verdict.h) */
+    pks_paired pair;         /* when paired */
     /* The fields above are the gate's: drift-corrected when `corrected`. */
     bool control;          /* a drift control in both files: shown, never a verdict (d is its raw
                               one, not counted) */
@@ -131,7 +120,8 @@ typedef struct pkb_compare_row {
     bool machine_changed;  /* its control group could not be corrected: undecidable */
     double control_spread; /* corrected: its group's spread (drift.h), part of the bar */
     const pkb_drift_group *group; /* the controls that corrected it (or could not); NULL: none */
-    pkb_compare_stats raw;        /* on the raw samples, Holm over the non-control rows */
+    pkb_verdict raw; /* on the raw samples, Holm over the non-control rows: its statistics (its
+                        inputs NULL: the files' samples are freed after the comparison) */
     /* pkbench ab (one file, two sides; regress/ab.h): the look whose statistics the fields above
      * are (0-based; -1: none had enough rounds), its rounds and nominal level; decided by the
      * sequential rule before the last look (`ab_unchanged`: within the bar), judged at the last
@@ -230,6 +220,9 @@ void pkb_compare_free(pkb_compare *c);
 /* The counts, the geomean and the status of c from its rows and notes (compare.c; pkb_ab_compare
  * builds its rows itself and counts them with this). */
 void pkb__compare_tally(pkb_compare *c);
+
+/* A decided pair's statistics into the row's gate fields (compare.c; pkb_ab_compare's rows too). */
+void pkb__compare_set_stats(pkb_compare_row *r, const pkb_verdict *v);
 
 /* Reads and checks one results file as pkb_compare_files would (a baseline before `check` spends
  * minutes measuring). Returns 0, or its errors with the message in err. */

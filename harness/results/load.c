@@ -105,17 +105,48 @@ static int check_fields(const char *file,
     return 0;
 }
 
-/* Every element of array `a` (at path `where`) has one of `types`. */
-static int check_items(
-    const char *file, const json_t *a, const char *where, unsigned types, char *err, size_t err_len)
+/* What a value must be beyond its type: NULL when x is one, else the words for what it is not. */
+typedef const char *value_check(double x);
+
+static const char *a_sample(double x)
+{
+    return pkb_results_sample_ok(x) ? NULL : PKB_RESULTS_SAMPLE_WORDS;
+}
+
+#define WORDS_OF_(x) #x
+#define WORDS_OF(x)  WORDS_OF_(x)
+
+static const char *a_round(double x)
+{
+    return x >= 1 && x <= PKB_RESULTS_MAX_ROUND
+               ? NULL
+               : "a round number from 1 to " WORDS_OF(PKB_RESULTS_MAX_ROUND);
+}
+
+static const char *a_batch_ms(double x)
+{
+    return x >= 0 && x <= 8.64e7 ? NULL : "a time from 0 to one day";
+}
+
+/* Every element of array `a` (at path `where`) has one of `types` and, when `check` is given,
+ * a number it accepts. */
+static int check_items(const char *file,
+                       const json_t *a,
+                       const char *where,
+                       unsigned types,
+                       value_check *check,
+                       char *err,
+                       size_t err_len)
 {
     size_t i;
     const json_t *v;
     json_array_foreach(a, i, v)
     {
-        if (!has_type(v, types))
-            return pkb_fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i,
-                            type_words(types));
+        const char *what = !has_type(v, types) ? type_words(types)
+                           : check != NULL     ? check(json_number_value(v))
+                                               : NULL;
+        if (what != NULL)
+            return pkb_fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i, what);
     }
     return 0;
 }
@@ -198,12 +229,16 @@ static const struct field series_fields[] = {
     {"side", T_STR, false},
 };
 
-/* The per-repetition arrays beside samples_ns (results/schema.json): each, when present, holds one
- * entry per sample, of these types. */
-static const struct field per_repetition[] = {
-    {"iterations", T_INT, false},    {"child_cpu_ns", T_NUM, false},
-    {"parent_cpu_ns", T_NUM, false}, {"procs_running", T_INT, false},
-    {"noisy", T_BOOL, false},        {"disturbed", T_BOOL, false},
+/* The per-repetition arrays (results/schema.json): samples_ns, whose length the others must have,
+ * and each other one, when present, one entry per sample, of these types and values. */
+static const struct per_repetition {
+    const char *key;
+    unsigned types;
+    value_check *check; /* NULL: any value of the type */
+} per_repetition[] = {
+    {"samples_ns", T_NUM, a_sample}, {"round", T_INT, a_round},      {"iterations", T_INT, NULL},
+    {"child_cpu_ns", T_NUM, NULL},   {"parent_cpu_ns", T_NUM, NULL}, {"procs_running", T_INT, NULL},
+    {"noisy", T_BOOL, NULL},         {"disturbed", T_BOOL, NULL},
 };
 
 /* Every per-repetition array of `obj` (a series, at path `where`, or one of its attempts) has
@@ -230,7 +265,8 @@ static int check_lengths(const char *file,
             return pkb_fail(err, err_len, -EBADMSG,
                             "%s: %s (series %.80s) has %zu entries for %zu samples_ns", file, path,
                             name, got, n);
-        int rc = check_items(file, a, path, per_repetition[i].types, err, err_len);
+        int rc = check_items(file, a, path, per_repetition[i].types, per_repetition[i].check, err,
+                             err_len);
         if (rc != 0)
             return rc;
     }
@@ -289,14 +325,15 @@ static int check_structure(const char *file, const json_t *root, char *err, size
 {
     int rc = check_fields(file, root, "", top_fields, N_OF(top_fields), err, err_len);
     if (rc == 0)
-        rc = check_items(file, json_object_get(root, "command"), "command", T_STR, err, err_len);
+        rc = check_items(file, json_object_get(root, "command"), "command", T_STR, NULL, err,
+                         err_len);
     const json_t *env = json_object_get(root, "environment");
     if (rc == 0)
         rc = check_fields(file, env, "environment.", environment_fields, N_OF(environment_fields),
                           err, err_len);
     if (rc == 0)
         rc = check_items(file, json_object_get(env, "loadavg_start"), "environment.loadavg_start",
-                         T_NUM, err, err_len);
+                         T_NUM, NULL, err, err_len);
     if (rc == 0)
         rc = check_range(file, env, "environment.", "logical_cpus", 1, 65536, err, err_len);
     const json_t *settings = json_object_get(root, "settings");
@@ -316,114 +353,42 @@ static int check_structure(const char *file, const json_t *root, char *err, size
         rc = check_fields(file, priming, "priming.", priming_fields, N_OF(priming_fields), err,
                           err_len);
     if (rc == 0)
-        rc = check_items(file, json_object_get(priming, "batch_ms"), "priming.batch_ms", T_NUM, err,
-                         err_len);
-    size_t i;
-    const json_t *v;
-    json_array_foreach(json_object_get(priming, "batch_ms"), i, v)
-    {
-        double ms = json_number_value(v);
-        if (rc == 0 && !(ms >= 0 && ms <= 8.64e7))
-            rc = pkb_fail(err, err_len, -EBADMSG,
-                          "%s: priming.batch_ms[%zu] is not a time from 0 to one day", file, i);
-    }
+        rc = check_items(file, json_object_get(priming, "batch_ms"), "priming.batch_ms", T_NUM,
+                         a_batch_ms, err, err_len);
     return rc;
 }
 
 /* ---- series and scenarios ------------------------------------------------------------------ */
 
-/* A samples_ns array (at path `where`): every value a sample the readers accept. */
+/* Series s's samples (with their statistics) and rounds, from j (check_lengths has passed). */
 static int
-check_samples(const char *file, const json_t *a, const char *where, char *err, size_t err_len)
+load_timed(const char *file, const json_t *j, pkb_results_series *s, char *err, size_t err_len)
 {
-    size_t i;
-    const json_t *v;
-    json_array_foreach(a, i, v)
-    {
-        if (!json_is_number(v) || !pkb_results_sample_ok(json_number_value(v)))
-            return pkb_fail(err, err_len, -EBADMSG, "%s: %s[%zu] is not %s", file, where, i,
-                            json_is_number(v) ? PKB_RESULTS_SAMPLE_WORDS : "a number");
-    }
-    return 0;
-}
-
-static int load_samples(const char *file,
-                        const json_t *j,
-                        size_t index,
-                        pkb_results_series *s,
-                        char *err,
-                        size_t err_len)
-{
-    char where[64];
-    snprintf(where, sizeof where, "series[%zu].samples_ns", index);
-    const json_t *samples = json_object_get(j, "samples_ns");
-    int rc = check_samples(file, samples, where, err, err_len);
-    if (rc != 0)
-        return rc;
+    const json_t *samples = json_object_get(j, "samples_ns"), *round = json_object_get(j, "round");
     s->n = json_array_size(samples);
     s->samples = calloc(s->n > 0 ? s->n : 1, sizeof *s->samples);
-    if (s->samples == NULL)
+    s->round = round != NULL ? calloc(s->n > 0 ? s->n : 1, sizeof *s->round) : NULL;
+    if (s->samples == NULL || (round != NULL && s->round == NULL))
         return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         s->samples[i] = json_number_value(json_array_get(samples, i));
+        if (s->round != NULL)
+            s->round[i] = (int)json_integer_value(json_array_get(round, i));
+    }
     s->measured = strcmp(s->status, "measured") == 0 && s->n > 0;
     if (s->measured && pks_summarize(s->samples, s->n, NULL, &s->sum) != 0)
         return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
     return 0;
 }
 
-/* A `round` array (at path `where`, next to `n` samples): one round number per sample, each an
- * integer from 1 to PKB_RESULTS_MAX_ROUND. NULL is no array, which is fine. */
-static int check_rounds(
-    const char *file, const json_t *a, size_t n, const char *where, char *err, size_t err_len)
-{
-    if (a == NULL)
-        return 0;
-    if (json_array_size(a) != n)
-        return pkb_fail(err, err_len, -EBADMSG, "%s: %s has %zu entries for %zu samples", file,
-                        where, json_array_size(a), n);
-    size_t i;
-    const json_t *v;
-    json_array_foreach(a, i, v)
-    {
-        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-            json_integer_value(v) > PKB_RESULTS_MAX_ROUND)
-            return pkb_fail(err, err_len, -EBADMSG,
-                            "%s: %s[%zu] is not a round number from 1 to %d", file, where, i,
-                            PKB_RESULTS_MAX_ROUND);
-    }
-    return 0;
-}
-
-static int load_rounds(const char *file,
-                       const json_t *j,
-                       size_t index,
-                       pkb_results_series *s,
-                       char *err,
-                       size_t err_len)
-{
-    char where[64];
-    snprintf(where, sizeof where, "series[%zu].round", index);
-    const json_t *round = json_object_get(j, "round");
-    int rc = check_rounds(file, round, s->n, where, err, err_len);
-    if (rc != 0 || round == NULL)
-        return rc;
-    s->round = calloc(s->n > 0 ? s->n : 1, sizeof *s->round);
-    if (s->round == NULL)
-        return pkb_fail(err, err_len, -ENOMEM, "%s: out of memory", file);
-    for (size_t i = 0; i < s->n; i++)
-        s->round[i] = (int)json_integer_value(json_array_get(round, i));
-    return 0;
-}
-
 /* A re-measured series keeps every attempt (run.h): each an object with its own samples_ns;
  * attempt_used says which one samples_ns holds. */
-static int load_attempts(const char *file,
-                         const json_t *j,
-                         size_t index,
-                         pkb_results_series *s,
-                         char *err,
-                         size_t err_len)
+static int check_attempts(const char *file,
+                          const json_t *j,
+                          size_t index,
+                          pkb_results_series *s,
+                          char *err,
+                          size_t err_len)
 {
     const json_t *attempts = json_object_get(j, "attempts");
     const json_t *used = json_object_get(j, "attempt_used");
@@ -438,18 +403,12 @@ static int load_attempts(const char *file,
     json_array_foreach(attempts, i, a)
     {
         char where[96];
-        snprintf(where, sizeof where, "series[%zu].attempts[%zu].samples_ns", index, i);
+        snprintf(where, sizeof where, "series[%zu].attempts[%zu].", index, i);
         const json_t *samples = json_object_get(a, "samples_ns");
         if (!json_is_object(a) || !json_is_array(samples))
-            return pkb_fail(err, err_len, -EBADMSG, "%s: %s is not an array", file, where);
-        int rc = check_samples(file, samples, where, err, err_len);
-        snprintf(where, sizeof where, "series[%zu].attempts[%zu].", index, i);
-        if (rc == 0)
-            rc = check_lengths(file, a, where, s->name, json_array_size(samples), err, err_len);
-        snprintf(where, sizeof where, "series[%zu].attempts[%zu].round", index, i);
-        if (rc == 0)
-            rc = check_rounds(file, json_object_get(a, "round"), json_array_size(samples), where,
-                              err, err_len);
+            return pkb_fail(err, err_len, -EBADMSG, "%s: %ssamples_ns is not an array", file,
+                            where);
+        int rc = check_lengths(file, a, where, s->name, json_array_size(samples), err, err_len);
         if (rc != 0)
             return rc;
     }
@@ -457,29 +416,12 @@ static int load_attempts(const char *file,
 }
 
 /* Marked repetitions: the measured `disturbed` flags, else the older `noisy` flags, else
- * procs_running against the CPUs (check_lengths saw one entry per sample). */
-static int load_marks(const char *file,
-                      const json_t *j,
-                      size_t index,
-                      long long cpus,
-                      pkb_results_series *s,
-                      char *err,
-                      size_t err_len)
+ * procs_running against the CPUs (check_lengths saw one entry of its type per sample). */
+static void count_marks(const json_t *j, long long cpus, pkb_results_series *s)
 {
     const json_t *disturbed = json_object_get(j, "disturbed"), *noisy = json_object_get(j, "noisy");
     const json_t *running = json_object_get(j, "procs_running");
     const json_t *flags = disturbed != NULL ? disturbed : noisy;
-    char where[64];
-    snprintf(where, sizeof where, "series[%zu].%s", index,
-             disturbed ? "disturbed"
-             : noisy   ? "noisy"
-                       : "procs_running");
-    if (flags != NULL || running != NULL) {
-        int rc =
-            check_items(file, flags ? flags : running, where, flags ? T_BOOL : T_INT, err, err_len);
-        if (rc != 0)
-            return rc;
-    }
     s->disturbance_measured = disturbed != NULL;
     for (size_t i = 0; i < s->n; i++) {
         if (flags != NULL)
@@ -487,7 +429,6 @@ static int load_marks(const char *file,
         else if (running != NULL && i < json_array_size(running))
             s->noisy += json_integer_value(json_array_get(running, i)) > cpus;
     }
-    return 0;
 }
 
 static int load_series(const char *file,
@@ -532,15 +473,14 @@ static int load_series(const char *file,
     if (s->side != NULL && strcmp(s->side, "base") != 0 && strcmp(s->side, "head") != 0)
         return pkb_fail(err, err_len, -EBADMSG,
                         "%s: series[%zu].side \"%.40s\" is not base or head", file, index, s->side);
-    rc = load_samples(file, j, index, s, err, err_len);
+    rc = check_lengths(file, j, where, s->name, json_array_size(json_object_get(j, "samples_ns")),
+                       err, err_len);
     if (rc == 0)
-        rc = check_lengths(file, j, where, s->name, s->n, err, err_len);
+        rc = load_timed(file, j, s, err, err_len);
     if (rc == 0)
-        rc = load_rounds(file, j, index, s, err, err_len);
+        rc = check_attempts(file, j, index, s, err, err_len);
     if (rc == 0)
-        rc = load_attempts(file, j, index, s, err, err_len);
-    if (rc == 0)
-        rc = load_marks(file, j, index, cpus, s, err, err_len);
+        count_marks(j, cpus, s);
     /* How the rounds sized it (informational: read for the report's notes, never computed on). */
     const json_t *cal = json_object_get(j, "calibration");
     json_int_t passes = json_integer_value(json_object_get(cal, "passes"));

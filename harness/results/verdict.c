@@ -237,15 +237,29 @@ const char *pkb_target_result_name(pkb_target_result r)
 
 /* ---- the noise floor ------------------------------------------------------------------------- */
 
+int pkb_results_section(const pkb_results *r,
+                        const char *path,
+                        const char *key,
+                        const json_t **obj,
+                        char *err,
+                        size_t err_len)
+{
+    *obj = json_object_get(r->root, key);
+    if (json_is_null(*obj))
+        *obj = NULL;
+    if (*obj != NULL && !json_is_object(*obj))
+        return pkb_fail(err, err_len, -EBADMSG, "%s: field %s is not an object", path, key);
+    return 0;
+}
+
 int pkb_noise_floor_read(
     const pkb_results *r, const char *path, pkb_noise_floor *f, char *err, size_t err_len)
 {
     *f = (pkb_noise_floor){0};
-    const json_t *nf = json_object_get(r->root, "noise_floor");
-    if (nf == NULL || json_is_null(nf))
-        return 0;
-    if (!json_is_object(nf))
-        return pkb_fail(err, err_len, -EBADMSG, "%s: field noise_floor is not an object", path);
+    const json_t *nf;
+    int rc = pkb_results_section(r, path, "noise_floor", &nf, err, err_len);
+    if (rc != 0 || nf == NULL)
+        return rc;
     const json_t *alpha = json_object_get(nf, "alpha"), *series = json_object_get(nf, "series");
     if (!json_is_number(alpha) || !(json_number_value(alpha) > 0 && json_number_value(alpha) < 1))
         return pkb_fail(err, err_len, -EBADMSG, "%s: noise_floor.alpha is not a number in (0, 1)",
@@ -366,14 +380,8 @@ int pkb_verdict_contenders(const pkb_results *r,
         rc = pkb_noise_floor_of(&floor, r, b->name, opts, &fb);
         if (rc == 0)
             rc = pkb_noise_floor_of(&floor, r, s->name, opts, &fc);
-        out->v[out->n] = (pkb_verdict){.name = s->name,
-                                       .base = b->samples,
-                                       .nbase = b->n,
-                                       .cand = s->samples,
-                                       .ncand = s->n,
-                                       .noise_floor = fmax(fb, fc),
-                                       .base_round = b->round,
-                                       .cand_round = s->round};
+        out->v[out->n] = pkb_verdict_of(b, s);
+        out->v[out->n].noise_floor = fmax(fb, fc);
         out->base[out->n] = b;
         out->cand[out->n] = s;
         out->n++;
@@ -388,15 +396,20 @@ int pkb_verdict_contenders(const pkb_results *r,
     return 0;
 }
 
+pkb_verdict pkb_verdict_of(const pkb_results_series *base, const pkb_results_series *cand)
+{
+    return (pkb_verdict){.name = cand->name,
+                         .base = base->samples,
+                         .nbase = base->n,
+                         .cand = cand->samples,
+                         .ncand = cand->n,
+                         .base_round = base->round,
+                         .cand_round = cand->round};
+}
+
 int pkb_verdict_pair(const pkb_results_series *base, const pkb_results_series *cand, pkb_verdict *v)
 {
-    *v = (pkb_verdict){.name = cand->name,
-                       .base = base->samples,
-                       .nbase = base->n,
-                       .cand = cand->samples,
-                       .ncand = cand->n,
-                       .base_round = base->round,
-                       .cand_round = cand->round};
+    *v = pkb_verdict_of(base, cand);
     return pkb_verdict_family(v, 1, &(pkb_verdict_options){.threshold = PKB_VERDICT_NEGLIGIBLE});
 }
 

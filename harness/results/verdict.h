@@ -79,6 +79,10 @@ typedef struct pkb_verdict {
     pks_decision d;          /* verdict, why undecidable, the bar |delta| had to pass */
 } pkb_verdict;
 
+/* The pair of two series of one results file, its inputs filled: named for cand, their samples
+ * and their rounds (pkb_verdict_family pairs them by round when they share enough). */
+pkb_verdict pkb_verdict_of(const pkb_results_series *base, const pkb_results_series *cand);
+
 /* Decides every pair of v[0..n) as one family (Holm over all n). Returns 0, -EINVAL (a sample
  * the statistics reject: empty, not finite, not positive) or -ENOMEM. */
 int pkb_verdict_family(pkb_verdict *v, size_t n, const pkb_verdict_options *opts);
@@ -135,6 +139,16 @@ pkb_target_result pkb_target_check(const pkb_verdict *v, double limit, bool stri
 const char *pkb_target_result_name(pkb_target_result r);
 
 /* ---- the noise floor of a base file ---------------------------------------------------------- */
+
+/* r's optional top-level object `key` ("noise_floor", pkbench ab's "ab"; path names the file in
+ * messages): 0 with *obj NULL when it is absent or null, else 0 with *obj set, or -EBADMSG with a
+ * one-line message when it is not an object. */
+int pkb_results_section(const pkb_results *r,
+                        const char *path,
+                        const char *key,
+                        const json_t **obj,
+                        char *err,
+                        size_t err_len);
 
 /* The optional "noise_floor" object of a results file (written by `pkbench run --aa`). */
 typedef struct pkb_noise_floor {

@@ -132,11 +132,7 @@ static pkb_attempt take_attempt(pkb_series *s)
                      .iterations = s->iterations,
                      .disturb = s->disturb,
                      .round = s->round};
-    s->nreps = 0;
-    s->samples_ns = s->child_cpu_ns = s->parent_cpu_ns = NULL;
-    s->iterations = NULL;
-    s->disturb = NULL;
-    s->round = NULL;
+    put_attempt(s, (pkb_attempt){0});
     return a;
 }
 

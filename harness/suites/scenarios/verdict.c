@@ -94,6 +94,23 @@ static void md_scenario_list(const pkb_results *r,
     }
 }
 
+/* What a bucket's word is said against, before the scenarios it names: "slower" than the
+ * baseline, "not distinguishable" from it, "no baseline" to compare with. */
+static const char *relation(pkb__bucket k)
+{
+    switch (k) {
+    case PKB__SLOWER:
+    case PKB__FASTER:
+        return " than the baseline";
+    case PKB__NOT_DISTINGUISHABLE:
+        return " from the baseline";
+    case PKB__NO_BASELINE:
+        return " to compare with";
+    default:
+        return "";
+    }
+}
+
 /* Where `who`'s overhead against the baseline falls, per bucket. */
 static void
 md_contender_verdict(const pkb_results *r, const pkb_verdict_set *vs, const char *who, pkb_buf *b)
@@ -116,15 +133,6 @@ md_contender_verdict(const pkb_results *r, const pkb_verdict_set *vs, const char
         count[of[i]]++;
         rows++;
     }
-    static const char *const lead[PKB__NBUCKETS] = {
-        [PKB__NEGLIGIBLE] = "negligible in ",
-        [PKB__NOT_DISTINGUISHABLE] = "not distinguishable from the baseline in ",
-        [PKB__SLOWER] = "slower than the baseline in ",
-        [PKB__FASTER] = "faster than the baseline in ",
-        [PKB__UNDECIDABLE] = "undecidable in ",
-        [PKB__UNTIMED] = "not timed in ",
-        [PKB__NO_BASELINE] = "no baseline to compare with in ",
-    };
     if (rows > 0) {
         pkb_buf_puts(b, rank(who) == 0 ? "- **" : "- ");
         pkb_md_code(b, who);
@@ -137,7 +145,8 @@ md_contender_verdict(const pkb_results *r, const pkb_verdict_set *vs, const char
             if (k == PKB__NEGLIGIBLE && count[k] == rows && rows >= 2)
                 pkb_buf_printf(b, "negligible in all %zu scenarios: ", rows);
             else
-                pkb_buf_puts(b, lead[k]);
+                pkb_buf_printf(b, "%s%s in ", pkb__bucket_word((pkb__bucket)k),
+                               relation((pkb__bucket)k));
             md_scenario_list(r, vs, who, (pkb__bucket)k, of, b);
             first = false;
         }
