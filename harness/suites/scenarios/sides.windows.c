@@ -2,7 +2,7 @@
  * sides — the scenarios suite in other builds' workers (sides.h), on Windows: not there. The
  * measuring worker (contenders/host/host.c) and the worker protocol's client are POSIX programs,
  * and `pkbench ab` builds revisions with git and the POSIX toolchain, so `ab` and `run --build`
- * say so and measure nothing (sides.c is the POSIX file).
+ * say so and measure nothing (sides.posix.c is the POSIX file).
  */
 #include "suites/scenarios/sides.h"
 
