@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "publish/escape.h"
 
+#include <stdarg.h>
 #include <string.h>
 #include <strings.h>
 
@@ -29,6 +30,28 @@ void pkb_html_text_n(pkb_buf *out, const char *s, size_t n)
 void pkb_html_text(pkb_buf *out, const char *s)
 {
     pkb_html_text_n(out, s, strlen(s));
+}
+
+void pkb_html_printf(pkb_buf *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *at = fmt; *at != '\0';) {
+        size_t plain = strcspn(at, "%");
+        pkb_buf_printf(out, "%.*s", (int)plain, at);
+        at += plain;
+        if (strncmp(at, "%s", 2) == 0) {
+            pkb_html_text(out, va_arg(ap, const char *));
+            at += 2;
+        } else if (strncmp(at, "%zu", 3) == 0) {
+            pkb_buf_printf(out, "%zu", va_arg(ap, size_t));
+            at += 3;
+        } else if (*at == '%') {
+            pkb_buf_puts(out, "%");
+            at += at[1] == '%' ? 2 : 1;
+        }
+    }
+    va_end(ap);
 }
 
 static bool starts_ci(const char *s, size_t n, const char *prefix)

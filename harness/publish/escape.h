@@ -17,6 +17,11 @@ void pkb_html_text_n(pkb_buf *out, const char *s, size_t n);
 /* The same for a NUL-terminated s. */
 void pkb_html_text(pkb_buf *out, const char *s);
 
+/* Appends fmt, markup written as it is, with each "%s" replaced by its argument escaped as
+ * pkb_html_text does, each "%zu" by its count and "%%" by "%": a piece of a page read as one
+ * template, its values never markup. No other conversion is taken (one is written as it is). */
+__attribute__((format(printf, 2, 3))) void pkb_html_printf(pkb_buf *out, const char *fmt, ...);
+
 /* Whether `href`[0..n) may be a link (image false) or an image's source (image true) on the
  * site, as above. */
 bool pkb_html_safe_url(const char *href, size_t n, bool image);

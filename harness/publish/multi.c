@@ -60,15 +60,10 @@ static int document_page(const char *dir,
     }
     pkb_page_head(&page, title, root);
     pkb_buf_printf(&page, "%s", facts->data ? facts->data : "");
-    pkb_buf_puts(&page, "<p class=\"facts\">This page as Markdown: <a href=\"");
-    pkb_html_text(&page, name);
-    pkb_buf_puts(&page, ".md\">");
-    pkb_html_text(&page, name);
-    pkb_buf_puts(&page, ".md</a>; as JSON: <a href=\"");
-    pkb_html_text(&page, name);
-    pkb_buf_puts(&page, ".json\">");
-    pkb_html_text(&page, name);
-    pkb_buf_puts(&page, ".json</a>.</p>\n");
+    pkb_html_printf(&page,
+                    "<p class=\"facts\">This page as Markdown: <a href=\"%s.md\">%s.md</a>; as "
+                    "JSON: <a href=\"%s.json\">%s.json</a>.</p>\n",
+                    name, name, name, name);
     pkb_md_to_html(md.data ? md.data : "", md.len, &page);
     pkb_page_foot(&page, "Published by <code>pkbench publish</code> from the results files the "
                          "index lists; every number on this page is computed from them.");
@@ -188,10 +183,9 @@ static int history_page(struct pkb__site *s, size_t i, size_t files, char *err, 
     pkb_report_options ro = s->o->report;
     ro.written = NULL;
     rc = dir.failed ? -ENOMEM : pkb_history_write(&h, dir.data, "history", &ro, err, err_len);
-    pkb_buf_printf(&facts, "<p class=\"facts\">The %zu results files of host <strong>", files);
-    pkb_html_text(&facts, id.host);
-    pkb_buf_puts(&facts, "</strong> (");
-    pkb_html_text(&facts, id.os);
+    pkb_html_printf(&facts,
+                    "<p class=\"facts\">The %zu results files of host <strong>%s</strong> (%s",
+                    files, id.host, id.os);
     pkb_buf_printf(&facts,
                    "), every series %s over the project's history, with the change points "
                    "E-divisive means found (a t-test decides each).</p>\n",

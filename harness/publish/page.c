@@ -21,16 +21,13 @@ void pkb_page_head(pkb_buf *b, const char *title, const char *root)
     pkb_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                     "<meta http-equiv=\"Content-Security-Policy\" content=\"" CSP "\">\n"
-                    "<meta name=\"generator\" content=\"pkbench publish\">\n<title>");
-    pkb_html_text(b, title);
-    pkb_buf_puts(b, "</title>\n<link rel=\"stylesheet\" href=\"");
-    pkb_html_text(b, root);
-    pkb_buf_puts(b, "style.css\">\n</head>\n<body>\n");
-    if (root[0] != '\0') {
-        pkb_buf_puts(b, "<nav><a href=\"");
-        pkb_html_text(b, root);
-        pkb_buf_puts(b, "index.html\">← every study</a></nav>\n");
-    }
+                    "<meta name=\"generator\" content=\"pkbench publish\">\n");
+    pkb_html_printf(b,
+                    "<title>%s</title>\n<link rel=\"stylesheet\" href=\"%sstyle.css\">\n</head>\n"
+                    "<body>\n",
+                    title, root);
+    if (root[0] != '\0')
+        pkb_html_printf(b, "<nav><a href=\"%sindex.html\">← every study</a></nav>\n", root);
     pkb_buf_puts(b, "<main>\n");
 }
 

@@ -141,15 +141,10 @@ static char *study_id(const char *rel)
 static void study_facts(const pkb__found *f, pkb_buf *b)
 {
     const pkb_results *r = &f->r;
-    pkb_buf_puts(b, "<p class=\"facts\">Results file <a href=\"");
-    pkb_html_text(b, r->file);
-    pkb_buf_puts(b, "\"><code>");
-    pkb_html_text(b, f->rel);
-    pkb_buf_puts(b, "</code></a> (its report as Markdown: <a href=\"");
-    pkb_html_text(b, r->name);
-    pkb_buf_puts(b, ".md\">");
-    pkb_html_text(b, r->name);
-    pkb_buf_puts(b, ".md</a>). Host: ");
+    pkb_html_printf(b,
+                    "<p class=\"facts\">Results file <a href=\"%s\"><code>%s</code></a> (its "
+                    "report as Markdown: <a href=\"%s.md\">%s.md</a>). Host: ",
+                    r->file, f->rel, r->name, r->name);
     study_host(r, b);
     pkb_buf_puts(b, ". Platform: ");
     study_platform(r, b);
@@ -201,16 +196,11 @@ static void index_row(const struct pkb__site *s, size_t i, pkb_buf *b)
 {
     const pkb__found *f = &s->scan.files[i];
     const pkb_results *r = &f->r;
-    pkb_buf_puts(b, "<tr><td><a href=\"studies/");
-    pkb_html_text(b, s->ids[i]);
-    pkb_buf_puts(b, "/index.html\"><code>");
-    pkb_html_text(b, f->rel);
-    pkb_buf_puts(b, "</code></a></td><td>");
-    pkb_html_text(b, study_suite(r));
-    pkb_buf_puts(b, "</td><td>");
     const char *profile = json_string_value(pkb_results_field(r, NULL, "profile"));
-    pkb_html_text(b, profile != NULL ? profile : "");
-    pkb_buf_puts(b, "</td><td>");
+    pkb_html_printf(b,
+                    "<tr><td><a href=\"studies/%s/index.html\"><code>%s</code></a></td><td>%s"
+                    "</td><td>%s</td><td>",
+                    s->ids[i], f->rel, study_suite(r), profile != NULL ? profile : "");
     study_host(r, b);
     pkb_buf_puts(b, "</td><td>");
     study_platform(r, b);
@@ -235,11 +225,8 @@ static void index_skipped(const struct pkb__site *s, pkb_buf *b)
         for (size_t i = 0; i < s->scan.n; i++) {
             if (s->scan.files[i].why == NULL)
                 continue;
-            pkb_buf_puts(b, "<li><code>");
-            pkb_html_text(b, s->scan.files[i].rel);
-            pkb_buf_puts(b, "</code>: ");
-            pkb_html_text(b, s->scan.files[i].why);
-            pkb_buf_puts(b, "</li>\n");
+            pkb_html_printf(b, "<li><code>%s</code>: %s</li>\n", s->scan.files[i].rel,
+                            s->scan.files[i].why);
         }
         pkb_buf_puts(b, "</ul>\n");
     }
@@ -268,13 +255,10 @@ static void index_many(const struct pkb__site *s, pkb_buf *b)
                     "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < s->nhistories; i++) {
         const struct pkb__history_page *h = &s->histories[i];
-        pkb_buf_puts(b, "<tr><td><a href=\"history/");
-        pkb_html_text(b, h->dir);
-        pkb_buf_puts(b, "/index.html\">");
-        pkb_html_text(b, h->host);
-        pkb_buf_puts(b, "</a></td><td>");
-        pkb_html_text(b, h->os);
-        pkb_buf_printf(b, "</td><td class=\"r\">%zu</td></tr>\n", h->files);
+        pkb_html_printf(b,
+                        "<tr><td><a href=\"history/%s/index.html\">%s</a></td><td>%s</td><td "
+                        "class=\"r\">%zu</td></tr>\n",
+                        h->dir, h->host, h->os, h->files);
     }
     pkb_buf_puts(b, "</tbody>\n</table></div>\n");
 }
@@ -284,17 +268,11 @@ static int index_page(struct pkb__site *s, char *err, size_t err_len)
     const char *title = s->o->title != NULL ? s->o->title : "pkbench studies";
     pkb_buf b = {0};
     pkb_page_head(&b, title, "");
-    pkb_buf_puts(&b, "<h1>");
-    pkb_html_text(&b, title);
-    pkb_buf_printf(&b,
-                   "</h1>\n<p class=\"facts\">%zu stud%s published by <code>pkbench "
-                   "publish</code> from <code>",
-                   s->published, s->published == 1 ? "y" : "ies");
-    pkb_html_text(&b, s->in);
-    pkb_buf_puts(&b, "</code> at ");
-    pkb_html_text(&b, s->when);
-    pkb_buf_puts(&b, ". A study is one results file: its page is its report, with the file.</p>\n"
-                     "\n");
+    pkb_html_printf(&b,
+                    "<h1>%s</h1>\n<p class=\"facts\">%zu stud%s published by <code>pkbench "
+                    "publish</code> from <code>%s</code> at %s. A study is one results file: its "
+                    "page is its report, with the file.</p>\n\n",
+                    title, s->published, s->published == 1 ? "y" : "ies", s->in, s->when);
     index_many(s, &b);
     pkb_buf_puts(&b, "<h2 id=\"studies\">Studies</h2>\n<div class=\"table\"><table>\n<thead><tr>"
                      "<th>results file</th><th>suite</th><th>profile</th><th>host</th>"

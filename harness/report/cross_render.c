@@ -595,20 +595,12 @@ int pkb_cross_write(const pkb_cross *c,
                     char *err,
                     size_t err_len)
 {
-    pkb_buf md = {0}, json = {0};
+    pkb_buf md = {0};
     pkb_cross_markdown(c, &md);
     json_t *doc = pkb_cross_json(c);
-    char *text = doc != NULL ? pkb_json_text(doc, 2) : NULL;
+    int rc = doc == NULL ? pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", name)
+                         : pkb_report_write_doc(name, &md, doc, NULL, out_dir, opts, err, err_len);
     json_decref(doc);
-    int rc = 0;
-    if (text == NULL)
-        rc = pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", name);
-    else
-        pkb_buf_printf(&json, "%s\n", text);
-    free(text);
-    if (rc == 0)
-        rc = pkb_report_write_doc(name, &md, &json, NULL, out_dir, opts, err, err_len);
     pkb_buf_free(&md);
-    pkb_buf_free(&json);
     return rc;
 }

@@ -596,24 +596,19 @@ int pkb_history_write(const pkb_history *h,
                       size_t err_len)
 {
     bool plots = opts == NULL || !opts->no_plots;
-    pkb_buf md = {0}, json = {0};
+    pkb_buf md = {0};
     pkb_figures figs = {0};
     pkb_history_markdown(h, name, plots, &md);
     json_t *doc = pkb_history_json(h);
-    char *text = doc != NULL ? pkb_json_text(doc, 2) : NULL;
-    json_decref(doc);
-    int rc = text == NULL ? -ENOMEM : 0;
-    if (rc == 0)
-        pkb_buf_printf(&json, "%s\n", text);
-    free(text);
+    int rc = doc == NULL ? -ENOMEM : 0;
     if (rc == 0 && plots)
         rc = pkb_history_figures(h, name, &figs);
     if (rc != 0)
         rc = pkb_fail(err, err_len, rc, "rendering %s: out of memory", name);
     else
-        rc = pkb_report_write_doc(name, &md, &json, &figs, out_dir, opts, err, err_len);
+        rc = pkb_report_write_doc(name, &md, doc, &figs, out_dir, opts, err, err_len);
+    json_decref(doc);
     pkb_figures_free(&figs);
     pkb_buf_free(&md);
-    pkb_buf_free(&json);
     return rc;
 }

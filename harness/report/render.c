@@ -234,11 +234,23 @@ static int fail_out(char *err, size_t err_len, int rc, const char *what, const c
     return pkb_fail(err, err_len, rc, "%s %s: %s", what, path, strerror(-rc));
 }
 
+/* doc into dir/name as indented text with a newline at the end: 0, or a negative errno. */
+static int write_json(const char *dir, const char *name, const json_t *doc)
+{
+    char *text = pkb_json_text(doc, 2);
+    pkb_buf b = {0};
+    pkb_buf_printf(&b, "%s\n", text != NULL ? text : "");
+    int rc = text == NULL || b.failed ? -ENOMEM : pkb_write_file(dir, name, b.data, b.len);
+    free(text);
+    pkb_buf_free(&b);
+    return rc;
+}
+
 /* Writes the report (and its JSON) and draws the figures into the staging directory, then
  * commits. */
 static int stage_and_commit(const char *name,
                             const pkb_buf *md,
-                            const pkb_buf *json,
+                            const json_t *json,
                             pkb_figures *figs,
                             const char *stage,
                             const char *out_dir,
@@ -251,7 +263,7 @@ static int stage_and_commit(const char *name,
     snprintf(json_name, sizeof json_name, "%s.json", name);
     int rc = pkb_write_file(stage, md_name, md->data, md->len);
     if (rc == 0 && json != NULL)
-        rc = pkb_write_file(stage, json_name, json->data, json->len);
+        rc = write_json(stage, json_name, json);
     if (rc != 0)
         return fail_out(err, err_len, rc, "cannot write in", stage);
     rc = pkb_figures_render(figs, stage, opts, err, err_len);
@@ -273,7 +285,7 @@ static int stage_and_commit(const char *name,
 
 int pkb_report_write_doc(const char *name,
                          const pkb_buf *md,
-                         const pkb_buf *json,
+                         const json_t *json,
                          pkb_figures *figs,
                          const char *out_dir,
                          const pkb_report_options *opts,
@@ -286,7 +298,7 @@ int pkb_report_write_doc(const char *name,
         opts = &defaults;
     if (figs == NULL)
         figs = &none;
-    if (md->failed || (json != NULL && json->failed))
+    if (md->failed)
         return pkb_fail(err, err_len, -ENOMEM, "rendering %s: out of memory", name);
     int rc = pkb_make_dirs(out_dir);
     if (rc != 0)

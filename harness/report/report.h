@@ -29,6 +29,7 @@
 #include "report/figure.h"
 #include "results/results.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,12 +77,12 @@ int pkb_report_write(const pkb_results *r,
                      size_t err_len);
 
 /* Writes a document that is not one results file's report (a table of many files, a history):
- * <name>.md, <name>.json when `json` is not NULL, and the figures of `figs` (NULL: none), staged
- * and renamed into place as pkb_report_write does, the Markdown last; out_dir is created. Their
- * names are appended to opts->written. Errors as pkb_report_write. */
+ * <name>.md, <name>.json (the `json` document, indented) when it is not NULL, and the figures of
+ * `figs` (NULL: none), staged and renamed into place as pkb_report_write does, the Markdown last;
+ * out_dir is created. Their names are appended to opts->written. Errors as pkb_report_write. */
 int pkb_report_write_doc(const char *name,
                          const pkb_buf *md,
-                         const pkb_buf *json,
+                         const json_t *json,
                          pkb_figures *figs,
                          const char *out_dir,
                          const pkb_report_options *opts,

@@ -70,65 +70,84 @@ static void tsv_name(pkb_buf *b, const char *s)
         pkb_buf_printf(b, "%c", *s == '\t' || *s == '\n' || *s == '\r' ? '_' : *s);
 }
 
+/* What a row of the .dat is written from. */
+struct dat {
+    const pkb_results *r;
+    const pkb__phases_view *v;
+    struct kinds *k;
+    size_t residual; /* the residual's kind */
+};
+
+/* Block 0: bar's segments, its base, each primitive on top, then the residual. */
+static void seg_rows(const struct dat *d, const pkb__recon_row *row, size_t bar, pkb_buf *b)
+{
+    const pkb__phase_series *base = &d->v->series[row->base];
+    pkb_buf_printf(b, "seg\t%zu\t%zu\t", bar, kind_of(d->k, row->base_name));
+    tsv_name(b, row->base_name);
+    pkb_buf_printf(b, "\t0\t%.6f\n", base->mean / 1e3);
+    double at = base->mean;
+    for (size_t p = 0; p < row->nparts; p++) {
+        const char *name = PKB__NAME(d->r, row->parts[p]);
+        double mean = d->v->series[row->parts[p]].mean;
+        pkb_buf_printf(b, "seg\t%zu\t%zu\t", bar, kind_of(d->k, name));
+        tsv_name(b, name);
+        pkb_buf_printf(b, "\t%.6f\t%.6f\n", at / 1e3, (at + mean) / 1e3);
+        at += mean;
+    }
+    double lo = fmin(row->rec.predicted_ns, row->rec.measured_ns);
+    double hi = fmax(row->rec.predicted_ns, row->rec.measured_ns);
+    pkb_buf_printf(b, "seg\t%zu\t%zu\tresidual\t%.6f\t%.6f\n", bar, d->residual, lo / 1e3,
+                   hi / 1e3);
+}
+
+/* Block 1: the bar's composite, its measured mean and sd, and the sum of its parts. */
+static void bar_row(const struct dat *d, const pkb__recon_row *row, size_t bar, pkb_buf *b)
+{
+    const pkb__phase_series *c = &d->v->series[row->composite];
+    pkb_buf_printf(b, "bar\t%zu\t", bar);
+    tsv_name(b, PKB__NAME(d->r, row->composite));
+    pkb_buf_printf(b, "\t%.6f\t%.6f\t%.6f\n", c->mean / 1e3, isnan(c->sd) ? 0 : c->sd / 1e3,
+                   row->rec.predicted_ns / 1e3);
+}
+
+/* Block 2: every repetition of the bar's composite, spread a little beside it. */
+static void rep_rows(const struct dat *d, const pkb__recon_row *row, size_t bar, pkb_buf *b)
+{
+    const pkb_results_series *s = &d->r->series[row->composite];
+    const json_t *flags = json_object_get(s->json, "disturbed");
+    if (flags == NULL)
+        flags = json_object_get(s->json, "noisy");
+    for (size_t k = 0; k < s->n; k++)
+        pkb_buf_printf(b, "rep\t%zu\t%.3f\t%.6f\t%d\n", bar,
+                       0.39 + 0.08 * ((double)((k * 7) % 11) / 10.0 - 0.5), s->samples[k] / 1e3,
+                       json_is_true(json_array_get(flags, k)));
+}
+
+/* The .dat's blocks in order, each a header and then a bar's rows per reconciled composite. */
+static const struct {
+    const char *head;
+    void (*rows)(const struct dat *d, const pkb__recon_row *row, size_t bar, pkb_buf *b);
+} blocks[] = {
+    {"# block 0, one row per segment\n# seg\tbar\tkind\tlabel\tbottom\ttop\n", seg_rows},
+    {"\n\n# block 1, one row per bar\n# bar\tbar\tcomposite\tmeasured\tsd\tsum\n", bar_row},
+    {"\n\n# block 2, every repetition of each composite, beside its bar\n"
+     "# rep\tbar\toffset\tus\tdisturbed\n",
+     rep_rows},
+};
+
 static void write_dat(
     const pkb_results *r, const pkb__phases_view *v, struct kinds *k, size_t residual, pkb_buf *b)
 {
+    const struct dat d = {.r = r, .v = v, .k = k, .residual = residual};
     pkb_buf_puts(b, "# pkbench report data, from ");
     pkb_buf_sanitized(b, r->file);
-    pkb_buf_puts(b, ": the phases reconciliation, in µs\n"
-                    "# block 0, one row per segment\n# seg\tbar\tkind\tlabel\tbottom\ttop\n");
-    size_t bar = 0;
-    for (size_t i = 0; i < v->nrows; i++) {
-        const pkb__recon_row *row = &v->rows[i];
-        if (!row->complete)
-            continue;
-        const pkb__phase_series *base = &v->series[row->base];
-        pkb_buf_printf(b, "seg\t%zu\t%zu\t", bar, kind_of(k, row->base_name));
-        tsv_name(b, row->base_name);
-        pkb_buf_printf(b, "\t0\t%.6f\n", base->mean / 1e3);
-        double at = base->mean;
-        for (size_t p = 0; p < row->nparts; p++) {
-            const char *name = PKB__NAME(r, row->parts[p]);
-            double mean = v->series[row->parts[p]].mean;
-            pkb_buf_printf(b, "seg\t%zu\t%zu\t", bar, kind_of(k, name));
-            tsv_name(b, name);
-            pkb_buf_printf(b, "\t%.6f\t%.6f\n", at / 1e3, (at + mean) / 1e3);
-            at += mean;
-        }
-        double lo = fmin(row->rec.predicted_ns, row->rec.measured_ns);
-        double hi = fmax(row->rec.predicted_ns, row->rec.measured_ns);
-        pkb_buf_printf(b, "seg\t%zu\t%zu\tresidual\t%.6f\t%.6f\n", bar, residual, lo / 1e3,
-                       hi / 1e3);
-        bar++;
-    }
-    pkb_buf_puts(b, "\n\n# block 1, one row per bar\n# bar\tbar\tcomposite\tmeasured\tsd\tsum\n");
-    bar = 0;
-    for (size_t i = 0; i < v->nrows; i++) {
-        const pkb__recon_row *row = &v->rows[i];
-        if (!row->complete)
-            continue;
-        const pkb__phase_series *c = &v->series[row->composite];
-        pkb_buf_printf(b, "bar\t%zu\t", bar++);
-        tsv_name(b, PKB__NAME(r, row->composite));
-        pkb_buf_printf(b, "\t%.6f\t%.6f\t%.6f\n", c->mean / 1e3, isnan(c->sd) ? 0 : c->sd / 1e3,
-                       row->rec.predicted_ns / 1e3);
-    }
-    pkb_buf_puts(b, "\n\n# block 2, every repetition of each composite, beside its bar\n"
-                    "# rep\tbar\toffset\tus\tdisturbed\n");
-    bar = 0;
-    for (size_t i = 0; i < v->nrows; i++) {
-        const pkb__recon_row *row = &v->rows[i];
-        if (!row->complete)
-            continue;
-        const pkb_results_series *s = &r->series[row->composite];
-        const json_t *flags = json_object_get(s->json, "disturbed");
-        if (flags == NULL)
-            flags = json_object_get(s->json, "noisy");
-        for (size_t k2 = 0; k2 < s->n; k2++)
-            pkb_buf_printf(b, "rep\t%zu\t%.3f\t%.6f\t%d\n", bar,
-                           0.39 + 0.08 * ((double)((k2 * 7) % 11) / 10.0 - 0.5),
-                           s->samples[k2] / 1e3, json_is_true(json_array_get(flags, k2)));
-        bar++;
+    pkb_buf_puts(b, ": the phases reconciliation, in µs\n");
+    for (size_t blk = 0; blk < sizeof blocks / sizeof blocks[0]; blk++) {
+        pkb_buf_puts(b, blocks[blk].head);
+        size_t bar = 0;
+        for (size_t i = 0; i < v->nrows; i++)
+            if (v->rows[i].complete)
+                blocks[blk].rows(&d, &v->rows[i], bar++, b);
     }
 }
 
