@@ -56,7 +56,7 @@ static const struct room {
     {"contenders", "contenders", "plugin processkit"},
     {"phases", "phases", "processkit"},
     {"attribution", "phases/attribution", "plugin phases processkit"},
-    {"common", "harness/common", ""},
+    {"common", "harness/common", "processkit"},
     {"results", "harness/results", "common"},
     {"report", "harness/report", "common results processkit"},
     {"run", "harness/run", "common results plugin processkit"},

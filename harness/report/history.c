@@ -1,13 +1,13 @@
 /*
  * history — the model of `pkbench history` (history.h): hosts, their files in the order of the
- * project's history (git ancestry through processkit's pk_run of git, else time), every series'
+ * project's history (git ancestry through common/git.h, else time), every series'
  * values over them, and its change points (common/changepoint.h) with the environment keys that
  * changed at each. history_render.c writes it out.
  */
 #define _GNU_SOURCE
 #include "report/history.h"
 
-#include "processkit.h"
+#include "common/git.h"
 #include "results/verdict.h"
 
 #include <errno.h>
@@ -82,31 +82,6 @@ static char *next_line(char *line)
     return end + 1;
 }
 
-/* git -C repo ARGS with `in` on stdin: its stdout (malloc'd) when it exits 0, else NULL. */
-static char *git(const char *repo, const char *const *args, const pkb_buf *in)
-{
-    const char *argv[8] = {"git", "-C", repo};
-    size_t n = 3;
-    for (; args[n - 3] != NULL && n < 7; n++)
-        argv[n] = args[n - 3];
-    argv[n] = NULL;
-    pk_result r;
-    int rc = pk_run(&(pk_command){.argv = argv,
-                                  .in = {.kind = in != NULL ? PK_STDIO_BYTES : PK_STDIO_NULL,
-                                         .data = in != NULL ? in->data : NULL,
-                                         .len = in != NULL ? in->len : 0},
-                                  .err.kind = PK_STDIO_NULL,
-                                  .timeout_ms = 60000},
-                    &r);
-    char *out = NULL;
-    if (rc == 0 && r.outcome.kind == PK_OUTCOME_EXITED && r.outcome.code == 0) {
-        out = r.out.data != NULL ? r.out.data : calloc(1, 1);
-        r.out.data = NULL;
-    }
-    pk_result_release(&r);
-    return out;
-}
-
 /* The commits of files[0..n) that the repository knows, as a list of lines for git's stdin;
  * *unknown lists the others (12 digits each). */
 static int known_commits(const pkb_many *m,
@@ -131,9 +106,10 @@ static int known_commits(const pkb_many *m,
         pkb_buf_free(&ask);
         return -ENOMEM;
     }
-    char *answer = ask.len > 0
-                       ? git(repo, (const char *const[]){"cat-file", "--batch-check", NULL}, &ask)
-                       : calloc(1, 1);
+    char *answer =
+        ask.len > 0
+            ? pkb_git(repo, (const char *const[]){"cat-file", "--batch-check", NULL}, &ask, 60000)
+            : calloc(1, 1);
     pkb_buf_free(&ask);
     if (answer == NULL)
         return -ENOENT; /* no repository there, or no git */
@@ -183,9 +159,9 @@ ancestry(const pkb_many *m, const size_t *files, size_t n, const char *repo, lon
                   nunknown, nunknown == 1 ? " is" : "s are", repo, unknown.data);
     char *list = NULL;
     if (rc == 0 && known.len > 0) {
-        list = git(repo,
-                   (const char *const[]){"rev-list", "--topo-order", "--reverse", "--stdin", NULL},
-                   &known);
+        list = pkb_git(
+            repo, (const char *const[]){"rev-list", "--topo-order", "--reverse", "--stdin", NULL},
+            &known, 60000);
         if (list == NULL)
             rc = note(why,
                       "git rev-list failed in %s: ordered by each revision's commit date, "

@@ -10,6 +10,7 @@
  */
 #include "run/env.h"
 
+#include "common/git.h"
 #include "processkit.h"
 #include "run/revision.h"
 
@@ -35,21 +36,9 @@
  * not there or fails. */
 static char *git(const char *const *args)
 {
-    const char *argv[8] = {"git", "-C", PKB_SOURCE_DIR};
-    int n = 3;
-    for (; args[n - 3] != NULL && n < 7; n++)
-        argv[n] = args[n - 3];
-    argv[n] = NULL;
-    pk_result r;
-    int rc = pk_run(&(pk_command){.argv = argv, .err.kind = PK_STDIO_NULL, .timeout_ms = 5000}, &r);
-    char *out = NULL;
-    if (rc == 0 && r.outcome.kind == PK_OUTCOME_EXITED && r.outcome.code == 0) {
-        out = r.out.data != NULL ? r.out.data : calloc(1, 1);
-        r.out.data = NULL;
-        if (out != NULL)
-            out[strcspn(out, "\r\n")] = '\0';
-    }
-    pk_result_release(&r);
+    char *out = pkb_git(PKB_SOURCE_DIR, args, NULL, 5000);
+    if (out != NULL)
+        out[strcspn(out, "\r\n")] = '\0';
     return out;
 }
 
