@@ -99,3 +99,10 @@ void *pkb_grow(void *items, size_t *cap, size_t need, size_t size, size_t first)
         *cap = bigger;
     return moved;
 }
+
+void pkb_strings_free(char **v, size_t n)
+{
+    for (size_t i = 0; v != NULL && i < n; i++)
+        free(v[i]);
+    free(v);
+}

@@ -24,6 +24,9 @@ void pkb_buf_vprintf(pkb_buf *b, const char *fmt, va_list ap) __attribute__((for
 void pkb_buf_puts(pkb_buf *b, const char *s);
 void pkb_buf_free(pkb_buf *b);
 
+/* Frees v[0..n) and v itself (v may be NULL): a list of malloc'd strings. */
+void pkb_strings_free(char **v, size_t n);
+
 /* Appends `s` as a file name: every byte outside [A-Za-z0-9_.-] becomes '_'. */
 void pkb_buf_sanitized(pkb_buf *b, const char *s);
 

@@ -22,13 +22,6 @@
 
 /* ==== keys ==================================================================================== */
 
-static void free_strings(char **v, size_t n)
-{
-    for (size_t i = 0; v != NULL && i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* Every key is one some file has; a key none has is named with the keys there are. */
 static int
 check_keys(const pkb_many *m, char **keys, size_t n, const char *opt, char *err, size_t err_len)
@@ -482,7 +475,7 @@ static int diff_key(const struct build *b, const char *key, char **file_value, p
 static void diff_free(pkb_cross_diff *d)
 {
     free(d->key);
-    free_strings(d->values, d->nvalues);
+    pkb_strings_free(d->values, d->nvalues);
     free(d->in_col);
     free(d->in_row);
 }
@@ -547,8 +540,8 @@ static int shared_and_differing(struct build *b)
         else
             diff_free(&t->diffs[t->ndiffs]);
     }
-    free_strings(value, c->files.n);
-    pkb_identity_free_keys(keys, nkeys);
+    pkb_strings_free(value, c->files.n);
+    pkb_strings_free(keys, nkeys);
     free(files);
     return rc;
 }
@@ -605,14 +598,14 @@ build_table(pkb_cross *c, const pkb_verdict_set *sets, const char *suite, pkb_cr
 static void table_free(pkb_cross_table *t)
 {
     free(t->suite);
-    free_strings(t->row_label, t->nrows);
-    free_strings(t->col_label, t->ncols);
-    free_strings(t->row_value, t->nrows * t->nkeys_r);
-    free_strings(t->col_value, t->ncols * t->nkeys_c);
+    pkb_strings_free(t->row_label, t->nrows);
+    pkb_strings_free(t->col_label, t->ncols);
+    pkb_strings_free(t->row_value, t->nrows * t->nkeys_r);
+    pkb_strings_free(t->col_value, t->ncols * t->nkeys_c);
     free(t->cells);
     free(t->col_floor);
-    free_strings(t->common_key, t->ncommon);
-    free_strings(t->common_value, t->ncommon);
+    pkb_strings_free(t->common_key, t->ncommon);
+    pkb_strings_free(t->common_value, t->ncommon);
     for (size_t i = 0; i < t->ndiffs; i++)
         diff_free(&t->diffs[i]);
     free(t->diffs);
@@ -623,8 +616,8 @@ void pkb_cross_free(pkb_cross *c)
     for (size_t i = 0; i < c->ntables; i++)
         table_free(&c->tables[i]);
     free(c->tables);
-    pkb_identity_free_keys(c->row_keys, c->nrow_keys);
-    pkb_identity_free_keys(c->col_keys, c->ncol_keys);
+    pkb_strings_free(c->row_keys, c->nrow_keys);
+    pkb_strings_free(c->col_keys, c->ncol_keys);
     pkb_many_free(&c->files);
     memset(c, 0, sizeof *c);
 }

@@ -34,13 +34,6 @@ __attribute__((format(printf, 2, 3))) static int note(char **out, const char *fm
     return 1;
 }
 
-static void free_strings(char **v, size_t n)
-{
-    for (size_t i = 0; v != NULL && i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
 /* ==== time ==================================================================================== */
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. */
@@ -380,7 +373,7 @@ static int env_changes(const pkb_history *h, size_t a, size_t b, pkb_history_cha
         if (strcmp(va, vb) != 0 && (c->env_keys[c->nenv_keys++] = strdup(keys[k])) == NULL)
             rc = -ENOMEM;
     }
-    pkb_identity_free_keys(keys, n);
+    pkb_strings_free(keys, n);
     return rc;
 }
 
@@ -416,7 +409,7 @@ void pkb_history_free(pkb_history *h)
         for (size_t k = 0; k < host->nseries; k++) {
             pkb_history_series *x = &host->series[k];
             for (size_t c = 0; c < x->nchanges; c++)
-                free_strings(x->changes[c].env_keys, x->changes[c].nenv_keys);
+                pkb_strings_free(x->changes[c].env_keys, x->changes[c].nenv_keys);
             free(x->changes);
             free(x->suite);
             free(x->name);

@@ -260,13 +260,6 @@ bool pkb_identity_env_skipped(const char *field)
 
 /* ==== key lists =============================================================================== */
 
-void pkb_identity_free_keys(char **keys, size_t n)
-{
-    for (size_t i = 0; keys != NULL && i < n; i++)
-        free(keys[i]);
-    free(keys);
-}
-
 bool pkb_identity_key_among(char *const *keys, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
@@ -303,7 +296,7 @@ int pkb_identity_parse_keys(
     }
     free(copy);
     if (rc != 0) {
-        pkb_identity_free_keys(*keys, *n);
+        pkb_strings_free(*keys, *n);
         *keys = NULL;
         *n = 0;
     }
@@ -359,7 +352,7 @@ int pkb_identity_compared_keys(const pkb_results *const *files,
         }
     }
     if (rc != 0) {
-        pkb_identity_free_keys(*keys, *n);
+        pkb_strings_free(*keys, *n);
         *keys = NULL;
         *n = 0;
     }

@@ -65,10 +65,10 @@ void pkb_identity_key(
 
 /* Parses a comma-separated list of keys ("host, os") into a malloc'd array of *n keys: blanks
  * around a key dropped. Returns 0, or -EINVAL with a message naming `what` (the option) for an
- * empty list, an empty key or a key named twice, or -ENOMEM. Free with pkb_identity_free_keys. */
+ * empty list, an empty key or a key named twice, or -ENOMEM. Free with pkb_strings_free
+ * (common/buf.h). */
 int pkb_identity_parse_keys(
     const char *list, const char *what, char ***keys, size_t *n, char *err, size_t err_len);
-void pkb_identity_free_keys(char **keys, size_t n);
 
 /* Whether `key` is among keys[0..n), an alias counting as its key (glibc is libc). */
 bool pkb_identity_key_among(char *const *keys, size_t n, const char *key);
@@ -77,7 +77,7 @@ bool pkb_identity_key_among(char *const *keys, size_t n, const char *key);
  * scenario, contender, series — and file), then every field of the files' environments that is
  * not a named key's source or skipped (pkb_identity_env_skipped), then every field of their
  * settings as "settings.X"; a key among `exclude` (aliases count) left out. Returns 0 or
- * -ENOMEM; free with pkb_identity_free_keys. */
+ * -ENOMEM; free with pkb_strings_free (common/buf.h). */
 int pkb_identity_compared_keys(const pkb_results *const *files,
                                size_t nfiles,
                                char *const *exclude,
