@@ -1,7 +1,7 @@
 /*
- * sides — the scenarios suite's series in other builds' workers (sides.posix.c), private to its folder:
- * every contender of the registry in every scenario it runs, once per side of `pkbench ab` (or
- * once, in the one build of `pkbench run --build`), each series in a process of its build's
+ * sides — the scenarios suite's series in other builds' workers (sides.posix.c), private to its
+ * folder: every contender of the registry in every scenario it runs, once per side of `pkbench ab`
+ * (or once, in the one build of `pkbench run --build`), each series in a process of its build's
  * worker.
  */
 #ifndef PKB_SUITES_SCENARIOS_SIDES_H
