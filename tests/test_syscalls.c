@@ -51,6 +51,10 @@ struct trace {
     int children; /* processes created between the markers */
     bool recording;
     bool child_execd;
+    /* The helper, stopped at its end marker, is held there until the child has settled (see
+     * settled()): the guardian runs on its own, and on a loaded machine the helper used to exit
+     * before the guardian's first call, which then went unrecorded. */
+    bool ended, held, child_gone;
 };
 
 static void record(struct calls *c, const struct __ptrace_syscall_info *info)
@@ -71,9 +75,10 @@ static void on_entry(struct trace *t, int pid, const struct __ptrace_syscall_inf
     if (pid == t->parent.pid) {
         if (nr == SYS_close && fd == MARK_START)
             t->recording = true;
-        else if (nr == SYS_close && fd == MARK_END)
+        else if (nr == SYS_close && fd == MARK_END) {
             t->recording = false;
-        else if (t->recording)
+            t->ended = true;
+        } else if (t->recording)
             record(&t->parent, info);
     } else if (t->child.pid == 0 && t->recording) {
         if (t->early.pid != pid)
@@ -83,6 +88,27 @@ static void on_entry(struct trace *t, int pid, const struct __ptrace_syscall_inf
         record(&t->child, info);
         if (nr == SYS_execve)
             t->child_execd = true;
+    }
+}
+
+/* Whether the recorded child has done all it does before the helper's exit could cut it short:
+ * the run's child has exec'd; the guardian sleeps in read() (or it is gone, or there is none). */
+static bool settled(const struct trace *t)
+{
+    if (t->child.pid == 0 || t->child_execd || t->child_gone)
+        return true;
+    for (int i = 0; i < t->child.n; i++)
+        if (t->child.nr[i] == SYS_read)
+            return true;
+    return false;
+}
+
+/* Lets the helper go on from its end marker once the child has settled. */
+static void release_if_settled(struct trace *t)
+{
+    if (t->held && settled(t)) {
+        t->held = false;
+        ptrace(PTRACE_SYSCALL, t->parent.pid, NULL, NULL);
     }
 }
 
@@ -128,6 +154,8 @@ static void trace_helper(const char *mode, struct trace *t)
                 status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
                 break;
             }
+            t->child_gone = t->child_gone || w == t->child.pid;
+            release_if_settled(t);
             continue;
         }
         int sig = WSTOPSIG(st), event = st >> 16, inject = 0;
@@ -136,6 +164,11 @@ static void trace_helper(const char *mode, struct trace *t)
             long len = ptrace(PTRACE_GET_SYSCALL_INFO, w, (void *)sizeof info, &info);
             if (len > 0 && info.op == PTRACE_SYSCALL_INFO_ENTRY)
                 on_entry(t, w, &info);
+            if (w == pid && t->ended && !t->held && !settled(t)) {
+                t->held = true; /* resumed by release_if_settled */
+                t->ended = false;
+                continue;
+            }
         } else if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
                    event == PTRACE_EVENT_VFORK) {
             unsigned long child = 0;
@@ -160,6 +193,7 @@ static void trace_helper(const char *mode, struct trace *t)
             inject = sig; /* a real signal (SIGCHLD): deliver it */
         }
         ptrace(PTRACE_SYSCALL, w, NULL, (void *)(long)inject);
+        release_if_settled(t);
     }
     /* Tasks of the helper still traced by us once it is gone (its guardian, killed at its exit,
      * may die after it): each is let go or reaped, never left a zombie of ours. */
