@@ -213,4 +213,46 @@ TEST_IMPL(verdict_paired_by_round_decides_through_drift)
     ASSERT(pks_paired_half_width(&x.pair) < 0.06);
     ASSERT_EQ(x.d.verdict, PKS_IMPROVED);
     ASSERT(pkb_target_check(&x, 1.0, true) == PKB_TARGET_MET);
+
+    /* 8 rounds whose ratios scatter from 0.70 to 0.98: too noisy for a verdict at the 10%
+     * threshold (the CI is more than ±10% wide), but the whole CI lies below 1, so "ahead" is
+     * settled (the fan-out at scale's rust_tokio at N = 4096, 2026-12-06); scattered from 0.80 to
+     * 1.08 it is not. */
+    static const double ahead[8] = {0.70, 0.98, 0.76, 0.96, 0.84, 0.92, 0.74, 0.97};
+    static const double astride[8] = {0.80, 1.08, 0.86, 1.04, 0.92, 1.00, 0.84, 1.06};
+    for (int k = 0; k < 2; k++) {
+        double b8[8], c8[8];
+        int r8[8];
+        for (int i = 0; i < 8; i++) {
+            b8[i] = 1.0e6 * (1 + 0.2 * sin(i * 1.3));
+            c8[i] = b8[i] * (k == 0 ? ahead : astride)[i];
+            r8[i] = i + 1;
+        }
+        pkb_verdict y = {.name = "s/noisy",
+                         .base = b8,
+                         .nbase = 8,
+                         .cand = c8,
+                         .ncand = 8,
+                         .base_round = r8,
+                         .cand_round = r8};
+        ASSERT_EQ(pkb_verdict_family(&y, 1, &(pkb_verdict_options){.threshold = 0.10}), 0);
+        ASSERT(y.paired && y.d.verdict == PKS_UNDECIDABLE && y.d.reason == PKS_TOO_NOISY);
+        if (k == 0) {
+            ASSERT(y.s.ratio.hi < 1.0);
+            ASSERT(pkb_target_check(&y, 1.0, true) == PKB_TARGET_MET);
+            ASSERT(pkb_target_check(&y, 0.6, false) == PKB_TARGET_NOT_MET);
+            ASSERT(pkb_target_check(&y, 0.8, false) == PKB_TARGET_UNDECIDABLE);
+        } else {
+            ASSERT(y.s.ratio.lo < 1.0 && y.s.ratio.hi > 1.0);
+            ASSERT(pkb_target_check(&y, 1.0, true) == PKB_TARGET_UNDECIDABLE);
+        }
+    }
+    /* Apart, the limit is widened by the noisier sample's cv: v[1] above (too noisy) meets a
+     * limit only when its CI clears the limit by that cv, and fails one only the same way. */
+    double wide = fmax(v[1].cv_base, v[1].cv_cand);
+    ASSERT(wide > 0.10 && isfinite(v[1].s.ratio.lo) && isfinite(v[1].s.ratio.hi));
+    ASSERT(pkb_target_check(&v[1], v[1].s.ratio.hi + wide / 2, false) == PKB_TARGET_UNDECIDABLE);
+    ASSERT(pkb_target_check(&v[1], v[1].s.ratio.hi + wide * 1.01, false) == PKB_TARGET_MET);
+    ASSERT(pkb_target_check(&v[1], v[1].s.ratio.lo - wide / 2, false) == PKB_TARGET_UNDECIDABLE);
+    ASSERT(pkb_target_check(&v[1], v[1].s.ratio.lo - wide * 1.01, false) == PKB_TARGET_NOT_MET);
 }

@@ -209,12 +209,24 @@ const char *pkb_verdict_word_name(pkb_verdict_word w)
 
 /* ---- targets --------------------------------------------------------------------------------- */
 
+/* A target is decided by where the ratio's whole CI lies against its limit. Too few samples decide
+ * nothing. Too noisy, the rule is pks_decide's for a verdict (issue 35: noise may widen the bar,
+ * never veto what the data settle): a CI wholly beyond the limit still decides it, apart with the
+ * limit widened by the noisier sample's cv, paired as it is (the CI over the rounds already
+ * carries the rounds' noise). */
 pkb_target_result pkb_target_check(const pkb_verdict *v, double limit, bool strict)
 {
-    if (v->d.verdict == PKS_UNDECIDABLE || !isfinite(v->s.ratio.lo) || !isfinite(v->s.ratio.hi))
+    if (!isfinite(v->s.ratio.lo) || !isfinite(v->s.ratio.hi))
         return PKB_TARGET_UNDECIDABLE;
-    bool hi_ok = strict ? v->s.ratio.hi < limit : v->s.ratio.hi <= limit;
-    bool lo_ok = strict ? v->s.ratio.lo < limit : v->s.ratio.lo <= limit;
+    double widen = 0;
+    if (v->d.verdict == PKS_UNDECIDABLE) {
+        if (v->d.reason != PKS_TOO_NOISY)
+            return PKB_TARGET_UNDECIDABLE;
+        widen = v->paired ? 0 : fmax(finite_or_0(v->cv_base), finite_or_0(v->cv_cand));
+    }
+    double below = limit - widen, above = limit + widen;
+    bool hi_ok = strict || widen > 0 ? v->s.ratio.hi < below : v->s.ratio.hi <= below;
+    bool lo_ok = strict ? v->s.ratio.lo < above : v->s.ratio.lo <= above;
     if (hi_ok)
         return PKB_TARGET_MET;
     if (!lo_ok)

@@ -131,8 +131,9 @@ typedef enum pkb_target_result {
 
 /* Whether ratio = median(cand) / median(base) meets "ratio ≤ limit" (strict: "ratio < limit"),
  * judged on the pair's 95% CI once pkb_verdict_family has run: met when the CI's upper end
- * meets it, not met when its lower end fails it, otherwise (or when the pair is undecidable)
- * undecidable. */
+ * meets it, not met when its lower end fails it, otherwise undecidable. With too few samples it
+ * is undecidable; too noisy, it is decided only by a CI wholly beyond the limit (apart: the limit
+ * widened by the noisier sample's cv), as a verdict is. */
 pkb_target_result pkb_target_check(const pkb_verdict *v, double limit, bool strict);
 
 /* "met", "not met", "undecidable". */
