@@ -382,10 +382,31 @@ TEST_IMPL(ab_measures_each_sample_in_a_new_worker)
     json_decref(doc);
 }
 
+/* The share of a results file's repetitions that its disturbance check marked: other processes
+ * took more than a quarter of the machine (or the hypervisor stole CPU) while they ran. */
+static double disturbed_share(json_t *doc)
+{
+    size_t n = 0, marked = 0, i, j;
+    json_t *s, *d;
+    json_array_foreach(json_object_get(doc, "series"), i, s)
+    {
+        json_array_foreach(json_object_get(s, "disturbed"), j, d)
+        {
+            n++;
+            marked += json_is_true(d);
+        }
+    }
+    return n > 0 ? (double)marked / (double)n : 0;
+}
+
 TEST_IMPL(check_against_head_decides_unchanged)
 {
     /* The working tree against the revision it is at, through ab: both sides the same library
-     * (the same key: built once), one short series. A/A in one interleaved run: unchanged. */
+     * (the same key: built once), one short series. A/A in one interleaved run: unchanged.
+     * What is tested is the path (check --against, through ab, to a decision and exit 0), not
+     * how fine a change ab can see (the ab study measures that): so a bar wide enough that a
+     * machine busy with the other test lanes still decides within the budget. With the default
+     * 2% bar and 10% limit, CI once ran out of budget at ±10.4% after 46 rounds (exit 3). */
     pk_test_need_pkbench();
     pk_test_need_jsonschema();
     need_quiet();
@@ -394,9 +415,24 @@ TEST_IMPL(check_against_head_decides_unchanged)
     snprintf(out, sizeof out, "%s/aa.json", pk_test_tmpdir());
     snprintf(cmp, sizeof cmp, "%s/aa-compare.json", pk_test_tmpdir());
     pk_result r;
-    int code = RUN_IN(repo, &r, PK_PKBENCH_PATH, "check", "--against", "HEAD", "--filter",
-                      "^spawn_only/processkit$", "--max-time", "20s", "--no-prime", "--alpha",
-                      "0.01", "--out", out, "--format", "json");
+    int code =
+        RUN_IN(repo, &r, PK_PKBENCH_PATH, "check", "--against", "HEAD", "--filter",
+               "^spawn_only/processkit$", "--max-time", "30s", "--no-prime", "--alpha", "0.01",
+               "--threshold", "20", "--cv-limit", "30", "--out", out, "--format", "json");
+    if (code == 3) {
+        /* "Cannot tell" is ab's right answer when other load swamped the run; the gate above
+         * saw a quiet machine at the start only (CI's other lanes start and stop). The harness's
+         * own disturbance check says whether that happened: above the share at which it would
+         * re-measure a series, skip; a quiet run that cannot decide an A/A fails. */
+        json_t *doc = load_json(out);
+        double share = disturbed_share(doc);
+        json_decref(doc);
+        if (share > 0.25)
+            pk_test_skip_gate("quiet",
+                              "other load ran during %.0f%% of the run's repetitions (its "
+                              "disturbance check) and ab could not decide: %s",
+                              100 * share, r.err.data ? r.err.data : "");
+    }
     if (code != 0)
         pk_test_fail(__FILE__, __LINE__, "check --against HEAD exited %d: %s", code,
                      r.err.data ? r.err.data : "");
