@@ -307,6 +307,8 @@
     X(compare_names_settings_and_a_missing_noise_floor, 20)                                        \
     X(results_size_and_values_bounded, 20)                                                         \
     X(compare_large_samples, 30)                                                                   \
+    X(inject_extra_run_counts, 30)                                                                 \
+    X(inject_nothing_in_the_library, 20)                                                           \
     X(drift_pure_drift_is_not_a_regression, 20)                                                    \
     X(drift_pure_regression_is_caught, 20)                                                         \
     X(drift_and_regression_separated, 20)                                                          \

@@ -132,4 +132,19 @@ int pk__group_stats(struct pk_group *g, pk_group_stats *st);
 int pk__cancel_open(pk_cancel *c);
 void pk__cancel_close(pk_cancel *c);
 
+/* ---- the ab study's injected slowdown (inject_run.c) ---------------------------------------- */
+
+/* For tests/ab/study.sh only (a build with -DPK_INJECT_EXTRA_RUN_PCT=N): pk_run calls it before its
+ * run, and every (100/N)-th call runs the command once more first, its outcome discarded, when no
+ * stream is a pipe — N% more of the same work. In every other build it is an empty inline
+ * function and costs nothing. */
+#if defined(PK_INJECT_EXTRA_RUN_PCT) && PK_INJECT_EXTRA_RUN_PCT > 0
+void pk__inject_extra_run(const pk_command *cmd);
+#else
+static inline void pk__inject_extra_run(const pk_command *cmd)
+{
+    (void)cmd;
+}
+#endif
+
 #endif /* PK_INTERNAL_H */

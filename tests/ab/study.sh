@@ -6,9 +6,12 @@
 #
 # The builds are revisions of a scratch repository, DIR/repo, made from this tree's
 # CMakeLists.txt and lib/: `base`; `slow3` and `slow1`, base with lib/CMakeLists.txt's
-# PK_INJECT_SLOWDOWN_PCT set to 3 and 1 (lib/src/inject.c: after every reap processkit spins that
-# share of the run's lifetime, so spawn_only/processkit is that much slower and nothing else is);
-# and a history h1..h16 on top of base, each commit a line in NOTES, h11 also the 5% slowdown.
+# PK_INJECT_EXTRA_RUN_PCT set to 3 and 1 (lib/src/inject_run.c: every (100/N)-th pk_run whose
+# streams are no pipe first runs its command once more, so spawn_only/processkit, whose streams are
+# inherited, does N% more of the same work on any host, and the series with pipes do not); and a
+# history h1..h16 on top of base, each commit a line in NOTES, h11 also the 5% slowdown.
+# (The study's first builds spun N% of each run's time instead, which measured about 3N on some
+# hosts: their pairs are kept apart in DIR/spin, see results/ab-injection-20261206.)
 #
 # Per pair p = 1..N and kind in aa (base against itself), slow3, slow1, in an order rotated every
 # pair:
@@ -131,7 +134,7 @@ pkbench=${PKBENCH:-$root/build/release/harness/pkbench}
 
 # The scratch repository: base, slow3, slow1, h1..h16 (h11 the 5% slowdown).
 git_q() { git -C "$out/repo" -c user.name=ab-study -c user.email=ab-study@invalid "$@"; }
-slowed() { sed -i "s/set(PK_INJECT_SLOWDOWN_PCT [0-9]* CACHE/set(PK_INJECT_SLOWDOWN_PCT $1 CACHE/" \
+slowed() { sed -i "s/set(PK_INJECT_EXTRA_RUN_PCT [0-9]* CACHE/set(PK_INJECT_EXTRA_RUN_PCT $1 CACHE/" \
     "$out/repo/lib/CMakeLists.txt"; }
 make_repo() {
     [ -f "$out/repo/.complete" ] && return 0
@@ -139,8 +142,8 @@ make_repo() {
     rm -rf "$out/repo"
     mkdir -p "$out/repo"
     cp -r CMakeLists.txt lib "$out/repo/"
-    grep -q 'set(PK_INJECT_SLOWDOWN_PCT 0 CACHE' "$out/repo/lib/CMakeLists.txt" ||
-        die "lib/CMakeLists.txt has no PK_INJECT_SLOWDOWN_PCT to set"
+    grep -q 'set(PK_INJECT_EXTRA_RUN_PCT 0 CACHE' "$out/repo/lib/CMakeLists.txt" ||
+        die "lib/CMakeLists.txt has no PK_INJECT_EXTRA_RUN_PCT to set"
     git_q init -q
     git_q add -A
     git_q commit -q -m base
@@ -149,7 +152,7 @@ make_repo() {
     for pct in 3 1; do
         git_q checkout -q -b "slow$pct" base
         slowed "$pct"
-        git_q commit -q -am "spawn_only $pct% slower (PK_INJECT_SLOWDOWN_PCT=$pct)"
+        git_q commit -q -am "spawn_only $pct% slower (PK_INJECT_EXTRA_RUN_PCT=$pct)"
     done
     git_q checkout -q -b history base
     local k
