@@ -134,16 +134,17 @@ void pk__cancel_close(pk_cancel *c);
 
 /* ---- the ab study's injected slowdown (inject_run.c) ---------------------------------------- */
 
-/* For tests/ab/study.sh only (a build with -DPK_INJECT_EXTRA_RUN_PCT=N): pk_run calls it before its
- * run, and every (100/N)-th call runs the command once more first, its outcome discarded, when no
- * stream is a pipe — N% more of the same work. In every other build it is an empty inline
- * function and costs nothing. */
+/* For tests/ab/study.sh only (a build with -DPK_INJECT_EXTRA_RUN_PCT=N): whether this pk_run is
+ * one of the (100/N)-th that first run their command once more, outcome discarded — true only
+ * when no stream is a pipe: N% more of the same work. In every other build it is an inline
+ * `false`, and pk_run's extra run is compiled away. */
 #if defined(PK_INJECT_EXTRA_RUN_PCT) && PK_INJECT_EXTRA_RUN_PCT > 0
-void pk__inject_extra_run(const pk_command *cmd);
+bool pk__inject_extra_run_due(const pk_command *cmd);
 #else
-static inline void pk__inject_extra_run(const pk_command *cmd)
+static inline bool pk__inject_extra_run_due(const pk_command *cmd)
 {
     (void)cmd;
+    return false;
 }
 #endif
 
