@@ -1,5 +1,5 @@
 /*
- * The ab study's injected slowdown (internal.h, pk__inject_extra_run): compiled only into a build
+ * The ab study's injected slowdown (internal.h, pk__inject_extra_run_due): compiled only into a build
  * configured with -DPK_INJECT_EXTRA_RUN_PCT=N, never into the library anyone installs.
  *
  * tests/ab/study.sh needs builds that make spawn_only/processkit a known share slower on any host,
