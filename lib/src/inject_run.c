@@ -1,6 +1,6 @@
 /*
- * The ab study's injected slowdown (internal.h, pk__inject_extra_run_due): compiled only into a build
- * configured with -DPK_INJECT_EXTRA_RUN_PCT=N, never into the library anyone installs.
+ * The ab study's injected slowdown (internal.h, pk__inject_extra_run_due): compiled only into a
+ * build configured with -DPK_INJECT_EXTRA_RUN_PCT=N, never into the library anyone installs.
  *
  * tests/ab/study.sh needs builds that make spawn_only/processkit a known share slower on any host,
  * to count how often `pkbench ab` catches a 3% and a 1% regression. A spin of N% of each run's
