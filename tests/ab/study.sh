@@ -34,6 +34,7 @@ usage() {
     cat <<'USAGE'
 usage: tests/ab/study.sh [--pairs N] [--max-time DURATION] [--kinds LIST] [--sep-repetitions N]
                          [--no-separate] [--no-bisect] [--out DIR] [--note FILE]
+                         [--methodology FILE|none]
                          [--max-load L] [--max-wait S] [--analyse-only]
 
   --pairs N            pairs per kind (default 20)
@@ -45,11 +46,14 @@ usage: tests/ab/study.sh [--pairs N] [--max-time DURATION] [--kinds LIST] [--sep
   --out DIR            where the files go (default results/ab-study-<UTC time>); an existing
                        study directory is continued: complete runs are kept, the rest measured
   --note FILE          the dated note to write (default reports/notes/<study date>-ab-study.md)
+  --methodology FILE   whose ab-study block gets the done-when and the verdicts per kind
+                       (default the tree's METHODOLOGY.md; none: no such block is written)
   --max-load L         before each run, wait until the 1-minute load average is at most L ...
   --max-wait S         ... but never longer than S seconds (default 600), then run anyway (logged)
   --analyse-only       measure nothing: compare what DIR holds and write the summary and note
   --help               this text
 
+Relative paths (--out, --note, --methodology) are from the tree's top directory.
 PKBENCH=PATH uses that pkbench instead of building build/release (a quick check of the study).
 USAGE
 }
@@ -63,6 +67,7 @@ is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 is_number() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 
 pairs=20 max_time=5m kinds=aa,slow3,slow1 sep_reps=100 separate=true bisect=true out= note=
+methodology=METHODOLOGY.md
 max_load= max_wait=600 analyse_only=false
 while [ $# -gt 0 ]; do
     opt=$1
@@ -80,7 +85,7 @@ while [ $# -gt 0 ]; do
         shift
         continue
         ;;
-    --pairs | --max-time | --kinds | --sep-repetitions | --out | --note | --max-load | --max-wait) ;;
+    --pairs | --max-time | --kinds | --sep-repetitions | --out | --note | --max-load | --max-wait | --methodology) ;;
     --*=*)
         set -- "${opt%%=*}" "${opt#*=}" "${@:2}"
         continue
@@ -109,6 +114,8 @@ while [ $# -gt 0 ]; do
         out=$val ;;
     --note) [ -n "$val" ] || die "--note needs a file"
         note=$val ;;
+    --methodology) [ -n "$val" ] || die "--methodology needs a file, or none"
+        methodology=$val ;;
     --max-load) is_number "$val" || die "--max-load needs a load average (e.g. 4 or 2.5), got '$val'"
         max_load=$val ;;
     --max-wait) is_uint "$val" || die "--max-wait needs seconds, got '$val'"
@@ -294,5 +301,6 @@ for base in "$out"/sep/*-base.json; do
 done
 args=("$out")
 [ -n "$note" ] && args+=(--note "$note")
+[ "$methodology" = none ] || args+=(--methodology "$methodology")
 /usr/bin/python3 tests/ab/summarize.py "${args[@]}" --max-time "$max_time"
 say "summary: $out/summary.md and $out/summary.json"
