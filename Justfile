@@ -228,9 +228,11 @@ ab-study *ARGS:
 fmt:
     {{sources}} | xargs clang-format -i
 
-# Fail when any C source is not formatted.
+# Fail when any C source is not formatted, or METHODOLOGY.md's generated ab-study tables are not
+# what the summary.json they name renders (hand-edited, or the summary changed without them).
 fmt-check:
     {{sources}} | xargs clang-format --dry-run -Werror
+    /usr/bin/python3 tests/ab/summarize.py --check-methodology METHODOLOGY.md
 
 # Remove every build tree (build/).
 clean:

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The ab study (`just ab-study`): how well `pkbench ab` decides, against what separate runs decide
 # on the same builds in the same time. summarize.py turns the results into summary.json and the
-# dated note (reports/notes/<date>-ab-study.md, linked from METHODOLOGY.md, "Checking a change
-# for regressions"); `summarize.py DIR --from-summary` renders it again from summary.json alone.
+# dated note (reports/notes/<date>-ab-study.md), and puts the done-when and the verdicts per kind
+# into METHODOLOGY.md's ab-study block ("Two builds in one run"; `just fmt-check` fails when that
+# block is not what its summary.json renders); `summarize.py DIR --from-summary` renders them all
+# again from summary.json alone.
 #
 # The builds are revisions of a scratch repository, DIR/repo, made from this tree's
 # CMakeLists.txt and lib/: `base`; `slow3` and `slow1`, base with lib/CMakeLists.txt's

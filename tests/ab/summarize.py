@@ -22,6 +22,7 @@ Definitions (per pair; "the series" is spawn_only/processkit, the only one the s
 """
 
 import argparse
+import difflib
 import glob
 import json
 import os
@@ -558,9 +559,38 @@ def splice_methodology(path, s, note):
     write_atomically(path, f"{head}{BEGIN}\n{methodology_md(s, note, path)}\n{END}{tail}")
 
 
+def check_methodology(path):
+    """Is FILE's ab-study block what its summary.json renders? Writes nothing."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        die(f"--check-methodology {path}: {e}")
+    if text.count(BEGIN) != 1 or text.count(END) != 1:
+        die(f"--check-methodology {path}: no single ab-study block")
+    block = text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+    m = re.match(r"From `results/([^/`]+)/summary\.json`.*?\[([^]]+)\]\(([^)]+)\)", block)
+    if not m:
+        print(f"summarize: {path}'s ab-study block names no study yet: nothing to check")
+        return
+    top = os.path.dirname(os.path.abspath(path))
+    s = load(os.path.join(top, "results", m.group(1), "summary.json"))
+    want = methodology_md(s, os.path.join(top, m.group(3)), path)
+    if block != want:
+        sys.stderr.writelines(difflib.unified_diff(
+            block.splitlines(True), want.splitlines(True), f"{path} (ab-study block)",
+            f"rendered from results/{m.group(1)}/summary.json"))
+        die(f"{path}: the ab-study block is not what summary.json renders (run tests/ab/summarize.py "
+            f"results/{m.group(1)} --from-summary --methodology {path})")
+    print(f"summarize: {path}'s ab-study block is what results/{m.group(1)}/summary.json renders")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("dir")
+    ap.add_argument("dir", nargs="?")
+    ap.add_argument("--check-methodology", metavar="FILE",
+                    help="only check that FILE's ab-study block is what the summary.json it "
+                         "names renders (exit 1 and a diff if not); writes nothing")
     ap.add_argument("--from-summary", action="store_true")
     ap.add_argument("--note", help="the dated note to write")
     ap.add_argument("--methodology", metavar="FILE",
@@ -568,6 +598,11 @@ def main():
                          "ab-study markers (METHODOLOGY.md)")
     ap.add_argument("--max-time", default="5m")
     a = ap.parse_args()
+    if a.check_methodology:
+        check_methodology(a.check_methodology)
+        return
+    if not a.dir:
+        ap.error("the study's directory is needed")
     out = a.dir.rstrip("/")
     if a.from_summary:
         s = load(os.path.join(out, "summary.json"))
