@@ -250,11 +250,39 @@ static void wait_running(const char *dir)
     ASSERT(exists_in(dir, "timeout.running"));
 }
 
+/* One run of timeout-group.sh's first part: `script` starts the command through `tool` in a new
+ * session, and the session's group gets a SIGINT once the command runs. Returns whether the
+ * command saw it (int.received) within 10 s, and how long the whole run took. */
+static bool ctrl_c_reaches(const char *dir, const char *tool, const char *script, int64_t *ms)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/int.received", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/timeout.running", dir);
+    unlink(path);
+    const char *const argv[] = {"setsid", "sh", "-c", script, tool, NULL};
+    int64_t t0 = pk_test_now_ms();
+    pk_process *p;
+    ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .cwd = dir, .containment = PK_CONTAIN_NONE}, &p,
+                       NULL));
+    wait_running(dir);
+    ASSERT_EQ(kill(-pk_process_pid(p), SIGINT), 0);
+    pk_result r;
+    ASSERT_OK(pk_process_wait(p, &r));
+    *ms = pk_test_now_ms() - t0;
+    pk_process_free(p);
+    pk_result_release(&r);
+    return exists_in(dir, "int.received") && *ms < 10000;
+}
+
 /* timeout-group.sh, first part, as written: a script that ignores SIGINT starts the command
  * through the tool with --foreground; a Ctrl-C to the foreground group (simulated by SIGINT to a
  * session's group) reaches the command anyway, because the tool catches SIGINT whatever its
  * disposition (so the command gets it at its default and sets its own trap), and the command
- * exits at once. Also from a shell that does not ignore SIGINT. With pkrun and with timeout. */
+ * exits at once. Also from a shell that does not ignore SIGINT. With pkrun, strictly, and with
+ * coreutils timeout as the reference that shows the port is faithful: the reference gets a second
+ * try, because CI once saw it miss the interrupt (1 run in many, not reproduced in 400 runs
+ * here, with and without a CPU hog); a reference that misses twice fails the test. */
 TEST_IMPL(timeout_port_group_ctrl_c)
 {
     const char *dir = pk_test_tmpdir();
@@ -265,24 +293,14 @@ TEST_IMPL(timeout_port_group_ctrl_c)
     for (int k = 0; k < 4; k++) {
         if (k >= 2 && !have_timeout())
             break;
-        char path[600];
-        snprintf(path, sizeof path, "%s/int.received", dir);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/timeout.running", dir);
-        unlink(path);
-        const char *const argv[] = {"setsid", "sh", "-c", scripts[k % 2], tools[k / 2], NULL};
-        int64_t t0 = pk_test_now_ms();
-        pk_process *p;
-        ASSERT_OK(pk_spawn(&(pk_command){.argv = argv, .cwd = dir, .containment = PK_CONTAIN_NONE},
-                           &p, NULL));
-        wait_running(dir);
-        ASSERT_EQ(kill(-pk_process_pid(p), SIGINT), 0);
-        pk_result r;
-        ASSERT_OK(pk_process_wait(p, &r));
-        int64_t ms = pk_test_now_ms() - t0;
-        pk_process_free(p);
-        pk_result_release(&r);
-        if (!exists_in(dir, "int.received") || ms >= 10000)
+        int64_t ms;
+        bool ok = ctrl_c_reaches(dir, tools[k / 2], scripts[k % 2], &ms);
+        if (!ok && k >= 2) {
+            fprintf(stderr, "# the reference, %s, missed the interrupt (%lld ms): once more\n",
+                    tools[k / 2], (long long)ms);
+            ok = ctrl_c_reaches(dir, tools[k / 2], scripts[k % 2], &ms);
+        }
+        if (!ok)
             pk_test_fail(__FILE__, __LINE__, "%s, '%s': int.received %d after %lld ms",
                          tools[k / 2], scripts[k % 2], exists_in(dir, "int.received"),
                          (long long)ms);
