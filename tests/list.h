@@ -394,6 +394,8 @@
     X(ab_host_speaks_the_worker_protocol, 20)                                                      \
     X(ab_measures_each_sample_in_a_new_worker, 60)                                                 \
     X(ab_usage_errors_name_the_argument, 30)                                                       \
+    X(ab_study_block_check_fails_on_a_hand_edit, 30)                                               \
+    X(ab_study_block_splices_between_the_markers_only, 30)                                         \
     X(check_against_head_decides_unchanged, 300)                                                   \
     X(ab_finds_an_injected_slowdown, 300)                                                          \
     X(bisect_finds_the_first_bad_commit, 400)                                                      \

@@ -286,7 +286,7 @@ def done_when(s):
                                  f"{t['exit3']} exit 3 of {t['n']}, caught {t['caught']}")
     if sep_lines:
         lines.append("- Separate runs, drift-corrected, on the same pairs: " + "; ".join(sep_lines)
-                     + " (to read beside the drift study's 0 of 20 A/A pairs exit 0).")
+                     + ". " + contrast_words(s))
     b = s.get("bisect")
     if b:
         ok = b["right"] and b["steps"] is not None and b["steps"] <= 5
@@ -297,6 +297,25 @@ def done_when(s):
                      f"{steps} steps ({skipped} skipped) after the check of BAD "
                      f"(wanted: at most 5 steps): **{'met' if ok else 'not met'}**.")
     return "\n".join(lines)
+
+
+def contrast_words(s):
+    """What the separate runs' answers mean beside ab's and the drift study's, from the counts."""
+    k = s["kinds"]
+    if "aa" not in k or "slow3" not in k:
+        return "(To read beside the drift study's 0 of 20 A/A pairs exit 0.)"
+    aa, s3 = k["aa"]["sep_totals"], k["slow3"]["sep_totals"]
+    ab3 = k["slow3"]["ab_totals"]
+    if not aa["n"] or not s3["n"]:
+        return "(To read beside the drift study's 0 of 20 A/A pairs exit 0.)"
+    said = (f"The drift study's quick runs said exit 0 to 0 of 20 A/A pairs; these, two runs "
+            f"together about as long as one ab run, said it to {aa['exit0']} of {aa['n']}. To the "
+            f"3% slower build they said exit 0 in {s3['exit0']} of {s3['n']} pairs and caught it "
+            f"in {s3['caught']}, where ab caught it in {ab3['caught']} of {ab3['n']}")
+    if s3["exit0"] * 2 >= s3["n"]:
+        return (said + ": their \"no regression\" is given to a 3% slowdown as readily as to no "
+                "change, so it does not tell the two apart.")
+    return said + "."
 
 
 def totals_table(s):
@@ -544,31 +563,31 @@ def write_atomically(path, text):
         die(f"{path}: {e}")
 
 
-def splice_methodology(path, s, note):
-    """Replaces what lies between METHODOLOGY.md's two markers; the rest is the user's."""
+def methodology_parts(path, flag):
+    """FILE's text split at its two ab-study markers: (before, the block, after). Dies, naming
+    the option and the file, when it cannot be read or lacks one BEGIN line followed by one END."""
     try:
         with open(path) as f:
             text = f.read()
-    except OSError as e:
-        die(f"--methodology {path}: {e}")
+    except (OSError, UnicodeDecodeError) as e:
+        die(f"{flag} {path}: {e}")
     if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
-        die(f"--methodology {path}: wants one line '{BEGIN}' and, after it, one '{END}'; "
+        die(f"{flag} {path}: wants one line '{BEGIN}' and, after it, one '{END}'; "
             f"nothing written")
     head, rest = text.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
+    block, tail = rest.split(END, 1)
+    return head, block.strip("\n"), tail
+
+
+def splice_methodology(path, s, note):
+    """Replaces what lies between METHODOLOGY.md's two markers; the rest is the user's."""
+    head, _, tail = methodology_parts(path, "--methodology")
     write_atomically(path, f"{head}{BEGIN}\n{methodology_md(s, note, path)}\n{END}{tail}")
 
 
 def check_methodology(path):
     """Is FILE's ab-study block what its summary.json renders? Writes nothing."""
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        die(f"--check-methodology {path}: {e}")
-    if text.count(BEGIN) != 1 or text.count(END) != 1:
-        die(f"--check-methodology {path}: no single ab-study block")
-    block = text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+    _, block, _ = methodology_parts(path, "--check-methodology")
     m = re.match(r"From `results/([^/`]+)/summary\.json`.*?\[([^]]+)\]\(([^)]+)\)", block)
     if not m:
         print(f"summarize: {path}'s ab-study block names no study yet: nothing to check")
