@@ -125,6 +125,11 @@ void pk_test_need_root(void);                 /* skips the test (gate "root") un
  * checks that come after the measurement. */
 void pk_test_need_jsonschema(void);
 int64_t pk_test_now_ms(void);
+/* A whole file, NUL-terminated, its length in *len (len may be NULL); fails the test, naming the
+ * file, when it cannot be opened. The caller frees it. */
+char *pk_test_read_file(const char *path, size_t *len);
+/* Writes exactly len bytes to path (created or truncated); fails the test on any error. */
+void pk_test_write_file(const char *path, const char *data, size_t len);
 /* Validates a pkbench results file against harness/results/schema.json (python3-jsonschema);
  * fails the test when it does not validate, or when the validator is missing (tests call
  * pk_test_need_jsonschema before they measure, so that a missing validator skips the test up

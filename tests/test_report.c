@@ -43,32 +43,6 @@
 static const char *const scenarios[] = {"spawn_capture_small", "stream_large_stdout",
                                         "concurrent_fan_out", "spawn_only"};
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rbe");
-    if (f == NULL)
-        pk_test_fail(__FILE__, __LINE__, "cannot open %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += r;
-        if (n == cap)
-            buf = realloc(buf, (cap *= 2) + 1);
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-static void write_text(const char *path, const char *data, size_t len)
-{
-    FILE *f = fopen(path, "wbe");
-    ASSERT(f != NULL);
-    ASSERT_EQ(fwrite(data, 1, len, f), len);
-    ASSERT_EQ(fclose(f), 0);
-}
-
 static void path_in(char *out, size_t cap, const char *name)
 {
     snprintf(out, cap, "%s/%s", pk_test_tmpdir(), name);
@@ -132,12 +106,12 @@ TEST_IMPL(report_golden)
     ASSERT_EQ(count_entries(out), 1); /* the report, no staging directory left */
     snprintf(md, sizeof md, "%s/compare-fixture.md", out);
     size_t got_len, want_len;
-    char *got = read_file(md, &got_len);
+    char *got = pk_test_read_file(md, &got_len);
     if (getenv("PKB_UPDATE_GOLDEN") != NULL) {
-        write_text(GOLDEN, got, got_len);
+        pk_test_write_file(GOLDEN, got, got_len);
         printf("# golden file rewritten: %s\n", GOLDEN);
     }
-    char *want = read_file(GOLDEN, &want_len);
+    char *want = pk_test_read_file(GOLDEN, &want_len);
     if (got_len != want_len || memcmp(got, want, got_len) != 0) {
         /* Name the first differing line, so the failure says what changed. */
         size_t line = 1, i = 0;
@@ -157,7 +131,7 @@ TEST_IMPL(report_golden)
     ASSERT_OK(
         pkb_report_render(FIXTURE, out, &(pkb_report_options){.no_plots = true}, err, sizeof err));
     free(got);
-    got = read_file(md, &got_len);
+    got = pk_test_read_file(md, &got_len);
     ASSERT(got_len == want_len && memcmp(got, want, got_len) == 0);
     ASSERT_EQ(count_entries(out), 1);
     free(got);
@@ -204,7 +178,7 @@ static void need_plot_tools(void)
 static void assert_file_starts(const char *path, const char *magic, size_t magic_len)
 {
     size_t len;
-    char *data = read_file(path, &len);
+    char *data = pk_test_read_file(path, &len);
     if (len < magic_len || memcmp(data, magic, magic_len) != 0)
         pk_test_fail(__FILE__, __LINE__, "%s (%zu bytes) does not start as expected", path, len);
     free(data);
@@ -231,7 +205,7 @@ TEST_IMPL(report_plots)
         }
         snprintf(path, sizeof path, "%s/compare-fixture-%s.gnuplot.svg", out, scenarios[i]);
         size_t len;
-        char *svg = read_file(path, &len);
+        char *svg = pk_test_read_file(path, &len);
         ASSERT(strstr(svg, "<svg") != NULL && strstr(svg, "</svg>") != NULL);
         free(svg);
     }
@@ -239,7 +213,7 @@ TEST_IMPL(report_plots)
     ASSERT_EQ(count_entries(out), 25);
     snprintf(path, sizeof path, "%s/compare-fixture.md", out);
     size_t len;
-    char *md = read_file(path, &len);
+    char *md = pk_test_read_file(path, &len);
     ASSERT(strstr(md, "](compare-fixture-spawn_only.gnuplot.svg)") != NULL);
     ASSERT(strstr(md, "[matplotlib PNG](compare-fixture-stream_large_stdout.matplotlib.png)"));
     free(md);
@@ -282,14 +256,14 @@ TEST_IMPL(report_plot_tool_failure_leaves_nothing)
      * writes every file the scripts name at once: the real one can need more than the 300 ms
      * on a loaded machine, and this case is about Python's limit. */
     path_in(sleeper, sizeof sleeper, "sleeper.sh");
-    write_text(sleeper, "#!/bin/sh\nsleep 30\n", 19);
+    pk_test_write_file(sleeper, "#!/bin/sh\nsleep 30\n", 19);
     ASSERT_EQ(chmod(sleeper, 0755), 0);
     char quick_gnuplot[512];
     path_in(quick_gnuplot, sizeof quick_gnuplot, "quick-gnuplot.sh");
     static const char stub[] = "#!/bin/sh\n"
                                "sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$@\" |\n"
                                "while read -r f; do echo figure > \"$f\"; done\n";
-    write_text(quick_gnuplot, stub, sizeof stub - 1);
+    pk_test_write_file(quick_gnuplot, stub, sizeof stub - 1);
     ASSERT_EQ(chmod(quick_gnuplot, 0755), 0);
     int64_t t0 = pk_test_now_ms();
     rc = pkb_report_render(
@@ -347,22 +321,22 @@ TEST_IMPL(report_bad_inputs)
     expect_rejected(pk_test_tmpdir(), -EISDIR, "Is a directory");
 
     path_in(path, sizeof path, "garbage.json");
-    write_text(path, "\x89PNG\r\n\x1a\n\x00\x01garbage{{{", 19);
+    pk_test_write_file(path, "\x89PNG\r\n\x1a\n\x00\x01garbage{{{", 19);
     expect_rejected(path, -EBADMSG, "not valid JSON (line 1");
 
     path_in(path, sizeof path, "empty.json");
-    write_text(path, "", 0);
+    pk_test_write_file(path, "", 0);
     expect_rejected(path, -EBADMSG, "not valid JSON");
 
     path_in(path, sizeof path, "floor.json");
     const char floor[] = "{\"schema\": \"processkit-floor\", \"schema_version\": 1}";
-    write_text(path, floor, sizeof floor - 1);
+    pk_test_write_file(path, floor, sizeof floor - 1);
     expect_rejected(path, -EBADMSG,
                     "not a pkbench results file (\"schema\" is \"processkit-floor\", expected "
                     "\"pkbench-results\")");
 
     path_in(path, sizeof path, "array.json");
-    write_text(path, "[1, 2]", 6);
+    pk_test_write_file(path, "[1, 2]", 6);
     expect_rejected(path, -EBADMSG, "the top level is not a JSON object");
 
     json_t *j = load_fixture();
@@ -412,7 +386,7 @@ TEST_IMPL(report_bad_inputs)
 
     path_in(path, sizeof path, "duplicate.json");
     const char dup[] = "{\"schema\": \"pkbench-results\", \"schema\": \"pkbench-results\"}";
-    write_text(path, dup, sizeof dup - 1);
+    pk_test_write_file(path, dup, sizeof dup - 1);
     expect_rejected(path, -EBADMSG, "duplicate");
 }
 
@@ -503,7 +477,7 @@ TEST_IMPL(report_partial_file_wording)
         pk_test_fail(__FILE__, __LINE__, "render: %d: %s", rc, err);
     snprintf(md, sizeof md, "%s/partial.md", out);
     size_t len;
-    char *text = read_file(md, &len);
+    char *text = pk_test_read_file(md, &len);
     static const char *const expected[] = {
         "> **Incomplete run.**",
         "Filter: `spawn_only/`.",
@@ -554,7 +528,7 @@ TEST_IMPL(report_partial_file_wording)
         if (rc != 0)
             pk_test_fail(__FILE__, __LINE__, "render: %d: %s", rc, err);
         snprintf(md, sizeof md, "%s/partial-pinned.md", out);
-        text = read_file(md, &len);
+        text = pk_test_read_file(md, &len);
         if (strstr(text, pins[k].label) == NULL)
             pk_test_fail(__FILE__, __LINE__, "the report lacks \"%s\":\n%s", pins[k].label, text);
         free(text);

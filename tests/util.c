@@ -1,6 +1,7 @@
 /*
  * Test utilities that look at the system directly — /proc and the cgroup filesystem — so the
- * tests check the library against the kernel's view rather than against the library's own code.
+ * tests check the library against the kernel's view rather than against the library's own code;
+ * and the whole-file read and write that tests of generated files share.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -200,4 +201,39 @@ void pk_test_expect_row(const char *text, const char *const *want, const char *f
         p = p[len] == '\n' ? p + len + 1 : NULL;
     }
     pk_test_fail(file, line, "no row starts with \"%s\" in:\n%s", want[0], text);
+}
+
+char *pk_test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        pk_test_fail(__FILE__, __LINE__, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    ASSERT(buf != NULL);
+    for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) {
+            buf = realloc(buf, (cap *= 2) + 1);
+            ASSERT(buf != NULL);
+        }
+    }
+    bool failed = ferror(f) != 0;
+    fclose(f);
+    if (failed)
+        pk_test_fail(__FILE__, __LINE__, "cannot read %s", path);
+    buf[n] = '\0';
+    if (len != NULL)
+        *len = n;
+    return buf;
+}
+
+void pk_test_write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        pk_test_fail(__FILE__, __LINE__, "cannot create %s: %s", path, strerror(errno));
+    size_t wrote = fwrite(data, 1, len, f);
+    if (fclose(f) != 0 || wrote != len)
+        pk_test_fail(__FILE__, __LINE__, "cannot write %s (%zu of %zu bytes)", path, wrote, len);
 }
