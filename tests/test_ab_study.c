@@ -3,8 +3,8 @@
  * summary.json. CI's fmt stage runs `summarize.py --check-methodology METHODOLOGY.md`; these tests
  * show that check can fail: it passes on the tree's block, and fails with a diff when one word of
  * a copy is changed by hand. Splicing a block into a file from the committed summary.json gives
- * what the check accepts and leaves every byte outside the markers as it was; a file without the
- * markers is refused, unchanged.
+ * what the check accepts and leaves every byte outside the markers as it was (a "\r\n" too); a file
+ * without the markers is refused, unchanged.
  */
 #include "test.h"
 
@@ -130,7 +130,7 @@ TEST_IMPL(ab_study_block_splices_between_the_markers_only)
     snprintf(note, sizeof note, "%s/reports/notes/study.md", dir);
 
     /* Bytes a user wrote around the markers, with no newline at the end. */
-    static const char before[] = "# Mine\n\nA line with *emphasis* and trailing spaces  \n\n";
+    static const char before[] = "# Mine\r\n\nA line with *emphasis* and trailing spaces  \n\n";
     static const char after[] = "\n\nTail, no newline at the end";
     char doc[1024];
     int n = snprintf(doc, sizeof doc, "%s%s\nold text\n%s%s", before, BEGIN, END, after);

@@ -548,7 +548,7 @@ def write_atomically(path, text):
         die(f"{path}: not a regular file; nothing written")
     tmp = f"{real}.tmp.{os.getpid()}"
     try:
-        with open(tmp, "w") as f:
+        with open(tmp, "w", newline="") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -567,7 +567,7 @@ def methodology_parts(path, flag):
     """FILE's text split at its two ab-study markers: (before, the block, after). Dies, naming
     the option and the file, when it cannot be read or lacks one BEGIN line followed by one END."""
     try:
-        with open(path) as f:
+        with open(path, newline="") as f:  # every byte outside the markers kept, "\r\n" too
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         die(f"{flag} {path}: {e}")
