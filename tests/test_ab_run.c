@@ -355,7 +355,10 @@ TEST_IMPL(ab_measures_each_sample_in_a_new_worker)
     int code = RUN_IN(NULL, &r, PK_PKBENCH_PATH, "ab", dir, dir, "--filter",
                       "^spawn_only/(processkit|posix_spawn|glib)$", "--max-time", "2s",
                       "--no-prime", "--settle", "0.005", "--out", out, "--format", "json");
-    if (code != 0 && code != 3)
+    /* Any verdict: this counts worker starts. Both sides are one build, so a verdict of 2 is a
+     * false alarm, which the rule allows at rate alpha (sequential_aa_false_alarms_stay_below_alpha
+     * and the ab study measure that rate); 1 or a signal is an error. */
+    if (code != 0 && code != 2 && code != 3)
         pk_test_fail(__FILE__, __LINE__, "ab exited %d: %s", code, r.err.data ? r.err.data : "");
     pk_result_release(&r);
     json_t *doc = load_json(out);
@@ -375,7 +378,7 @@ TEST_IMPL(ab_measures_each_sample_in_a_new_worker)
     code = RUN_IN(NULL, &r, PK_PKBENCH_PATH, "ab", dir, dir, "--filter",
                   "^spawn_only/(processkit|posix_spawn|glib)$", "--controls", "--max-time", "1s",
                   "--no-prime", "--settle", "0.005", "--out", out, "--format", "json");
-    if (code != 0 && code != 3)
+    if (code != 0 && code != 2 && code != 3)
         pk_test_fail(__FILE__, __LINE__, "ab --controls exited %d: %s", code,
                      r.err.data ? r.err.data : "");
     pk_result_release(&r);
