@@ -130,6 +130,9 @@ int64_t pk_test_now_ms(void);
 char *pk_test_read_file(const char *path, size_t *len);
 /* Writes exactly len bytes to path (created or truncated); fails the test on any error. */
 void pk_test_write_file(const char *path, const char *data, size_t len);
+/* Runs argv to completion (60 s at most), its stdout and stderr merged into out (NULL: dropped);
+ * its exit code, or -1 when it could not run or did not exit. */
+int pk_test_run_merged(const char *const *argv, char *out, size_t cap);
 /* Validates a pkbench results file against harness/results/schema.json (python3-jsonschema);
  * fails the test when it does not validate, or when the validator is missing (tests call
  * pk_test_need_jsonschema before they measure, so that a missing validator skips the test up

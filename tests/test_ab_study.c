@@ -27,17 +27,7 @@ static int summarize(const char *const *args, char *out, size_t cap)
     for (; args[n - 2] != NULL && n + 1 < sizeof argv / sizeof argv[0]; n++)
         argv[n] = args[n - 2];
     argv[n] = NULL;
-    pk_result res;
-    memset(&res, 0, sizeof res);
-    int rc = pk_run(&(pk_command){.argv = argv,
-                                  .out = {.kind = PK_STDIO_CAPTURE},
-                                  .err = {.kind = PK_STDIO_MERGE},
-                                  .timeout_ms = 60000},
-                    &res);
-    int code = rc == 0 && res.outcome.kind == PK_OUTCOME_EXITED ? res.outcome.code : -1;
-    snprintf(out, cap, "%s", res.out.data ? res.out.data : "");
-    pk_result_release(&res);
-    return code;
+    return pk_test_run_merged(argv, out, cap);
 }
 
 /* The study the tree's block names ("results/NAME/summary.json"), or a skip that says why not. */

@@ -75,23 +75,6 @@ static void dump_to(json_t *j, const char *path)
     ASSERT_EQ(json_dump_file(j, path, JSON_INDENT(1)), 0);
 }
 
-/* Runs argv to completion; its exit code, or -1 when it could not run or did not exit. */
-static int run_quiet(const char *const *argv, char *out, size_t cap)
-{
-    pk_result res;
-    memset(&res, 0, sizeof res);
-    int rc = pk_run(&(pk_command){.argv = argv,
-                                  .out = {.kind = PK_STDIO_CAPTURE},
-                                  .err = {.kind = PK_STDIO_MERGE},
-                                  .timeout_ms = 60000},
-                    &res);
-    int code = rc == 0 && res.outcome.kind == PK_OUTCOME_EXITED ? res.outcome.code : -1;
-    if (out != NULL && cap > 0)
-        snprintf(out, cap, "%s", res.out.data ? res.out.data : "");
-    pk_result_release(&res);
-    return code;
-}
-
 /* ==== Golden ================================================================================= */
 
 TEST_IMPL(report_golden)
@@ -144,8 +127,8 @@ TEST_IMPL(report_fixture_matches_schema)
         pk_test_skip_gate("package:python3", "%s is missing: cannot validate with jsonschema",
                           PYTHON);
     char out[4096];
-    if (run_quiet((const char *const[]){PYTHON, "-c", "import jsonschema", NULL}, out,
-                  sizeof out) != 0)
+    if (pk_test_run_merged((const char *const[]){PYTHON, "-c", "import jsonschema", NULL}, out,
+                           sizeof out) != 0)
         pk_test_skip_gate("package:python3-jsonschema",
                           "%s has no jsonschema module (Debian: python3-jsonschema)", PYTHON);
     static const char check[] = "import json, sys, jsonschema\n"
@@ -155,8 +138,8 @@ TEST_IMPL(report_fixture_matches_schema)
                                 "cls.check_schema(schema)\n"
                                 "cls(schema).validate(doc)\n"
                                 "print('valid', cls.__name__)\n";
-    int code = run_quiet((const char *const[]){PYTHON, "-c", check, SCHEMA, FIXTURE, NULL}, out,
-                         sizeof out);
+    int code = pk_test_run_merged((const char *const[]){PYTHON, "-c", check, SCHEMA, FIXTURE, NULL},
+                                  out, sizeof out);
     if (code != 0)
         pk_test_fail(__FILE__, __LINE__, "the fixture does not validate (exit %d):\n%s", code, out);
     ASSERT(strstr(out, "valid Draft202012Validator") != NULL);
@@ -167,10 +150,11 @@ TEST_IMPL(report_fixture_matches_schema)
 static void need_plot_tools(void)
 {
     char out[4096];
-    if (run_quiet((const char *const[]){"gnuplot", "--version", NULL}, out, sizeof out) != 0)
+    if (pk_test_run_merged((const char *const[]){"gnuplot", "--version", NULL}, out, sizeof out) !=
+        0)
         pk_test_skip_gate("package:gnuplot-nox", "gnuplot cannot run (Debian: gnuplot-nox)");
-    if (run_quiet((const char *const[]){PYTHON, "-c", "import matplotlib", NULL}, out,
-                  sizeof out) != 0)
+    if (pk_test_run_merged((const char *const[]){PYTHON, "-c", "import matplotlib", NULL}, out,
+                           sizeof out) != 0)
         pk_test_skip_gate("package:python3-matplotlib",
                           "%s cannot import matplotlib (Debian: python3-matplotlib)", PYTHON);
 }

@@ -1,7 +1,8 @@
 /*
  * Test utilities that look at the system directly — /proc and the cgroup filesystem — so the
  * tests check the library against the kernel's view rather than against the library's own code;
- * and the whole-file read and write that tests of generated files share.
+ * and the whole-file read and write, and the run of a tool with its output merged, that tests
+ * of generated files share.
  */
 #define _GNU_SOURCE
 #include "test.h"
@@ -236,4 +237,20 @@ void pk_test_write_file(const char *path, const char *data, size_t len)
     size_t wrote = fwrite(data, 1, len, f);
     if (fclose(f) != 0 || wrote != len)
         pk_test_fail(__FILE__, __LINE__, "cannot write %s (%zu of %zu bytes)", path, wrote, len);
+}
+
+int pk_test_run_merged(const char *const *argv, char *out, size_t cap)
+{
+    pk_result res;
+    memset(&res, 0, sizeof res);
+    int rc = pk_run(&(pk_command){.argv = argv,
+                                  .out = {.kind = PK_STDIO_CAPTURE},
+                                  .err = {.kind = PK_STDIO_MERGE},
+                                  .timeout_ms = 60000},
+                    &res);
+    int code = rc == 0 && res.outcome.kind == PK_OUTCOME_EXITED ? res.outcome.code : -1;
+    if (out != NULL && cap > 0)
+        snprintf(out, cap, "%s", res.out.data ? res.out.data : "");
+    pk_result_release(&res);
+    return code;
 }
